@@ -1,0 +1,87 @@
+// The fabric spec: what a YAML file (plus profile defaults and --set
+// overrides) says about one emulation. Plain data; spec_loader fills it.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fabemu {
+
+struct PacketSize {
+  uint32_t bytes = 64;   // payload bytes of one message
+  double weight = 1.0;   // relative frequency in the mix
+};
+
+struct Spec {
+  std::string file;          // where it came from (for messages)
+  std::string profile = "t3e";  // t3e | yarc | custom
+
+  struct Topology {
+    std::string family;                  // "torus" (t3e) | "clos" (yarc)
+    std::array<int, 3> dims{4, 4, 4};    // torus kx, ky, kz
+    int rank = 1;                        // clos rank: 1 or 2
+    int endpoints = 32;                  // clos endpoints
+    int endpoints_per_router = 1;        // torus endpoints per router
+  } topology;
+
+  struct Link {
+    int lanes = 1;
+    double lane_gbps = 5.25;     // raw signalling rate per lane
+    double coding = 1.0;         // coding efficiency (8b/10b = 0.8)
+    int phit_bits = 14;          // phit width in bits
+    int phits_per_unit = 5;      // flow-control unit (flit) in phits; 1 = phit is the flit
+    double wire_ns = 5.0;        // SerDes + wire latency per link
+  } link;
+
+  struct Router {
+    double latency_ns = 31.25;   // pipeline latency (yarc)
+    double straight_ns = 40.0;   // t3e fall-through, straight
+    double turn_ns = 80.0;       // t3e fall-through, turn
+    double endpoint_ns = 133.0;  // t3e fall-through at the end points
+    int radix = 64;              // yarc radix
+  } router;
+
+  struct Vcs {
+    int count = 5;                     // virtual channels per port
+    int buffer_units = 12;             // input buffer per (port, VC) in flow units
+    int adaptive_buffer_units = 22;    // t3e adaptive VC buffer
+  } vcs;
+
+  std::string routing = "direction_order";
+
+  struct Packet {
+    int max_units = 10;           // maximum packet length in flow units
+    int header_units = 2;         // header flits (t3e) / header phits incl. hash (yarc)
+  } packet;
+
+  struct Traffic {
+    std::string pattern = "uniform";   // uniform|transpose|bitcomp|tornado|hotspot|permutation|neighbor
+    double load = 0.3;                 // offered load, fraction of injection bandwidth
+    std::string process = "bernoulli"; // bernoulli | batch
+    int batch_size = 1;                // messages per batch (batch process)
+    std::vector<PacketSize> sizes{{64, 1.0}};
+    double reply_fraction = 0.0;       // fraction of messages that are requests expecting a reply
+    uint32_t reply_bytes = 8;          // payload of each response
+    int hotspot = 0;                   // hot-spot endpoint
+    double hotspot_fraction = 0.1;     // fraction of traffic to the hot spot
+  } traffic;
+
+  struct Run {
+    std::string mode = "virtual";      // virtual (synthetic, as fast as possible)
+    uint64_t seed = 1;
+    double warmup_ns = 20000;
+    double measure_ns = 100000;
+    double drain_ns = 1000000;         // give up draining after this long (then report)
+    int workers = 1;                   // worker cores
+    bool check_invariants = false;     // check credit conservation at every event (slow)
+    double progress_s = 1.0;           // progress line period, wall seconds (0: off)
+    int source_queue_packets = 4096;   // per-endpoint source queue bound
+  } run;
+};
+
+// Number of flow units a message payload needs for a profile (header + payload + tail).
+// Defined by the codec of the profile (dataplane/codec).
+
+}  // namespace fabemu

@@ -1,0 +1,151 @@
+// The run-level interface of an emulation engine (one virtual call per run,
+// never per packet) and the plain configuration and results it exchanges with
+// control/.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dataplane/core/fabric.h"
+#include "dataplane/core/time.h"
+
+namespace fabemu {
+
+enum class Pattern : uint8_t {
+  uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor
+};
+
+// How payload bytes map to flow units for the profile's packet format.
+struct PacketFormat {
+  uint32_t header_units = 2;     // head (+hash, +transport header) units
+  uint32_t tail_units = 0;       // EOP/tail units (YARC: 1)
+  uint32_t payload_bits_per_unit = 64;  // usable payload bits per unit
+  uint32_t max_units = 10;       // longest packet
+  uint32_t min_units = 1;        // shortest packet
+  uint32_t units_for(uint32_t payload_bytes) const {
+    uint32_t pu = (payload_bytes * 8 + payload_bits_per_unit - 1) / payload_bits_per_unit;
+    uint32_t u = header_units + pu + tail_units;
+    return u < min_units ? min_units : u;
+  }
+  // Largest payload one packet carries (whole bytes).
+  uint32_t max_payload_bytes() const {
+    return (max_units - header_units - tail_units) * payload_bits_per_unit / 8;
+  }
+};
+
+struct EngineConfig {
+  uint64_t seed = 1;
+  ps_t warmup_ps = 0;
+  ps_t measure_ps = 0;
+  ps_t drain_ps = 0;
+  int workers = 1;
+  bool check_invariants = false;
+  uint32_t source_queue_packets = 4096;
+  // Traffic.
+  Pattern pattern = Pattern::uniform;
+  double load = 0.0;            // fraction of injection bandwidth
+  uint32_t batch_size = 1;      // >1: batch (bursty) injection
+  std::vector<uint32_t> size_bytes{64};
+  std::vector<double> size_weight{1.0};
+  double reply_fraction = 0.0;
+  uint32_t reply_bytes = 8;
+  uint32_t hotspot = 0;
+  double hotspot_fraction = 0.1;
+  PacketFormat format;
+  // Which worker owns each router (filled by control/ placement).
+  std::vector<int> router_worker;
+  // Progress: called from the main thread about every progress_s wall seconds.
+  double progress_s = 1.0;
+  std::function<void(double fraction, ps_t now, uint64_t delivered)> progress;
+  // Per-packet delivery hook for tests (slow; nullptr in normal runs).
+  std::function<void(uint64_t packet_id, uint32_t src, uint32_t dst, ps_t latency_ps, uint32_t hops)>
+      on_deliver;
+};
+
+// Log-bucketed latency histogram: 8 sub-buckets per power of two (12.5%).
+struct LatencyHistogram {
+  static constexpr int kSub = 8;
+  static constexpr int kBuckets = 64 * kSub;
+  uint64_t count = 0;
+  uint64_t sum = 0;
+  uint64_t min = ~uint64_t{0};
+  uint64_t max = 0;
+  uint64_t bucket[kBuckets] = {};
+  static int index_of(uint64_t v);
+  static uint64_t lower_bound_of(int idx);
+  void add(uint64_t v) {
+    count++;
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    bucket[index_of(v)]++;
+  }
+  void merge(const LatencyHistogram& o);
+  // Percentile estimate (upper edge of the bucket, clamped to max).
+  uint64_t percentile(double p) const;
+  double mean() const { return count ? double(sum) / double(count) : 0.0; }
+};
+
+struct LinkStats {
+  int32_t router = -1;     // sending router (-1: endpoint injection link)
+  int16_t port = -1;
+  int32_t peer_router = -1;  // receiving router (-1: endpoint ejection)
+  int16_t peer_port = -1;
+  int32_t endpoint = -1;
+  uint64_t packets = 0;
+  uint64_t units = 0;
+  ps_t busy_ps = 0;          // busy during the measurement window
+  uint64_t credit_stalls = 0;  // a packet was ready and the link free, but credits were short
+  uint64_t vc_packets[kMaxVcs] = {};
+  uint64_t vc_units[kMaxVcs] = {};
+  uint32_t vc_peak_occupancy[kMaxVcs] = {};  // peak downstream input buffer occupancy (units)
+};
+
+// Drop reasons are declared once; JSON and the summary print the same names.
+#define FABEMU_DROP_REASONS(X)                                                   \
+  X(source_queue_full, "message not generated: source queue at its bound")       \
+  X(reassembly_overflow, "reassembly table full at the destination endpoint")    \
+  X(undelivered_at_end, "still in the fabric when the drain limit ran out")
+
+enum class DropReason : uint8_t {
+#define FABEMU_X(name, help) name,
+  FABEMU_DROP_REASONS(FABEMU_X)
+#undef FABEMU_X
+      count
+};
+
+struct RunStats {
+  ps_t end_ps = 0;
+  ps_t measure_start_ps = 0;
+  ps_t measure_end_ps = 0;
+  bool drained = false;
+  uint64_t generated_messages = 0;
+  uint64_t injected_packets = 0;       // packets created at sources (whole run)
+  uint64_t delivered_packets = 0;      // packets delivered (whole run)
+  uint64_t delivered_messages = 0;
+  uint64_t measured_injected = 0;      // packets generated in the measurement window
+  uint64_t measured_delivered = 0;
+  uint64_t offered_units = 0;          // units generated during measurement
+  uint64_t accepted_units = 0;         // units delivered during measurement
+  uint64_t drops[static_cast<int>(DropReason::count)] = {};
+  uint64_t packet_hops = 0;            // router traversals (whole run)
+  uint64_t events = 0;
+  double wall_s = 0;
+  std::vector<double> worker_wall_busy_s;
+  LatencyHistogram latency_ps;         // measured packets, generation to tail delivery
+  LatencyHistogram network_latency_ps; // injection (head leaves source) to tail delivery
+  LatencyHistogram hops;
+  std::vector<LinkStats> links;
+  uint64_t invariant_checks = 0;
+  std::string invariant_failure;       // empty when credits were conserved
+};
+
+class EngineBase {
+ public:
+  virtual ~EngineBase() = default;
+  // Runs warm-up, measurement and drain; returns the statistics.
+  virtual RunStats run() = 0;
+};
+
+}  // namespace fabemu

@@ -1,0 +1,60 @@
+// The fabric as the dataplane sees it: routers, ports, links and endpoints as
+// plain data. control/ builds one from a spec (topology builders) and hands it
+// to the engine before the workers start; nothing here parses or validates.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataplane/core/time.h"
+
+namespace fabemu {
+
+inline constexpr int kMaxVcs = 8;
+inline constexpr int kMaxPorts = 64;
+
+// One router port. A port either connects to a peer router's port (a fabric
+// link, one direction of it: this port's output drives peer's input) or to an
+// endpoint (injection into / ejection from the fabric).
+struct FabricPort {
+  int32_t peer_router = -1;  // -1: not a router link
+  int16_t peer_port = -1;
+  int32_t endpoint = -1;     // -1: not an endpoint port
+  ps_t unit_ps = 0;          // time one flow-control unit (phit or flit) occupies the link
+  ps_t wire_ps = 0;          // SerDes + wire latency of the link leaving this port
+  uint8_t label = 0;         // topology-specific port class (torus direction, up/down)
+  bool connected() const { return peer_router >= 0 || endpoint >= 0; }
+};
+
+struct FabricRouter {
+  int32_t id = 0;
+  std::array<int32_t, 3> coord{0, 0, 0};  // torus/mesh coordinates; clos: (rank, index, 0)
+  int32_t rank = 0;
+  std::vector<FabricPort> ports;
+};
+
+struct FabricEndpoint {
+  int32_t id = 0;
+  int32_t router = 0;
+  int16_t port = 0;   // router port the endpoint attaches to
+  ps_t unit_ps = 0;   // injection / ejection link unit time
+  ps_t wire_ps = 0;   // injection / ejection link latency
+};
+
+// Everything the engine needs that is not topology-specific routing state.
+struct Fabric {
+  std::string name;              // e.g. "t3e 4x4x4"
+  std::string topology;          // registered topology name
+  std::string routing;           // registered routing algorithm name
+  std::vector<FabricRouter> routers;
+  std::vector<FabricEndpoint> endpoints;
+  int num_vcs = 2;
+  // Input buffer size per (port, VC), in flow units.
+  std::array<uint32_t, kMaxVcs> vc_buffer_units{};
+  // Flow-control unit size in bits (24-bit phit, 70-bit flit) for reports.
+  uint32_t unit_bits = 24;
+  std::string unit_name = "phit";
+};
+
+}  // namespace fabemu

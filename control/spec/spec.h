@@ -14,6 +14,15 @@ struct PacketSize {
   double weight = 1.0;   // relative frequency in the mix
 };
 
+// One explicit endpoint placement from the spec's optional `endpoints:` list:
+// endpoint `id` attaches to port `port` of router `router`. Each id and each
+// (router, port) appears at most once (spec_loader checks).
+struct EndpointMap {
+  int id = 0;
+  int router = 0;
+  int port = 0;
+};
+
 struct Spec {
   std::string file;          // where it came from (for messages)
   std::string profile = "t3e";  // t3e | yarc | custom
@@ -77,8 +86,11 @@ struct Spec {
     int workers = 1;                   // worker cores
     bool check_invariants = false;     // check credit conservation at every event (slow)
     double progress_s = 1.0;           // progress line period, wall seconds (0: off)
-    int source_queue_packets = 4096;   // per-endpoint source queue bound
+    int source_queue_packets = 256;    // per-endpoint source queue bound (packets)
   } run;
+
+  // Explicit endpoint placement; empty: the topology builder's default.
+  std::vector<EndpointMap> endpoint_map;
 };
 
 // Number of flow units a message payload needs for a profile (header + payload + tail).

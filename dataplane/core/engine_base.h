@@ -41,7 +41,7 @@ struct EngineConfig {
   ps_t drain_ps = 0;
   int workers = 1;
   bool check_invariants = false;
-  uint32_t source_queue_packets = 4096;
+  uint32_t source_queue_packets = 256;
   // Traffic.
   Pattern pattern = Pattern::uniform;
   double load = 0.0;            // fraction of injection bandwidth
@@ -106,6 +106,8 @@ struct LinkStats {
 #define FABEMU_DROP_REASONS(X)                                                   \
   X(source_queue_full, "message not generated: source queue at its bound")       \
   X(reassembly_overflow, "reassembly table full at the destination endpoint")    \
+  X(mbuf_pool_empty, "message not generated: packet buffer pool exhausted")      \
+  X(no_route, "routing tables gave no output for the packet")                   \
   X(undelivered_at_end, "still in the fabric when the drain limit ran out")
 
 enum class DropReason : uint8_t {
@@ -139,7 +141,31 @@ struct RunStats {
   std::vector<LinkStats> links;
   uint64_t invariant_checks = 0;
   std::string invariant_failure;       // empty when credits were conserved
+  std::string error;                   // set when the run could not start or broke down
 };
+
+inline const char* drop_reason_name(DropReason r) {
+  switch (r) {
+#define FABEMU_X(name, help) \
+  case DropReason::name:     \
+    return #name;
+    FABEMU_DROP_REASONS(FABEMU_X)
+#undef FABEMU_X
+    default:
+      return "?";
+  }
+}
+inline const char* drop_reason_help(DropReason r) {
+  switch (r) {
+#define FABEMU_X(name, help) \
+  case DropReason::name:     \
+    return help;
+    FABEMU_DROP_REASONS(FABEMU_X)
+#undef FABEMU_X
+    default:
+      return "?";
+  }
+}
 
 class EngineBase {
  public:

@@ -20,6 +20,7 @@ enum PacketFlags : uint8_t {
 struct alignas(8) PacketMeta {
   uint64_t id;            // unique per run: (source endpoint << 40) | sequence
   ps_t gen_ps;            // when the message was generated at the source
+  ps_t inj_ps;            // when the head left the source endpoint
   uint32_t src;           // source endpoint
   uint32_t dst;           // destination endpoint
   uint32_t msg_seq;       // message sequence number at the source

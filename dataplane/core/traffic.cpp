@@ -1,0 +1,121 @@
+#include "dataplane/core/traffic.h"
+
+#include <algorithm>
+#include <map>
+
+namespace fabemu {
+
+namespace {
+
+bool is_pow2(uint32_t n) { return n && !(n & (n - 1)); }
+uint32_t log2u(uint32_t n) { return 31 - __builtin_clz(n); }
+
+}  // namespace
+
+bool TrafficPattern::init(const Fabric& f, const EngineConfig& cfg, std::string* err) {
+  pattern_ = cfg.pattern;
+  n_ = static_cast<uint32_t>(f.endpoints.size());
+  hotspot_ = cfg.hotspot;
+  hotspot_fraction_ = cfg.hotspot_fraction;
+  if ((pattern_ == Pattern::hotspot) && hotspot_ >= n_) {
+    *err = "traffic.hotspot " + std::to_string(hotspot_) + " is not an endpoint (fabric has " +
+           std::to_string(n_) + ")";
+    return false;
+  }
+  fixed_.assign(n_, 0);
+  // Coordinates of each endpoint's router, and its slot among that router's endpoints.
+  std::array<int32_t, 3> k{1, 1, 1};
+  for (const auto& r : f.routers)
+    for (int d = 0; d < 3; d++) k[d] = std::max(k[d], r.coord[d] + 1);
+  const bool torus = f.topology == "torus";
+  std::vector<int32_t> slot(n_, 0);
+  std::map<std::array<int32_t, 4>, uint32_t> by_coord;  // (x, y, z, slot) -> endpoint
+  {
+    std::vector<int32_t> next(f.routers.size(), 0);
+    for (uint32_t e = 0; e < n_; e++) {
+      slot[e] = next[f.endpoints[e].router]++;
+      const auto& c = f.routers[f.endpoints[e].router].coord;
+      by_coord[{c[0], c[1], c[2], slot[e]}] = e;
+    }
+  }
+  auto at = [&](std::array<int32_t, 3> c, int32_t s) -> uint32_t {
+    auto it = by_coord.find({c[0], c[1], c[2], s});
+    if (it == by_coord.end()) it = by_coord.find({c[0], c[1], c[2], 0});
+    return it == by_coord.end() ? 0 : it->second;
+  };
+  switch (pattern_) {
+    case Pattern::uniform:
+    case Pattern::hotspot:
+      break;
+    case Pattern::transpose:
+      if (torus) {
+        if (k[0] != k[1]) {
+          *err = "traffic.pattern transpose needs a square torus (kx == ky), got " +
+                 std::to_string(k[0]) + "x" + std::to_string(k[1]);
+          return false;
+        }
+        for (uint32_t e = 0; e < n_; e++) {
+          const auto& c = f.routers[f.endpoints[e].router].coord;
+          fixed_[e] = at({c[1], c[0], c[2]}, slot[e]);
+        }
+      } else {
+        if (!is_pow2(n_)) {
+          *err = "traffic.pattern transpose needs a power-of-two endpoint count, got " +
+                 std::to_string(n_);
+          return false;
+        }
+        const uint32_t b = log2u(n_), h = b / 2;
+        for (uint32_t e = 0; e < n_; e++)
+          fixed_[e] = b ? (((e << h) | (e >> (b - h))) & (n_ - 1)) : 0;
+      }
+      break;
+    case Pattern::bitcomp:
+      for (uint32_t e = 0; e < n_; e++) fixed_[e] = n_ - 1 - e;  // ~e when n is a power of two
+      break;
+    case Pattern::tornado:
+      if (torus) {
+        for (uint32_t e = 0; e < n_; e++) {
+          auto c = f.routers[f.endpoints[e].router].coord;
+          for (int d = 0; d < 3; d++) c[d] = (c[d] + (k[d] + 1) / 2 - 1) % k[d];
+          fixed_[e] = at(c, slot[e]);
+        }
+      } else {
+        for (uint32_t e = 0; e < n_; e++) fixed_[e] = (e + (n_ + 1) / 2 - 1) % n_;
+      }
+      break;
+    case Pattern::permutation: {
+      // A random derangement-free-ish permutation fixed by the seed (Fisher-Yates).
+      std::vector<uint32_t> p(n_);
+      for (uint32_t i = 0; i < n_; i++) p[i] = i;
+      Rng rng(cfg.seed, 0xfeedULL);
+      for (uint32_t i = n_; i > 1; i--) std::swap(p[i - 1], p[rng.below(i)]);
+      fixed_ = p;
+      break;
+    }
+    case Pattern::neighbor: {
+      // Every endpoint of router i sends to the same-slot endpoint of router i+1
+      // (routers that have endpoints, in id order).
+      std::vector<int32_t> with_eps;
+      for (const auto& r : f.routers)
+        for (uint32_t e = 0; e < n_; e++)
+          if (f.endpoints[e].router == r.id) {
+            with_eps.push_back(r.id);
+            break;
+          }
+      std::map<int32_t, size_t> pos;
+      for (size_t i = 0; i < with_eps.size(); i++) pos[with_eps[i]] = i;
+      std::map<std::pair<int32_t, int32_t>, uint32_t> by_router_slot;
+      for (uint32_t e = 0; e < n_; e++) by_router_slot[{f.endpoints[e].router, slot[e]}] = e;
+      for (uint32_t e = 0; e < n_; e++) {
+        const int32_t next = with_eps[(pos[f.endpoints[e].router] + 1) % with_eps.size()];
+        auto it = by_router_slot.find({next, slot[e]});
+        if (it == by_router_slot.end()) it = by_router_slot.find({next, 0});
+        fixed_[e] = it->second;
+      }
+      break;
+    }
+  }
+  return true;
+}
+
+}  // namespace fabemu

@@ -1,20 +1,1253 @@
-// Engine<R>: the per-core event engine instantiated for one routing policy.
-// (Placeholder declaration; the implementation lands with the engine.)
+// Engine<R>: the event engine for one routing policy R (see routing_policy.h).
+//
+// Each worker core owns a set of routers (and the endpoints attached to them)
+// outright: their input buffers, output ports, credits, timing wheel, mbuf
+// pool and counters. A fabric link whose two routers live on different
+// workers is a pair of SPSC rte_rings carrying packet arrivals one way and
+// credit returns the other, each stamped with its emulated time. Workers
+// advance in windows no longer than the smallest cross-core link latency
+// (conservative parallel discrete-event simulation), so a run is
+// deterministic for a given seed and placement.
+//
+// Router model (the simple model of the foundation): input-queued, one FIFO
+// per (input port, VC) holding whole packets, counted in flow units (phits or
+// flits). The packet at the head of a FIFO is routed, crosses the router
+// pipeline, then requests its output; the output arbitrates round-robin among
+// ready requesters and grants a packet only when the downstream buffer has
+// credits for all of it (virtual cut-through). A granted packet occupies the
+// link for units x unit time; its head reaches the next router after the
+// link's wire latency, and its credits return upstream when its tail has left
+// the buffer, after the wire latency of the reverse direction.
 #pragma once
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "dataplane/core/engine_base.h"
+#include "dataplane/codec/codec.h"
+#include "dataplane/core/rng.h"
 #include "dataplane/core/routing_policy.h"
+#include "dataplane/core/timing_wheel.h"
+#include "dataplane/core/traffic.h"
 
 namespace fabemu {
+
+// Sense-reversing spin barrier for the worker cores (no locks, no syscalls).
+class SpinBarrier {
+ public:
+  explicit SpinBarrier(int n) : n_(n) {}
+  template <class WhileWaiting>
+  void wait(WhileWaiting&& poll) {
+    const int sense = sense_.load(std::memory_order_relaxed);
+    if (count_.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) {
+      count_.store(0, std::memory_order_relaxed);
+      sense_.store(sense ^ 1, std::memory_order_release);
+      return;
+    }
+    while (sense_.load(std::memory_order_acquire) == sense) {
+      poll();
+      rte_pause();
+    }
+  }
+  void wait() {
+    wait([] {});
+  }
+
+ private:
+  const int n_;
+  alignas(64) std::atomic<int> count_{0};
+  alignas(64) std::atomic<int> sense_{0};
+};
+
+// A process-wide counter: DPDK object names (pools, rings) must be unique.
+int next_engine_instance();
+// Bytes that fill synthetic payloads (a fixed, recognisable pattern).
+const uint8_t* synthetic_payload();
+
+template <class R>
+class Engine final : public EngineBase {
+ public:
+  using Tables = typename R::Tables;
+
+  Engine(Tables tables, const Fabric& fabric, const EngineConfig& cfg)
+      : tables_(std::move(tables)), f_(fabric), cfg_(cfg) {}
+
+  RunStats run() override;
+
+ private:
+  struct QEntry {
+    rte_mbuf* m;
+    ps_t arrive;  // head arrival at this input
+  };
+
+  static constexpr int kReqWords = kMaxPorts * kMaxVcs / 64;
+
+  struct OutPort {
+    ps_t free_ps = 0;
+    ps_t unit_ps = 0;
+    ps_t wire_ps = 0;
+    int32_t peer_router = -1;
+    int32_t peer_endpoint = -1;
+    uint16_t peer_port = 0;
+    uint16_t peer_worker = 0;
+    uint16_t rr = 0;    // round-robin pointer over requester indices
+    uint16_t nreq = 0;  // requesters waiting
+    uint32_t link = 0;  // index into the link statistics
+    uint32_t credits[kMaxVcs] = {};
+    uint64_t req[kReqWords] = {};  // requester (in_port << vc_shift | vc) with a ready head
+  };
+
+  struct Endpoint {
+    Rng rng;
+    ps_t inj_free = 0;
+    bool inj_event_pending = false;
+    uint32_t msg_seq = 0;
+    uint64_t pkt_seq = 0;
+    uint32_t credits[kMaxVcs] = {};
+    // Source queues: [0] requests, [1] responses (responses go first so a
+    // reply never waits behind requests: the request-response deadlock).
+    std::vector<rte_mbuf*> srcq[2];
+    uint32_t srcq_head[2] = {0, 0};
+    uint32_t srcq_len[2] = {0, 0};
+    uint32_t link = 0;
+    // Reassembly of multi-packet messages: (src, msg_seq) -> segments seen.
+    std::vector<uint64_t> rkey;
+    std::vector<uint16_t> rcount;
+    uint32_t rused = 0;
+  };
+
+  struct Worker {
+    int id = 0;
+    unsigned lcore = 0;
+    TimingWheel wheel;
+    rte_mempool* pool = nullptr;
+    std::vector<QEntry> q;          // [channel * qcap + i]
+    std::vector<uint16_t> qhead, qlen;
+    std::vector<uint32_t> occ;      // units buffered per channel
+    std::vector<OutPort> out;       // [router * max_ports + port]
+    std::vector<Endpoint> ep;       // all endpoints; only owned ones used
+    // Credit-conservation bookkeeping (cumulative, each written by one side).
+    std::vector<uint64_t> out_sent, out_crecv;   // [out * nv + vc]
+    std::vector<uint64_t> in_arrived, in_csent;  // [channel]
+    std::vector<uint64_t> ep_sent, ep_crecv;     // [endpoint * nv + vc]
+    std::vector<uint64_t> ep_delivered;          // [endpoint * nv + vc]
+    RunStats st;
+    std::vector<rte_ring*> tx;      // to worker w (nullptr for self)
+    std::vector<rte_ring*> rx;      // from worker w
+    std::vector<std::vector<Event>> outbox;  // staged per destination worker
+    std::vector<Event> inbox;
+    ps_t now = 0;
+    ps_t next_time = kNever;  // published at the window barrier
+    bool failed = false;
+    RouteCandidates rc;
+  };
+
+  // ---- indexing -----------------------------------------------------------
+  uint32_t ch(uint32_t r, uint32_t p, uint32_t v) const { return (r * max_ports_ + p) * nv_ + v; }
+  uint32_t oi(uint32_t r, uint32_t p) const { return r * max_ports_ + p; }
+
+  // ---- setup ----------------------------------------------------------------
+  bool setup(std::string* err);
+  bool setup_worker(Worker& w, std::string* err);
+  void seed_traffic(Worker& w);
+
+  // ---- event handlers -------------------------------------------------------
+  void dispatch(Worker& w, const Event& e);
+  void on_arrive(Worker& w, uint32_t r, uint16_t p, uint8_t v, rte_mbuf* m);
+  void route_head(Worker& w, uint32_t r, uint16_t p, uint8_t v, ps_t not_before);
+  void try_output(Worker& w, uint32_t r, uint16_t op);
+  void grant(Worker& w, uint32_t r, uint16_t op, OutPort& o, uint32_t in_p, uint32_t in_v);
+  void on_generate(Worker& w, uint32_t e);
+  void make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
+                    bool needs_reply, bool measured, ps_t gen_ps);
+  void try_inject(Worker& w, uint32_t e);
+  void on_deliver(Worker& w, uint32_t e, rte_mbuf* m);
+  bool reassemble(Endpoint& ep, const PacketMeta& pm);
+
+  void schedule(Worker& w, const Event& ev, uint32_t dest_worker) {
+    if (dest_worker == static_cast<uint32_t>(w.id)) {
+      w.wheel.push(ev);
+    } else {
+      w.outbox[dest_worker].push_back(ev);
+    }
+  }
+  void add_busy(LinkStats& ls, ps_t start, ps_t dur) const {
+    const ps_t a = std::max(start, measure_start_), b = std::min(start + dur, measure_end_);
+    if (b > a) ls.busy_ps += b - a;
+  }
+  void fail(Worker& w, const std::string& why) {
+    if (!w.failed) {
+      w.failed = true;
+      w.st.error = why;
+    }
+  }
+
+  // ---- the run loop ---------------------------------------------------------
+  static int worker_main(void* arg);
+  void worker_loop(Worker& w);
+  void flush_outbox(Worker& w);
+  void drain_inbox(Worker& w);
+  std::string check_credits() const;
+  RunStats merge();
+
+  Tables tables_;
+  Fabric f_;
+  EngineConfig cfg_;
+  TrafficPattern pattern_;
+  uint32_t nv_ = 0, vc_shift_ = 0, max_ports_ = 0, nrouters_ = 0, nep_ = 0;
+  uint32_t qcap_ = 0, qmask_ = 0;
+  int inst_ = 0;
+  std::vector<uint32_t> cap_;           // buffer units per VC
+  std::vector<uint16_t> router_worker_;
+  std::vector<LinkStats> link_proto_;
+  std::vector<uint32_t> out_link_;      // out index -> link index
+  std::vector<uint32_t> ep_link_;       // endpoint -> injection link index
+  ps_t measure_start_ = 0, measure_end_ = 0, gen_end_ = 0, drain_end_ = 0;
+  ps_t window_ = 0;
+  double gen_p_ = 0;                    // per-slot message probability
+  ps_t gen_slot_ps_ = 0;
+  std::vector<double> size_cdf_;
+  uint32_t max_payload_ = 0;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::unique_ptr<SpinBarrier> barrier_;
+  // Published per window by each worker, read by all after the barrier.
+  struct alignas(64) Published {
+    ps_t next_time;
+    uint64_t injected, delivered;
+    bool failed;
+  };
+  std::vector<Published> pub_;
+  std::atomic<bool> stop_{false};
+  std::chrono::steady_clock::time_point wall_start_;
+};
 
 template <class R>
 std::unique_ptr<EngineBase> make_engine(typename R::Tables tables, const Fabric& fabric,
                                         const EngineConfig& cfg) {
-  (void)tables;
-  (void)fabric;
-  (void)cfg;
-  return nullptr;
+  return std::make_unique<Engine<R>>(std::move(tables), fabric, cfg);
+}
+
+// ============================================================================
+// Setup
+// ============================================================================
+
+template <class R>
+bool Engine<R>::setup(std::string* err) {
+  inst_ = next_engine_instance();
+  nv_ = static_cast<uint32_t>(f_.num_vcs);
+  if (nv_ < 1 || nv_ > kMaxVcs) {
+    *err = "the fabric has " + std::to_string(nv_) + " VCs; 1.." + std::to_string(kMaxVcs) +
+           " are supported";
+    return false;
+  }
+  vc_shift_ = 0;
+  while ((1u << vc_shift_) < nv_) vc_shift_++;
+  nrouters_ = static_cast<uint32_t>(f_.routers.size());
+  nep_ = static_cast<uint32_t>(f_.endpoints.size());
+  max_ports_ = 0;
+  for (const auto& r : f_.routers)
+    max_ports_ = std::max<uint32_t>(max_ports_, static_cast<uint32_t>(r.ports.size()));
+  if (max_ports_ > kMaxPorts) {
+    *err = "a router has " + std::to_string(max_ports_) + " ports; at most " +
+           std::to_string(kMaxPorts) + " are supported";
+    return false;
+  }
+  if ((max_ports_ << vc_shift_) > kReqWords * 64) {
+    *err = "ports x VCs exceed the arbiter's requester set";
+    return false;
+  }
+  cap_.assign(nv_, 0);
+  uint32_t maxcap = 1;
+  for (uint32_t v = 0; v < nv_; v++) {
+    cap_[v] = f_.vc_buffer_units[v];
+    if (cap_[v] < cfg_.format.max_units) {
+      *err = "VC " + std::to_string(v) + " buffer (" + std::to_string(cap_[v]) +
+             " units) cannot hold a maximum-length packet (" +
+             std::to_string(cfg_.format.max_units) +
+             " units): virtual cut-through needs room for a whole packet";
+      return false;
+    }
+    maxcap = std::max(maxcap, cap_[v]);
+  }
+  const uint32_t minu = std::max<uint32_t>(1, cfg_.format.min_units);
+  qcap_ = 1;
+  while (qcap_ < maxcap / minu + 1) qcap_ <<= 1;
+  qmask_ = qcap_ - 1;
+
+  // Placement.
+  const int nw = std::max(1, cfg_.workers);
+  router_worker_.assign(nrouters_, 0);
+  for (uint32_t r = 0; r < nrouters_; r++) {
+    int w = r < cfg_.router_worker.size() ? cfg_.router_worker[r]
+                                          : static_cast<int>(uint64_t(r) * nw / nrouters_);
+    if (w < 0 || w >= nw) {
+      *err = "router " + std::to_string(r) + " placed on worker " + std::to_string(w) +
+             " but the run has " + std::to_string(nw) + " workers";
+      return false;
+    }
+    router_worker_[r] = static_cast<uint16_t>(w);
+  }
+
+  // Links: every connected router output, then every endpoint injection link.
+  out_link_.assign(size_t(nrouters_) * max_ports_, ~0u);
+  window_ = kNever;
+  for (uint32_t r = 0; r < nrouters_; r++) {
+    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
+      const FabricPort& fp = f_.routers[r].ports[p];
+      if (!fp.connected()) continue;
+      if (fp.unit_ps == 0) {
+        *err = "router " + std::to_string(r) + " port " + std::to_string(p) +
+               " has a zero unit time (link rate missing)";
+        return false;
+      }
+      LinkStats ls;
+      ls.router = static_cast<int32_t>(r);
+      ls.port = static_cast<int16_t>(p);
+      ls.peer_router = fp.peer_router;
+      ls.peer_port = fp.peer_port;
+      ls.endpoint = fp.endpoint;
+      out_link_[oi(r, p)] = static_cast<uint32_t>(link_proto_.size());
+      link_proto_.push_back(ls);
+      if (fp.peer_router >= 0 && router_worker_[fp.peer_router] != router_worker_[r])
+        window_ = std::min(window_, fp.wire_ps);
+    }
+  }
+  ep_link_.assign(nep_, 0);
+  for (uint32_t e = 0; e < nep_; e++) {
+    const FabricEndpoint& fe = f_.endpoints[e];
+    if (fe.router < 0 || static_cast<uint32_t>(fe.router) >= nrouters_ ||
+        fe.port < 0 || static_cast<uint32_t>(fe.port) >= f_.routers[fe.router].ports.size() ||
+        f_.routers[fe.router].ports[fe.port].endpoint != static_cast<int32_t>(e)) {
+      *err = "endpoint " + std::to_string(e) + " is not attached to the router port it names";
+      return false;
+    }
+    LinkStats ls;
+    ls.router = -1;
+    ls.endpoint = static_cast<int32_t>(e);
+    ls.peer_router = fe.router;
+    ls.peer_port = fe.port;
+    ep_link_[e] = static_cast<uint32_t>(link_proto_.size());
+    link_proto_.push_back(ls);
+  }
+  if (nw > 1) {
+    if (window_ == kNever) window_ = 1000 * kPsPerNs;  // no cross-core link at all
+    if (window_ == 0) {
+      *err = "a link between routers on different workers has zero latency; conservative "
+             "parallel emulation needs link.wire_ns > 0 (or run.workers: 1)";
+      return false;
+    }
+  } else {
+    window_ = 1000 * kPsPerNs;  // one worker: windows only pace progress and termination
+  }
+
+  // Phases.
+  measure_start_ = cfg_.warmup_ps;
+  measure_end_ = cfg_.warmup_ps + cfg_.measure_ps;
+  gen_end_ = measure_end_;
+  drain_end_ = gen_end_ + cfg_.drain_ps;
+
+  // Traffic: Bernoulli trials, one per injection-link unit time, each
+  // succeeding with p = load / (mean units per message), so that the offered
+  // load is the configured fraction of the injection bandwidth.
+  if (!pattern_.init(f_, cfg_, err)) return false;
+  max_payload_ = cfg_.format.max_payload_bytes();
+  if (max_payload_ == 0) {
+    *err = "the packet format leaves no room for payload (max_units too small)";
+    return false;
+  }
+  double wsum = 0, mean_units = 0;
+  size_cdf_.clear();
+  for (size_t i = 0; i < cfg_.size_bytes.size(); i++) wsum += cfg_.size_weight[i];
+  double acc = 0;
+  for (size_t i = 0; i < cfg_.size_bytes.size(); i++) {
+    const uint32_t b = cfg_.size_bytes[i];
+    const uint32_t nseg = b == 0 ? 1 : (b + max_payload_ - 1) / max_payload_;
+    double units = 0;
+    for (uint32_t s = 0; s < nseg; s++) {
+      const uint32_t sb = std::min(max_payload_, b - std::min(b, s * max_payload_));
+      units += cfg_.format.units_for(sb);
+    }
+    mean_units += units * cfg_.size_weight[i] / wsum;
+    acc += cfg_.size_weight[i] / wsum;
+    size_cdf_.push_back(acc);
+  }
+  if (nep_ == 0) {
+    *err = "the fabric has no endpoints";
+    return false;
+  }
+  gen_slot_ps_ = f_.endpoints[0].unit_ps;
+  gen_p_ = cfg_.load / mean_units / std::max<uint32_t>(1, cfg_.batch_size);
+  if (gen_p_ > 1.0) gen_p_ = 1.0;
+
+  workers_.clear();
+  for (int i = 0; i < nw; i++) {
+    workers_.push_back(std::make_unique<Worker>());
+    workers_.back()->id = i;
+  }
+  pub_.assign(nw, Published{});
+  barrier_ = std::make_unique<SpinBarrier>(nw);
+  // Lcores: the main lcore runs worker 0, the next enabled lcores the rest.
+  unsigned lc = rte_get_main_lcore();
+  workers_[0]->lcore = lc;
+  for (int i = 1; i < nw; i++) {
+    lc = rte_get_next_lcore(lc, 1, 0);
+    if (lc >= RTE_MAX_LCORE) {
+      *err = "run.workers is " + std::to_string(nw) + " but DPDK has only " +
+             std::to_string(rte_lcore_count()) + " lcore(s); lower run.workers";
+      return false;
+    }
+    workers_[i]->lcore = lc;
+  }
+  for (auto& w : workers_)
+    if (!setup_worker(*w, err)) return false;
+  // Cross-core rings, one per ordered pair.
+  const int inst = inst_;
+  for (int a = 0; a < nw; a++) {
+    for (int b = 0; b < nw; b++) {
+      if (a == b) continue;
+      const std::string name = "fx" + std::to_string(inst) + "_" + std::to_string(a) + "_" +
+                               std::to_string(b);
+      rte_ring* ring = rte_ring_create_elem(name.c_str(), sizeof(Event), 1 << 16,
+                                            rte_lcore_to_socket_id(workers_[b]->lcore),
+                                            RING_F_SP_ENQ | RING_F_SC_DEQ);
+      if (!ring) {
+        *err = "cannot create cross-core ring " + name + ": " + rte_strerror(rte_errno);
+        return false;
+      }
+      workers_[a]->tx[b] = ring;
+      workers_[b]->rx[a] = ring;
+    }
+  }
+  return true;
+}
+
+template <class R>
+bool Engine<R>::setup_worker(Worker& w, std::string* err) {
+  const int nw = static_cast<int>(workers_.size());
+  const size_t nch = size_t(nrouters_) * max_ports_ * nv_;
+  w.q.assign(nch * qcap_, QEntry{nullptr, 0});
+  w.qhead.assign(nch, 0);
+  w.qlen.assign(nch, 0);
+  w.occ.assign(nch, 0);
+  w.out.assign(size_t(nrouters_) * max_ports_, OutPort{});
+  w.out_sent.assign(size_t(nrouters_) * max_ports_ * nv_, 0);
+  w.out_crecv.assign(w.out_sent.size(), 0);
+  w.in_arrived.assign(nch, 0);
+  w.in_csent.assign(nch, 0);
+  w.ep_sent.assign(size_t(nep_) * nv_, 0);
+  w.ep_crecv.assign(w.ep_sent.size(), 0);
+  w.ep_delivered.assign(w.ep_sent.size(), 0);
+  w.ep.resize(nep_);
+  w.st = RunStats{};
+  w.st.links = link_proto_;
+  w.tx.assign(nw, nullptr);
+  w.rx.assign(nw, nullptr);
+  w.outbox.assign(nw, {});
+  for (auto& ob : w.outbox) ob.reserve(4096);
+  w.inbox.reserve(4096);
+  uint64_t bufs = 0;
+  uint32_t owned_eps = 0;
+  for (uint32_t r = 0; r < nrouters_; r++) {
+    if (router_worker_[r] != w.id) continue;
+    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
+      const FabricPort& fp = f_.routers[r].ports[p];
+      if (!fp.connected()) continue;
+      OutPort& o = w.out[oi(r, p)];
+      o.unit_ps = fp.unit_ps;
+      o.wire_ps = fp.wire_ps;
+      o.peer_router = fp.peer_router;
+      o.peer_port = static_cast<uint16_t>(fp.peer_port < 0 ? 0 : fp.peer_port);
+      o.peer_endpoint = fp.endpoint;
+      o.peer_worker = fp.peer_router >= 0 ? router_worker_[fp.peer_router] : w.id;
+      o.link = out_link_[oi(r, p)];
+      for (uint32_t v = 0; v < nv_; v++) {
+        o.credits[v] = cap_[v];
+        bufs += cap_[v] / std::max<uint32_t>(1, cfg_.format.min_units) + 1;
+      }
+    }
+  }
+  for (uint32_t e = 0; e < nep_; e++) {
+    if (router_worker_[f_.endpoints[e].router] != w.id) continue;
+    owned_eps++;
+    Endpoint& ep = w.ep[e];
+    ep.rng = Rng(cfg_.seed, e);
+    for (uint32_t v = 0; v < nv_; v++) ep.credits[v] = cap_[v];
+    uint32_t sq = 1;
+    while (sq < cfg_.source_queue_packets) sq <<= 1;
+    for (auto& q : ep.srcq) q.assign(sq, nullptr);
+    ep.link = ep_link_[e];
+    ep.rkey.assign(1024, 0);
+    ep.rcount.assign(1024, 0);
+  }
+  bufs += uint64_t(owned_eps) * 2 * cfg_.source_queue_packets + 4096;
+  const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(bufs, 1u << 21));
+  const std::string name = "fp" + std::to_string(inst_) + "_" + std::to_string(w.id);
+  // Data room: the largest encoded packet (up to 16 bytes a unit) plus slack.
+  const uint16_t room = static_cast<uint16_t>(16 * cfg_.format.max_units + 64);
+  w.pool = rte_pktmbuf_pool_create(name.c_str(), n, 256, kMbufPrivSize, room,
+                                   rte_lcore_to_socket_id(w.lcore));
+  if (!w.pool) {
+    *err = "cannot create a pool of " + std::to_string(n) + " packet buffers (" + name +
+           "): " + rte_strerror(rte_errno) + "; give DPDK more memory (-m) or shrink the fabric";
+    return false;
+  }
+  return true;
+}
+
+template <class R>
+void Engine<R>::seed_traffic(Worker& w) {
+  if (cfg_.load <= 0) return;
+  for (uint32_t e = 0; e < nep_; e++) {
+    if (router_worker_[f_.endpoints[e].router] != w.id) continue;
+    Endpoint& ep = w.ep[e];
+    Event ev{};
+    ev.t = (ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_;
+    ev.type = EventType::ep_generate;
+    ev.a = e;
+    w.wheel.push(ev);
+  }
+}
+
+// ============================================================================
+// Event handlers
+// ============================================================================
+
+template <class R>
+inline void Engine<R>::dispatch(Worker& w, const Event& e) {
+  switch (e.type) {
+    case EventType::arrive:
+      on_arrive(w, e.a, e.port, e.vc, e.m);
+      break;
+    case EventType::ready: {
+      const uint32_t c = ch(e.a, e.port, e.vc);
+      rte_mbuf* m = w.q[c * qcap_ + w.qhead[c]].m;
+      OutPort& o = w.out[oi(e.a, meta(m)->out_port)];
+      const uint32_t idx = (uint32_t(e.port) << vc_shift_) | e.vc;
+      o.req[idx >> 6] |= 1ull << (idx & 63);
+      o.nreq++;
+      try_output(w, e.a, meta(m)->out_port);
+      break;
+    }
+    case EventType::out_free:
+      try_output(w, e.a, e.port);
+      break;
+    case EventType::credit: {
+      OutPort& o = w.out[oi(e.a, e.port)];
+      o.credits[e.vc] += e.amount;
+      w.out_crecv[oi(e.a, e.port) * nv_ + e.vc] += e.amount;
+      try_output(w, e.a, e.port);
+      break;
+    }
+    case EventType::ep_generate:
+      on_generate(w, e.a);
+      break;
+    case EventType::ep_free:
+      w.ep[e.a].inj_event_pending = false;
+      try_inject(w, e.a);
+      break;
+    case EventType::ep_credit:
+      w.ep[e.a].credits[e.vc] += e.amount;
+      w.ep_crecv[size_t(e.a) * nv_ + e.vc] += e.amount;
+      try_inject(w, e.a);
+      break;
+    case EventType::ep_deliver:
+      on_deliver(w, e.a, e.m);
+      break;
+  }
+}
+
+template <class R>
+inline void Engine<R>::on_arrive(Worker& w, uint32_t r, uint16_t p, uint8_t v, rte_mbuf* m) {
+  const uint32_t c = ch(r, p, v);
+  const uint32_t units = meta(m)->units;
+  w.q[c * qcap_ + ((w.qhead[c] + w.qlen[c]) & qmask_)] = QEntry{m, w.now};
+  w.qlen[c]++;
+  w.occ[c] += units;
+  w.in_arrived[c] += units;
+  if (w.occ[c] > cap_[v] || w.qlen[c] > qcap_) {
+    fail(w, "credit violation: router " + std::to_string(r) + " port " + std::to_string(p) +
+                " VC " + std::to_string(v) + " holds " + std::to_string(w.occ[c]) +
+                " units in a " + std::to_string(cap_[v]) + "-unit buffer");
+    return;
+  }
+  LinkStats* ls = nullptr;
+  const FabricPort& fp = f_.routers[r].ports[p];
+  if (fp.endpoint >= 0) {
+    ls = &w.st.links[ep_link_[fp.endpoint]];
+  } else {
+    ls = &w.st.links[out_link_[oi(fp.peer_router, fp.peer_port)]];
+  }
+  if (w.occ[c] > ls->vc_peak_occupancy[v]) ls->vc_peak_occupancy[v] = w.occ[c];
+  if (w.qlen[c] == 1) route_head(w, r, p, v, w.now);
+}
+
+template <class R>
+inline void Engine<R>::route_head(Worker& w, uint32_t r, uint16_t p, uint8_t v, ps_t not_before) {
+  const uint32_t c = ch(r, p, v);
+  QEntry& qe = w.q[c * qcap_ + w.qhead[c]];
+  PacketMeta* pm = meta(qe.m);
+  w.rc.count = 0;
+  w.rc.adaptive = false;
+  R::route(tables_, static_cast<int32_t>(r), static_cast<uint8_t>(p), *pm, w.rc);
+  if (w.rc.count == 0) {
+    fail(w, "no route at router " + std::to_string(r) + " for a packet to endpoint " +
+                std::to_string(pm->dst) + " (routing tables are incomplete)");
+    return;
+  }
+  RouteCandidate pick = w.rc.c[0];
+  if (w.rc.adaptive && w.rc.count > 1) {
+    // Adaptive choice: the candidate whose downstream buffer has the most credits.
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < w.rc.count; i++) {
+      const RouteCandidate cand = w.rc.c[i];
+      const uint32_t cr = w.out[oi(r, cand.port)].credits[cand.vc];
+      if (i == 0 || cr > best) {
+        best = cr;
+        pick = cand;
+      }
+    }
+  }
+  pm->out_port = pick.port;
+  pm->out_vc = pick.vc;
+  ps_t ready = qe.arrive + R::pipeline_ps(tables_, static_cast<int32_t>(r), static_cast<uint8_t>(p),
+                                          pick.port);
+  if (ready < not_before) ready = not_before;
+  Event ev{};
+  ev.t = ready;
+  ev.type = EventType::ready;
+  ev.a = r;
+  ev.port = p;
+  ev.vc = v;
+  w.wheel.push(ev);
+}
+
+template <class R>
+inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
+  OutPort& o = w.out[oi(r, op)];
+  if (o.nreq == 0 || o.free_ps > w.now) return;
+  const uint32_t nbits = max_ports_ << vc_shift_;
+  bool stalled = false;
+  // Round-robin over requesters, starting after the last one granted.
+  uint32_t i = o.rr;
+  for (uint32_t scanned = 0; scanned < nbits;) {
+    const uint32_t word = i >> 6, bit = i & 63;
+    uint64_t bits = o.req[word] >> bit;
+    if (bits == 0) {
+      const uint32_t step = 64 - bit;
+      scanned += step;
+      i += step;
+      if (i >= nbits) i = 0;
+      continue;
+    }
+    const uint32_t skip = static_cast<uint32_t>(__builtin_ctzll(bits));
+    i += skip;
+    scanned += skip + 1;
+    if (i >= nbits) {
+      i = 0;
+      continue;
+    }
+    const uint32_t in_p = i >> vc_shift_, in_v = i & ((1u << vc_shift_) - 1);
+    const uint32_t c = ch(r, in_p, in_v);
+    const PacketMeta* pm = meta(w.q[c * qcap_ + w.qhead[c]].m);
+    if (o.credits[pm->out_vc] >= pm->units) {
+      o.rr = static_cast<uint16_t>(i + 1 >= nbits ? 0 : i + 1);
+      grant(w, r, op, o, in_p, in_v);
+      return;
+    }
+    stalled = true;
+    i++;
+    if (i >= nbits) i = 0;
+  }
+  if (stalled) w.st.links[o.link].credit_stalls++;
+}
+
+template <class R>
+inline void Engine<R>::grant(Worker& w, uint32_t r, uint16_t op, OutPort& o, uint32_t in_p,
+                             uint32_t in_v) {
+  const uint32_t c = ch(r, in_p, in_v);
+  QEntry qe = w.q[c * qcap_ + w.qhead[c]];
+  w.qhead[c] = static_cast<uint16_t>((w.qhead[c] + 1) & qmask_);
+  w.qlen[c]--;
+  const uint32_t idx = (in_p << vc_shift_) | in_v;
+  o.req[idx >> 6] &= ~(1ull << (idx & 63));
+  o.nreq--;
+
+  rte_mbuf* m = qe.m;
+  PacketMeta* pm = meta(m);
+  const uint32_t units = pm->units;
+  const uint8_t ov = pm->out_vc;
+  const ps_t dur = units * o.unit_ps;
+  const ps_t now = w.now;
+  w.occ[c] -= units;
+  o.credits[ov] -= units;
+  w.out_sent[oi(r, op) * nv_ + ov] += units;
+  o.free_ps = now + dur;
+  {
+    Event ev{};
+    ev.t = now + dur;
+    ev.type = EventType::out_free;
+    ev.a = r;
+    ev.port = op;
+    w.wheel.push(ev);
+  }
+  LinkStats& ls = w.st.links[o.link];
+  ls.packets++;
+  ls.units += units;
+  ls.vc_packets[ov]++;
+  ls.vc_units[ov] += units;
+  add_busy(ls, now, dur);
+  w.st.packet_hops++;
+
+  // The tail leaves this input buffer at now + dur; the freed units reach the
+  // upstream sender after the reverse link's latency.
+  w.in_csent[c] += units;
+  const FabricPort& in = f_.routers[r].ports[in_p];
+  {
+    Event ev{};
+    ev.amount = static_cast<uint16_t>(units);
+    ev.vc = static_cast<uint8_t>(in_v);
+    if (in.endpoint >= 0) {
+      const FabricEndpoint& fe = f_.endpoints[in.endpoint];
+      ev.t = now + dur + fe.wire_ps;
+      ev.type = EventType::ep_credit;
+      ev.a = static_cast<uint32_t>(in.endpoint);
+      w.wheel.push(ev);
+    } else {
+      const FabricPort& up = f_.routers[in.peer_router].ports[in.peer_port];
+      ev.t = now + dur + up.wire_ps;
+      ev.type = EventType::credit;
+      ev.a = static_cast<uint32_t>(in.peer_router);
+      ev.port = static_cast<uint16_t>(in.peer_port);
+      schedule(w, ev, router_worker_[in.peer_router]);
+    }
+  }
+
+  R::on_forward(tables_, static_cast<int32_t>(r), static_cast<uint8_t>(op), *pm);
+  pm->vc = ov;
+  Event ev{};
+  ev.m = m;
+  if (o.peer_router >= 0) {
+    pm->hops++;
+    ev.t = now + o.wire_ps;
+    ev.type = EventType::arrive;
+    ev.a = static_cast<uint32_t>(o.peer_router);
+    ev.port = o.peer_port;
+    ev.vc = ov;
+    schedule(w, ev, o.peer_worker);
+  } else {
+    ev.t = now + o.wire_ps + dur;  // tail delivered at the endpoint
+    ev.type = EventType::ep_deliver;
+    ev.a = static_cast<uint32_t>(o.peer_endpoint);
+    ev.vc = ov;
+    w.wheel.push(ev);
+  }
+  // The next packet in this input FIFO may cross the switch once this one's
+  // tail has been read out.
+  if (w.qlen[c]) route_head(w, r, static_cast<uint16_t>(in_p), static_cast<uint8_t>(in_v), now + dur);
+}
+
+template <class R>
+void Engine<R>::on_generate(Worker& w, uint32_t e) {
+  if (w.now >= gen_end_) return;
+  Endpoint& ep = w.ep[e];
+  const bool measured = w.now >= measure_start_;
+  for (uint32_t b = 0; b < std::max<uint32_t>(1, cfg_.batch_size); b++) {
+    const uint32_t dst = pattern_.destination(e, ep.rng);
+    uint32_t bytes = cfg_.size_bytes[0];
+    if (size_cdf_.size() > 1) {
+      const double u = ep.rng.unit();
+      for (size_t i = 0; i < size_cdf_.size(); i++)
+        if (u <= size_cdf_[i] || i + 1 == size_cdf_.size()) {
+          bytes = cfg_.size_bytes[i];
+          break;
+        }
+    }
+    const bool needs_reply = cfg_.reply_fraction > 0 && ep.rng.unit() <= cfg_.reply_fraction;
+    make_message(w, e, dst, bytes, static_cast<uint8_t>(TrafficClass::request), needs_reply,
+                 measured, w.now);
+  }
+  Event ev{};
+  ev.t = w.now + ep.rng.geometric(gen_p_) * gen_slot_ps_;
+  ev.type = EventType::ep_generate;
+  ev.a = e;
+  w.wheel.push(ev);
+  try_inject(w, e);
+}
+
+template <class R>
+void Engine<R>::make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
+                             bool needs_reply, bool measured, ps_t gen_ps) {
+  Endpoint& ep = w.ep[e];
+  const uint32_t nseg = bytes == 0 ? 1 : (bytes + max_payload_ - 1) / max_payload_;
+  const int qi = cls == static_cast<uint8_t>(TrafficClass::response) ? 1 : 0;
+  const uint32_t qmask = static_cast<uint32_t>(ep.srcq[qi].size()) - 1;
+  w.st.generated_messages++;
+  if (ep.srcq_len[qi] + nseg > cfg_.source_queue_packets) {
+    w.st.drops[static_cast<int>(DropReason::source_queue_full)]++;
+    return;
+  }
+  rte_mbuf* ms[64];
+  rte_mbuf** mv = ms;
+  std::vector<rte_mbuf*> big;
+  if (nseg > 64) {
+    big.resize(nseg);
+    mv = big.data();
+  }
+  if (rte_pktmbuf_alloc_bulk(w.pool, mv, nseg) != 0) {
+    w.st.drops[static_cast<int>(DropReason::mbuf_pool_empty)]++;
+    return;
+  }
+  const uint32_t seq = ep.msg_seq++;
+  for (uint32_t s = 0; s < nseg; s++) {
+    rte_mbuf* m = mv[s];
+    PacketMeta* pm = meta(m);
+    std::memset(pm, 0, sizeof(*pm));
+    const uint32_t sb = std::min(max_payload_, bytes - std::min(bytes, s * max_payload_));
+    pm->id = (uint64_t(e) << 40) | ep.pkt_seq++;
+    pm->gen_ps = gen_ps;
+    pm->src = e;
+    pm->dst = dst;
+    pm->msg_seq = seq;
+    pm->units = static_cast<uint16_t>(cfg_.format.units_for(sb));
+    pm->payload_bytes = static_cast<uint16_t>(sb);
+    pm->seg = static_cast<uint16_t>(s);
+    pm->nseg = static_cast<uint16_t>(nseg);
+    pm->hash = static_cast<uint16_t>((seq * 0x9e37u + s * 0x7f4bu) & 0x7fff);
+    pm->cls = cls;
+    pm->flags = (measured ? kPktMeasured : 0) | (s + 1 == nseg ? kPktLastSegment : 0) |
+                (needs_reply && s + 1 == nseg ? kPktNeedsReply : 0);
+    R::on_inject(tables_, f_, *pm);  // source-side lookup: route tag, starting VC
+    if (encode_packet(static_cast<CodecKind>(cfg_.codec), m, *pm, synthetic_payload()) == 0)
+      fail(w, "packet " + std::to_string(pm->id) + " could not be encoded (" +
+                  std::to_string(sb) + " payload bytes)");
+    ep.srcq[qi][(ep.srcq_head[qi] + ep.srcq_len[qi]) & qmask] = m;
+    ep.srcq_len[qi]++;
+    w.st.injected_packets++;
+    if (measured) {
+      w.st.measured_injected++;
+      if (gen_ps < measure_end_) w.st.offered_units += pm->units;
+    }
+  }
+}
+
+template <class R>
+void Engine<R>::try_inject(Worker& w, uint32_t e) {
+  Endpoint& ep = w.ep[e];
+  if (ep.inj_free > w.now || ep.inj_event_pending) return;
+  for (int qi = 1; qi >= 0; qi--) {
+    if (ep.srcq_len[qi] == 0) continue;
+    const uint32_t qmask = static_cast<uint32_t>(ep.srcq[qi].size()) - 1;
+    rte_mbuf* m = ep.srcq[qi][ep.srcq_head[qi]];
+    PacketMeta* pm = meta(m);
+    const uint8_t v = pm->vc;
+    if (ep.credits[v] < pm->units) {
+      w.st.links[ep.link].credit_stalls++;
+      continue;
+    }
+    ep.srcq_head[qi] = (ep.srcq_head[qi] + 1) & qmask;
+    ep.srcq_len[qi]--;
+    const FabricEndpoint& fe = f_.endpoints[e];
+    const ps_t dur = pm->units * fe.unit_ps;
+    ep.credits[v] -= pm->units;
+    w.ep_sent[size_t(e) * nv_ + v] += pm->units;
+    pm->inj_ps = w.now;
+    ep.inj_free = w.now + dur;
+    LinkStats& ls = w.st.links[ep.link];
+    ls.packets++;
+    ls.units += pm->units;
+    ls.vc_packets[v]++;
+    ls.vc_units[v] += pm->units;
+    add_busy(ls, w.now, dur);
+    Event ev{};
+    ev.t = w.now + fe.wire_ps;
+    ev.type = EventType::arrive;
+    ev.a = static_cast<uint32_t>(fe.router);
+    ev.port = static_cast<uint16_t>(fe.port);
+    ev.vc = v;
+    ev.m = m;
+    w.wheel.push(ev);
+    Event fr{};
+    fr.t = ep.inj_free;
+    fr.type = EventType::ep_free;
+    fr.a = e;
+    w.wheel.push(fr);
+    ep.inj_event_pending = true;
+    return;
+  }
+}
+
+template <class R>
+bool Engine<R>::reassemble(Endpoint& ep, const PacketMeta& pm) {
+  if (pm.nseg <= 1) return true;
+  const uint64_t key = ((uint64_t(pm.src) << 32) | pm.msg_seq) + 1;
+  const uint32_t mask = static_cast<uint32_t>(ep.rkey.size()) - 1;
+  uint32_t h = static_cast<uint32_t>((key * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
+  for (uint32_t probe = 0; probe <= mask; probe++, h = (h + 1) & mask) {
+    if (ep.rkey[h] == key) {
+      if (++ep.rcount[h] == pm.nseg) {
+        // Backward-shift deletion keeps probe chains intact.
+        ep.rkey[h] = 0;
+        ep.rused--;
+        uint32_t hole = h, j = (h + 1) & mask;
+        while (ep.rkey[j]) {
+          const uint32_t home =
+              static_cast<uint32_t>((ep.rkey[j] * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
+          if (((j - home) & mask) >= ((j - hole) & mask)) {
+            ep.rkey[hole] = ep.rkey[j];
+            ep.rcount[hole] = ep.rcount[j];
+            ep.rkey[j] = 0;
+            hole = j;
+          }
+          j = (j + 1) & mask;
+        }
+        return true;
+      }
+      return false;
+    }
+    if (ep.rkey[h] == 0) {
+      if (ep.rused * 4 >= (mask + 1) * 3) return false;  // caller counts the overflow
+      ep.rkey[h] = key;
+      ep.rcount[h] = 1;
+      ep.rused++;
+      return false;
+    }
+  }
+  return false;
+}
+
+template <class R>
+void Engine<R>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m) {
+  PacketMeta* pm = meta(m);
+  const ps_t now = w.now;
+  // The ejection buffer frees at once; its credits return to the last router.
+  {
+    const FabricEndpoint& fe = f_.endpoints[e];
+    Event ev{};
+    ev.t = now + fe.wire_ps;
+    ev.type = EventType::credit;
+    ev.a = static_cast<uint32_t>(fe.router);
+    ev.port = static_cast<uint16_t>(fe.port);
+    ev.vc = pm->vc;
+    ev.amount = pm->units;
+    w.wheel.push(ev);
+    w.ep_delivered[size_t(e) * nv_ + pm->vc] += pm->units;
+  }
+  if (pm->dst != e) {
+    fail(w, "packet " + std::to_string(pm->id) + " for endpoint " + std::to_string(pm->dst) +
+                " was delivered to endpoint " + std::to_string(e) + " (misrouted)");
+  }
+  if (cfg_.check_invariants && !decode_check(static_cast<CodecKind>(cfg_.codec), m, *pm)) {
+    fail(w, "packet " + std::to_string(pm->id) + " arrived with an encoding that does not "
+                "match its metadata");
+  }
+  w.st.delivered_packets++;
+  if (now >= measure_start_ && now < measure_end_) w.st.accepted_units += pm->units;
+  if (pm->flags & kPktMeasured) {
+    w.st.measured_delivered++;
+    w.st.latency_ps.add(now - pm->gen_ps);
+    w.st.network_latency_ps.add(now - pm->inj_ps);
+    w.st.hops.add(pm->hops);
+  }
+  if (cfg_.on_deliver) cfg_.on_deliver(pm->id, pm->src, pm->dst, now - pm->gen_ps, pm->hops);
+  Endpoint& ep = w.ep[e];
+  bool complete = reassemble(ep, *pm);
+  if (!complete && pm->nseg > 1 && ep.rused * 4 >= uint32_t(ep.rkey.size()) * 3) {
+    // The table is full: the message cannot be tracked; count it.
+    w.st.drops[static_cast<int>(DropReason::reassembly_overflow)]++;
+  }
+  if (complete) {
+    w.st.delivered_messages++;
+    if (pm->flags & kPktNeedsReply) {
+      make_message(w, e, pm->src, cfg_.reply_bytes, static_cast<uint8_t>(TrafficClass::response),
+                   false, (pm->flags & kPktMeasured) != 0, now);
+      try_inject(w, e);
+    }
+  }
+  rte_pktmbuf_free(m);
+}
+
+// ============================================================================
+// Run loop
+// ============================================================================
+
+template <class R>
+void Engine<R>::flush_outbox(Worker& w) {
+  for (size_t d = 0; d < w.outbox.size(); d++) {
+    auto& ob = w.outbox[d];
+    size_t sent = 0;
+    while (sent < ob.size()) {
+      sent += rte_ring_enqueue_burst_elem(w.tx[d], ob.data() + sent, sizeof(Event),
+                                          static_cast<unsigned>(ob.size() - sent), nullptr);
+      if (sent < ob.size()) drain_inbox(w);  // let the peer make room; keep its messages
+    }
+    ob.clear();
+  }
+}
+
+template <class R>
+void Engine<R>::drain_inbox(Worker& w) {
+  Event buf[64];
+  for (size_t s = 0; s < w.rx.size(); s++) {
+    if (!w.rx[s]) continue;
+    unsigned n;
+    while ((n = rte_ring_dequeue_burst_elem(w.rx[s], buf, sizeof(Event), 64, nullptr)) > 0)
+      w.inbox.insert(w.inbox.end(), buf, buf + n);
+  }
+}
+
+template <class R>
+int Engine<R>::worker_main(void* arg) {
+  auto* pair = static_cast<std::pair<Engine*, Worker*>*>(arg);
+  pair->first->worker_loop(*pair->second);
+  return 0;
+}
+
+template <class R>
+void Engine<R>::worker_loop(Worker& w) {
+  const int nw = static_cast<int>(workers_.size());
+  ps_t wstart = 0;
+  auto last_progress = std::chrono::steady_clock::now();
+  const ps_t total_ps = gen_end_;
+  for (;;) {
+    const ps_t wend = wstart + window_;
+    // Process every event of this window.
+    for (;;) {
+      const ps_t t = w.wheel.next_time();
+      if (t >= wend) break;
+      const Event ev = w.wheel.pop();
+      w.now = ev.t;
+      dispatch(w, ev);
+      w.st.events++;
+      if (cfg_.check_invariants && nw == 1) {
+        std::string bad = check_credits();
+        w.st.invariant_checks++;
+        if (!bad.empty()) fail(w, "credit conservation broken at t=" + std::to_string(w.now) +
+                                      " ps: " + bad);
+      }
+      if (w.failed) break;
+    }
+    if (nw > 1) {
+      flush_outbox(w);
+      barrier_->wait([&] { drain_inbox(w); });
+      drain_inbox(w);
+      for (const Event& ev : w.inbox) w.wheel.push(ev);
+      w.inbox.clear();
+    }
+    pub_[w.id] = Published{w.wheel.next_time(), w.st.injected_packets, w.st.delivered_packets,
+                           w.failed};
+    if (nw > 1) barrier_->wait();
+    if (cfg_.check_invariants && nw > 1) {
+      if (w.id == 0) {
+        std::string bad = check_credits();
+        w.st.invariant_checks++;
+        if (!bad.empty()) fail(w, "credit conservation broken at a window edge t=" +
+                                      std::to_string(wend) + " ps: " + bad);
+      }
+      barrier_->wait();
+    }
+    ps_t gnext = kNever;
+    uint64_t inj = 0, del = 0;
+    bool any_failed = false;
+    for (int i = 0; i < nw; i++) {
+      gnext = std::min(gnext, pub_[i].next_time);
+      inj += pub_[i].injected;
+      del += pub_[i].delivered;
+      any_failed |= pub_[i].failed;
+    }
+    if (w.id == 0 && cfg_.progress && cfg_.progress_s > 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (std::chrono::duration<double>(now - last_progress).count() >= cfg_.progress_s) {
+        last_progress = now;
+        cfg_.progress(std::min(1.0, double(wend) / double(std::max<ps_t>(1, total_ps))), wend, del);
+      }
+    }
+    if (any_failed) break;
+    if (wend >= gen_end_ && inj == del) {
+      w.st.drained = true;
+      w.st.end_ps = wend;
+      break;
+    }
+    if (wend >= drain_end_ || gnext == kNever) {
+      w.st.end_ps = wend;
+      break;
+    }
+    wstart = std::max(wend, gnext);
+  }
+}
+
+template <class R>
+std::string Engine<R>::check_credits() const {
+  // For every link and VC: credits held by the sender + units in flight
+  // forward + units buffered downstream + credits in flight back = buffer size.
+  auto units_queued = [&](const Worker& w, uint32_t c) {
+    uint64_t u = 0;
+    for (uint32_t i = 0; i < w.qlen[c]; i++) u += meta(w.q[c * qcap_ + ((w.qhead[c] + i) & qmask_)].m)->units;
+    return u;
+  };
+  for (uint32_t r = 0; r < nrouters_; r++) {
+    const Worker& ws = *workers_[router_worker_[r]];
+    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
+      const FabricPort& fp = f_.routers[r].ports[p];
+      if (!fp.connected()) continue;
+      const OutPort& o = ws.out[oi(r, p)];
+      for (uint32_t v = 0; v < nv_; v++) {
+        const size_t s = size_t(oi(r, p)) * nv_ + v;
+        int64_t fwd, buffered, back;
+        if (fp.peer_router >= 0) {
+          const Worker& wr = *workers_[router_worker_[fp.peer_router]];
+          const uint32_t c = ch(fp.peer_router, fp.peer_port, v);
+          fwd = int64_t(ws.out_sent[s]) - int64_t(wr.in_arrived[c]);
+          buffered = int64_t(units_queued(wr, c));
+          back = int64_t(wr.in_csent[c]) - int64_t(ws.out_crecv[s]);
+        } else {
+          const size_t d = size_t(fp.endpoint) * nv_ + v;
+          fwd = int64_t(ws.out_sent[s]) - int64_t(ws.ep_delivered[d]);
+          buffered = 0;
+          back = int64_t(ws.ep_delivered[d]) - int64_t(ws.out_crecv[s]);
+        }
+        const int64_t total = int64_t(o.credits[v]) + fwd + buffered + back;
+        if (total != int64_t(cap_[v]) || fwd < 0 || back < 0)
+          return "router " + std::to_string(r) + " port " + std::to_string(p) + " VC " +
+                 std::to_string(v) + ": credits " + std::to_string(o.credits[v]) + " + in flight " +
+                 std::to_string(fwd) + " + buffered " + std::to_string(buffered) +
+                 " + credits returning " + std::to_string(back) + " != " + std::to_string(cap_[v]);
+      }
+    }
+  }
+  for (uint32_t e = 0; e < nep_; e++) {
+    const FabricEndpoint& fe = f_.endpoints[e];
+    const Worker& w = *workers_[router_worker_[fe.router]];
+    for (uint32_t v = 0; v < nv_; v++) {
+      const size_t s = size_t(e) * nv_ + v;
+      const uint32_t c = ch(fe.router, fe.port, v);
+      const int64_t total = int64_t(w.ep[e].credits[v]) +
+                            (int64_t(w.ep_sent[s]) - int64_t(w.in_arrived[c])) +
+                            int64_t(units_queued(w, c)) +
+                            (int64_t(w.in_csent[c]) - int64_t(w.ep_crecv[s]));
+      if (total != int64_t(cap_[v]))
+        return "injection link of endpoint " + std::to_string(e) + " VC " + std::to_string(v) +
+               ": credits do not add up to " + std::to_string(cap_[v]);
+    }
+  }
+  return {};
+}
+
+template <class R>
+RunStats Engine<R>::merge() {
+  RunStats out;
+  out.links = link_proto_;
+  out.measure_start_ps = measure_start_;
+  out.measure_end_ps = measure_end_;
+  out.drained = true;
+  for (auto& wp : workers_) {
+    RunStats& s = wp->st;
+    out.end_ps = std::max(out.end_ps, s.end_ps);
+    out.drained = out.drained && s.drained;
+    out.generated_messages += s.generated_messages;
+    out.injected_packets += s.injected_packets;
+    out.delivered_packets += s.delivered_packets;
+    out.delivered_messages += s.delivered_messages;
+    out.measured_injected += s.measured_injected;
+    out.measured_delivered += s.measured_delivered;
+    out.offered_units += s.offered_units;
+    out.accepted_units += s.accepted_units;
+    for (int i = 0; i < static_cast<int>(DropReason::count); i++) out.drops[i] += s.drops[i];
+    out.packet_hops += s.packet_hops;
+    out.events += s.events;
+    out.latency_ps.merge(s.latency_ps);
+    out.network_latency_ps.merge(s.network_latency_ps);
+    out.hops.merge(s.hops);
+    out.invariant_checks += s.invariant_checks;
+    if (out.invariant_failure.empty() && s.error.rfind("credit", 0) == 0)
+      out.invariant_failure = s.error;
+    if (out.error.empty()) out.error = s.error;
+    for (size_t l = 0; l < out.links.size(); l++) {
+      LinkStats& a = out.links[l];
+      const LinkStats& b = s.links[l];
+      a.packets += b.packets;
+      a.units += b.units;
+      a.busy_ps += b.busy_ps;
+      a.credit_stalls += b.credit_stalls;
+      for (int v = 0; v < kMaxVcs; v++) {
+        a.vc_packets[v] += b.vc_packets[v];
+        a.vc_units[v] += b.vc_units[v];
+        a.vc_peak_occupancy[v] = std::max(a.vc_peak_occupancy[v], b.vc_peak_occupancy[v]);
+      }
+    }
+  }
+  if (out.injected_packets > out.delivered_packets)
+    out.drops[static_cast<int>(DropReason::undelivered_at_end)] =
+        out.injected_packets - out.delivered_packets;
+  return out;
+}
+
+template <class R>
+RunStats Engine<R>::run() {
+  std::string err;
+  if (!setup(&err)) {
+    RunStats s;
+    s.error = err;
+    return s;
+  }
+  for (auto& w : workers_) seed_traffic(*w);
+  const auto t0 = std::chrono::steady_clock::now();
+  const int nw = static_cast<int>(workers_.size());
+  std::vector<std::pair<Engine*, Worker*>> args;
+  for (auto& w : workers_) args.emplace_back(this, w.get());
+  for (int i = 1; i < nw; i++) {
+    const int rc = rte_eal_remote_launch(&Engine::worker_main, &args[i], workers_[i]->lcore);
+    if (rc != 0) {
+      RunStats s;
+      s.error = "cannot launch worker " + std::to_string(i) + " on lcore " +
+                std::to_string(workers_[i]->lcore) + " (busy?)";
+      return s;
+    }
+  }
+  worker_loop(*workers_[0]);
+  for (int i = 1; i < nw; i++) rte_eal_wait_lcore(workers_[i]->lcore);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  RunStats out = merge();
+  out.wall_s = wall;
+  // Free what is still in the fabric (only after a failed or undrained run).
+  for (auto& w : workers_) {
+    for (size_t c = 0; c < w->qlen.size(); c++)
+      for (uint32_t i = 0; i < w->qlen[c]; i++)
+        rte_pktmbuf_free(w->q[c * qcap_ + ((w->qhead[c] + i) & qmask_)].m);
+    for (auto& ep : w->ep)
+      for (int qi = 0; qi < 2; qi++) {
+        const uint32_t qm = static_cast<uint32_t>(ep.srcq[qi].size()) - 1;
+        for (uint32_t i = 0; i < ep.srcq_len[qi]; i++)
+          rte_pktmbuf_free(ep.srcq[qi][(ep.srcq_head[qi] + i) & qm]);
+      }
+    while (!w->wheel.empty()) {
+      w->wheel.next_time();
+      Event ev = w->wheel.pop();
+      if (ev.m && (ev.type == EventType::arrive || ev.type == EventType::ep_deliver))
+        rte_pktmbuf_free(ev.m);
+    }
+  }
+  for (auto& w : workers_) {
+    drain_inbox(*w);
+    for (Event& ev : w->inbox)
+      if (ev.m) rte_pktmbuf_free(ev.m);
+    for (rte_ring* r : w->tx)
+      if (r) rte_ring_free(r);
+  }
+  for (auto& w : workers_) rte_mempool_free(w->pool);
+  return out;
 }
 
 }  // namespace fabemu

@@ -53,6 +53,7 @@ struct EngineConfig {
   uint32_t hotspot = 0;
   double hotspot_fraction = 0.1;
   PacketFormat format;
+  uint8_t codec = 0;            // CodecKind of dataplane/codec/codec.h
   // Which worker owns each router (filled by control/ placement).
   std::vector<int> router_worker;
   // Progress: called from the main thread about every progress_s wall seconds.

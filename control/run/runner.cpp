@@ -1,0 +1,315 @@
+#include "control/run/runner.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+
+#include "control/topology/registry.h"
+#include "dataplane/codec/codec.h"
+#include "dataplane/core/eal.h"
+
+namespace fabemu {
+
+namespace {
+
+ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }
+
+Pattern pattern_of(const std::string& s) {
+  static const std::map<std::string, Pattern> names = {
+      {"uniform", Pattern::uniform},         {"transpose", Pattern::transpose},
+      {"bitcomp", Pattern::bitcomp},         {"bit-complement", Pattern::bitcomp},
+      {"tornado", Pattern::tornado},         {"hotspot", Pattern::hotspot},
+      {"permutation", Pattern::permutation}, {"neighbor", Pattern::neighbor},
+  };
+  auto it = names.find(s);
+  if (it == names.end()) throw std::runtime_error("unknown traffic pattern '" + s + "'");
+  return it->second;
+}
+
+CodecKind codec_of(const Spec& spec) {
+  if (spec.profile == "yarc") return CodecKind::yarc;
+  if (spec.profile == "t3e") return CodecKind::t3e;
+  return spec.topology.family == "clos" ? CodecKind::yarc : CodecKind::t3e;
+}
+
+double ps_to_ns(double ps) { return ps / 1000.0; }
+
+nlohmann::json histogram_ns(const LatencyHistogram& h) {
+  nlohmann::json j;
+  j["count"] = h.count;
+  j["mean"] = ps_to_ns(h.mean());
+  j["min"] = h.count ? ps_to_ns(double(h.min)) : 0.0;
+  j["p50"] = ps_to_ns(double(h.percentile(50)));
+  j["p99"] = ps_to_ns(double(h.percentile(99)));
+  j["p999"] = ps_to_ns(double(h.percentile(99.9)));
+  j["max"] = ps_to_ns(double(h.max));
+  return j;
+}
+
+}  // namespace
+
+std::vector<int> place_routers(const Fabric& fabric, int workers) {
+  std::vector<int> place(fabric.routers.size(), 0);
+  if (workers <= 1) return place;
+  std::map<int, std::vector<size_t>> by_rank;
+  for (size_t r = 0; r < fabric.routers.size(); r++) by_rank[fabric.routers[r].rank].push_back(r);
+  for (auto& [rank, ids] : by_rank)
+    for (size_t i = 0; i < ids.size(); i++)
+      place[ids[i]] = static_cast<int>(i * workers / ids.size());
+  return place;
+}
+
+EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
+  EngineConfig c;
+  c.seed = spec.run.seed;
+  c.warmup_ps = ns_to_ps(spec.run.warmup_ns);
+  c.measure_ps = ns_to_ps(spec.run.measure_ns);
+  c.drain_ps = ns_to_ps(spec.run.drain_ns);
+  c.workers = spec.run.workers;
+  c.check_invariants = spec.run.check_invariants;
+  c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
+  c.pattern = pattern_of(spec.traffic.pattern);
+  c.load = spec.traffic.load;
+  c.batch_size = spec.traffic.process == "batch" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
+  c.size_bytes.clear();
+  c.size_weight.clear();
+  for (const auto& s : spec.traffic.sizes) {
+    c.size_bytes.push_back(s.bytes);
+    c.size_weight.push_back(s.weight);
+  }
+  c.reply_fraction = spec.traffic.reply_fraction;
+  c.reply_bytes = spec.traffic.reply_bytes;
+  c.hotspot = static_cast<uint32_t>(spec.traffic.hotspot);
+  c.hotspot_fraction = spec.traffic.hotspot_fraction;
+  const CodecKind kind = codec_of(spec);
+  c.codec = static_cast<uint8_t>(kind);
+  c.format = kind == CodecKind::yarc
+                 ? yarc_format(static_cast<uint32_t>(spec.packet.header_units),
+                               static_cast<uint32_t>(spec.packet.max_units))
+                 : t3e_format(static_cast<uint32_t>(spec.packet.header_units),
+                              static_cast<uint32_t>(spec.packet.max_units));
+  c.router_worker = place_routers(fabric, spec.run.workers);
+  c.progress_s = spec.run.progress_s;
+  return c;
+}
+
+nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
+                           const RunStats& st) {
+  using nlohmann::json;
+  json j;
+  const double E = double(fabric.endpoints.size());
+  const ps_t inj_unit = fabric.endpoints.empty() ? 1 : fabric.endpoints[0].unit_ps;
+  const double window = double(st.measure_end_ps - st.measure_start_ps);
+  const double capacity_units = E * window / double(inj_unit);  // injection bandwidth, in units
+  j["fabric"] = {{"name", fabric.name},
+                 {"topology", fabric.topology},
+                 {"routing", fabric.routing},
+                 {"profile", spec.profile},
+                 {"routers", fabric.routers.size()},
+                 {"endpoints", fabric.endpoints.size()},
+                 {"vcs", fabric.num_vcs},
+                 {"unit", fabric.unit_name},
+                 {"unit_bits", fabric.unit_bits},
+                 {"unit_ns", ps_to_ns(double(inj_unit))}};
+  j["run"] = {{"mode", spec.run.mode},
+              {"seed", spec.run.seed},
+              {"workers", spec.run.workers},
+              {"warmup_ns", spec.run.warmup_ns},
+              {"measure_ns", spec.run.measure_ns},
+              {"drain_ns", spec.run.drain_ns},
+              {"end_ns", ps_to_ns(double(st.end_ps))},
+              {"drained", st.drained}};
+  j["traffic"] = {{"pattern", spec.traffic.pattern},
+                  {"load", spec.traffic.load},
+                  {"process", spec.traffic.process},
+                  {"reply_fraction", spec.traffic.reply_fraction}};
+  j["offered_load"] = capacity_units > 0 ? double(st.offered_units) / capacity_units : 0.0;
+  j["accepted_load"] = capacity_units > 0 ? double(st.accepted_units) / capacity_units : 0.0;
+  j["generated_messages"] = st.generated_messages;
+  j["injected_packets"] = st.injected_packets;
+  j["delivered_packets"] = st.delivered_packets;
+  j["delivered_messages"] = st.delivered_messages;
+  j["measured_packets"] = {{"injected", st.measured_injected}, {"delivered", st.measured_delivered}};
+  uint64_t dropped = 0;
+  json reasons = json::object();
+  for (int i = 0; i < static_cast<int>(DropReason::count); i++) {
+    reasons[drop_reason_name(static_cast<DropReason>(i))] = st.drops[i];
+    dropped += st.drops[i];
+  }
+  j["dropped_packets"] = {{"total", dropped}, {"reasons", reasons}};
+  j["latency_ns"] = histogram_ns(st.latency_ps);
+  j["network_latency_ns"] = histogram_ns(st.network_latency_ps);
+  j["hops"] = {{"mean", st.hops.mean()}, {"max", st.hops.count ? st.hops.max : 0}};
+  // Per link and per VC.
+  json links = json::array();
+  std::vector<uint64_t> vc_packets(fabric.num_vcs, 0), vc_units(fabric.num_vcs, 0);
+  std::vector<uint32_t> vc_peak(fabric.num_vcs, 0);
+  std::vector<uint64_t> vc_stall(fabric.num_vcs, 0);
+  uint64_t total_stalls = 0;
+  for (const auto& l : st.links) {
+    json lj;
+    if (l.router >= 0) {
+      lj["from"] = {{"router", l.router}, {"port", l.port}};
+      if (l.peer_router >= 0)
+        lj["to"] = {{"router", l.peer_router}, {"port", l.peer_port}};
+      else
+        lj["to"] = {{"endpoint", l.endpoint}};
+    } else {
+      lj["from"] = {{"endpoint", l.endpoint}};
+      lj["to"] = {{"router", l.peer_router}, {"port", l.peer_port}};
+    }
+    lj["packets"] = l.packets;
+    lj[fabric.unit_name + "s"] = l.units;
+    lj["utilisation"] = window > 0 ? double(l.busy_ps) / window : 0.0;
+    lj["credit_stalls"] = l.credit_stalls;
+    total_stalls += l.credit_stalls;
+    json vcs = json::array();
+    for (int v = 0; v < fabric.num_vcs; v++) {
+      vcs.push_back({{"vc", v},
+                     {"packets", l.vc_packets[v]},
+                     {fabric.unit_name + "s", l.vc_units[v]},
+                     {"peak_occupancy", l.vc_peak_occupancy[v]}});
+      vc_packets[v] += l.vc_packets[v];
+      vc_units[v] += l.vc_units[v];
+      vc_peak[v] = std::max(vc_peak[v], l.vc_peak_occupancy[v]);
+    }
+    lj["vcs"] = vcs;
+    links.push_back(lj);
+  }
+  j["links"] = links;
+  json vcs = json::array();
+  uint64_t all_units = 0;
+  for (int v = 0; v < fabric.num_vcs; v++) all_units += vc_units[v];
+  for (int v = 0; v < fabric.num_vcs; v++)
+    vcs.push_back({{"vc", v},
+                   {"packets", vc_packets[v]},
+                   {fabric.unit_name + "s", vc_units[v]},
+                   {"share", all_units ? double(vc_units[v]) / double(all_units) : 0.0},
+                   {"buffer_units", fabric.vc_buffer_units[v]},
+                   {"peak_occupancy", vc_peak[v]}});
+  j["vcs"] = vcs;
+  j["credit_stalls"] = total_stalls;
+  j["invariants"] = {{"checks", st.invariant_checks},
+                     {"credit_conservation", st.invariant_failure.empty() ? "ok" : st.invariant_failure}};
+  j["performance"] = {{"wall_s", st.wall_s},
+                      {"events", st.events},
+                      {"packet_hops", st.packet_hops},
+                      {"packet_hops_per_s", st.wall_s > 0 ? double(st.packet_hops) / st.wall_s : 0.0},
+                      {"packet_hops_per_s_per_worker",
+                       st.wall_s > 0 ? double(st.packet_hops) / st.wall_s / cfg.workers : 0.0}};
+  if (!st.error.empty()) j["error"] = st.error;
+  return j;
+}
+
+RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&)>& tweak) {
+  const TopologyInfo* topo = Registry::get().topology(spec.topology.family);
+  if (!topo) throw std::runtime_error("unknown topology family '" + spec.topology.family + "'");
+  const RoutingInfo* routing = Registry::get().routing(spec.topology.family, spec.routing);
+  if (!routing)
+    throw std::runtime_error("routing '" + spec.routing + "' does not exist for topology '" +
+                             spec.topology.family + "'");
+  RunResult res;
+  res.fabric = topo->build(spec);
+  std::string err;
+  if (!eal_ensure(std::max(1, spec.run.workers), &err)) throw std::runtime_error(err);
+  EngineConfig cfg = make_engine_config(spec, res.fabric);
+  if (tweak) tweak(cfg);
+  auto engine = routing->make_engine(spec, res.fabric, cfg);
+  if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
+  res.stats = engine->run();
+  res.json = report_json(spec, res.fabric, cfg, res.stats);
+  return res;
+}
+
+int run_command(const Spec& spec, const RunOptions& opts) {
+  const bool tty = isatty(STDERR_FILENO);
+  RunResult res;
+  try {
+    res = run_emulation(spec, [&](EngineConfig& c) {
+      if (opts.quiet) {
+        c.progress = nullptr;
+        return;
+      }
+      c.progress = [tty, start = std::chrono::steady_clock::now()](double frac, ps_t now,
+                                                                    uint64_t delivered) {
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::string line = fmt::format(
+            "[fabemu] {:5.1f}%  emulated {:.1f} us  delivered {} packets  wall {:.1f} s",
+            frac * 100.0, double(now) / 1e6, delivered, wall);
+        if (tty)
+          fmt::print(stderr, "\r{}   ", line);
+        else
+          fmt::print(stderr, "{}\n", line);
+        std::fflush(stderr);
+      };
+    });
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fabemu run: {}\n", e.what());
+    return 1;
+  }
+  if (!opts.quiet && tty) fmt::print(stderr, "\n");
+  const RunStats& st = res.stats;
+  const auto& j = res.json;
+  if (!opts.json_out.empty()) {
+    if (opts.json_out == "-") {
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::ofstream out(opts.json_out);
+      if (!out) {
+        fmt::print(stderr, "fabemu run: cannot write JSON to '{}'\n", opts.json_out);
+        return 1;
+      }
+      out << j.dump(2) << "\n";
+    }
+  }
+  if (!opts.quiet) {
+    auto lat = j["latency_ns"];
+    fmt::print(
+        "fabric     {} ({} routers, {} endpoints, {} VCs, {}s of {} bits)\n"
+        "traffic    {} at offered load {:.3f}, seed {}\n"
+        "throughput accepted {:.3f} of injection bandwidth (offered {:.3f})\n"
+        "packets    injected {}  delivered {}  dropped {}\n"
+        "latency    mean {:.1f} ns  p50 {:.1f}  p99 {:.1f}  max {:.1f}  (network only: mean {:.1f})\n"
+        "hops       mean {:.2f}  max {}\n"
+        "credits    stalls {}  conservation {}\n"
+        "speed      {:.2f} M packet-hops/s ({} worker{}), {:.2f} s wall for {:.1f} us emulated\n",
+        res.fabric.name, res.fabric.routers.size(), res.fabric.endpoints.size(),
+        res.fabric.num_vcs, res.fabric.unit_name, res.fabric.unit_bits, spec.traffic.pattern,
+        j["offered_load"].get<double>(), spec.run.seed, j["accepted_load"].get<double>(),
+        j["offered_load"].get<double>(), st.injected_packets, st.delivered_packets,
+        j["dropped_packets"]["total"].get<uint64_t>(), lat["mean"].get<double>(),
+        lat["p50"].get<double>(), lat["p99"].get<double>(), lat["max"].get<double>(),
+        j["network_latency_ns"]["mean"].get<double>(), j["hops"]["mean"].get<double>(),
+        j["hops"]["max"].get<uint64_t>(), j["credit_stalls"].get<uint64_t>(),
+        st.invariant_checks ? (st.invariant_failure.empty() ? "checked, ok" : "BROKEN")
+                            : "not checked (run.check_invariants)",
+        j["performance"]["packet_hops_per_s"].get<double>() / 1e6, spec.run.workers,
+        spec.run.workers == 1 ? "" : "s", st.wall_s, double(st.end_ps) / 1e6);
+    for (int i = 0; i < static_cast<int>(DropReason::count); i++)
+      if (st.drops[i])
+        fmt::print("dropped    {} {}: {}\n", st.drops[i], drop_reason_name(static_cast<DropReason>(i)),
+                   drop_reason_help(static_cast<DropReason>(i)));
+  }
+  if (!st.error.empty()) {
+    fmt::print(stderr, "fabemu run: the emulation broke down: {}\n", st.error);
+    return 1;
+  }
+  if (!st.drained) {
+    fmt::print(stderr,
+               "fabemu run: the fabric did not drain within run.drain_ns ({} packets still in "
+               "flight): saturated far beyond capacity, or deadlocked\n",
+               st.injected_packets - st.delivered_packets);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace fabemu

@@ -1,0 +1,47 @@
+// `fabemu run`: turn a validated spec into an engine, run it, report.
+#pragma once
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "control/spec/spec.h"
+#include "dataplane/core/engine_base.h"
+#include "dataplane/core/fabric.h"
+
+namespace fabemu {
+
+struct RunOptions {
+  std::string json_out;  // write the JSON report here ("-" for stdout)
+  bool quiet = false;    // no progress line, no summary
+};
+
+// Engine configuration from the spec: phases, traffic, packet format, placement.
+EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric);
+
+// Which worker owns each router: contiguous blocks within each rank, so the
+// cut between cores is small (torus X-slabs) and every core gets its share of
+// each rank (Clos).
+std::vector<int> place_routers(const Fabric& fabric, int workers);
+
+struct RunResult {
+  Fabric fabric;
+  RunStats stats;
+  nlohmann::json json;
+};
+
+// Builds the fabric, starts DPDK if needed and runs. `tweak` may adjust the
+// engine configuration (tests attach delivery hooks). Throws std::runtime_error
+// when the run cannot start.
+RunResult run_emulation(const Spec& spec,
+                        const std::function<void(EngineConfig&)>& tweak = nullptr);
+
+// The JSON report of a finished run.
+nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
+                           const RunStats& st);
+
+// The CLI entry: runs, prints progress and a summary, writes JSON. Returns the
+// process exit status (0 ok, 1 run failed or did not drain, 2 bad input).
+int run_command(const Spec& spec, const RunOptions& opts);
+
+}  // namespace fabemu

@@ -1,0 +1,73 @@
+#include "dataplane/core/eal.h"
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace fabemu {
+
+namespace {
+bool g_started = false;
+}
+
+int eal_lcores() { return g_started ? static_cast<int>(rte_lcore_count()) : 0; }
+
+bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args) {
+  if (g_started) {
+    if (static_cast<int>(rte_lcore_count()) < lcores) {
+      *err = "DPDK runs with " + std::to_string(rte_lcore_count()) + " lcore(s) but " +
+             std::to_string(lcores) + " workers were asked for";
+      return false;
+    }
+    return true;
+  }
+  // Use every CPU this process may run on (at least the ones asked for), so a
+  // later run in the same process can use more workers.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; c++)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  if (cpus.empty()) cpus.push_back(0);
+  if (static_cast<int>(cpus.size()) < lcores) {
+    *err = "run.workers is " + std::to_string(lcores) + " but this process may use only " +
+           std::to_string(cpus.size()) + " CPU(s); lower run.workers";
+    return false;
+  }
+  std::string lcore_list;
+  for (size_t i = 0; i < cpus.size(); i++)
+    lcore_list += (i ? "," : "") + std::to_string(cpus[i]);
+  const char* mem = std::getenv("FABEMU_DPDK_MEM_MB");
+  std::vector<std::string> args = {"fabemu",
+                                   "--no-huge",
+                                   "--no-pci",
+                                   "--in-memory",
+                                   "--no-telemetry",
+                                   "--file-prefix=fabemu_" + std::to_string(getpid()),
+                                   "-l",
+                                   lcore_list,
+                                   "-m",
+                                   mem ? mem : "4096",
+                                   "--log-level=error"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (rte_eal_init(static_cast<int>(args.size()), argv.data()) < 0) {
+    *err = std::string("DPDK EAL failed to start: ") + rte_strerror(rte_errno) +
+           " (set FABEMU_DPDK_MEM_MB to change its memory; no hugepages are needed)";
+    return false;
+  }
+  g_started = true;
+  return true;
+}
+
+}  // namespace fabemu

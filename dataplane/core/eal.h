@@ -1,0 +1,17 @@
+// One DPDK EAL per process, started on demand for runs on virtual devices
+// (no hugepages, no PCI): every process gets its own --file-prefix.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace fabemu {
+
+// Starts the EAL once with at least `lcores` lcores (capped at the CPUs this
+// process may use). Later calls only check. Returns false with *err set when
+// the EAL cannot start or has fewer lcores than asked for.
+bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args = {});
+
+// Number of lcores the running EAL has (0 before eal_ensure).
+int eal_lcores();
+
+}  // namespace fabemu

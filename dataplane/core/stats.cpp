@@ -1,0 +1,46 @@
+#include <algorithm>
+
+#include "dataplane/core/engine_base.h"
+
+namespace fabemu {
+
+// Values below kSub land in exact buckets; above, each power of two is split
+// into kSub sub-buckets (12.5% resolution), like HdrHistogram with 3 bits.
+int LatencyHistogram::index_of(uint64_t v) {
+  if (v < kSub) return static_cast<int>(v);
+  const int msb = 63 - __builtin_clzll(v);  // >= 3
+  const int sub = static_cast<int>((v >> (msb - 3)) & (kSub - 1));
+  const int idx = (msb - 2) * kSub + sub;
+  return std::min(idx, kBuckets - 1);
+}
+
+uint64_t LatencyHistogram::lower_bound_of(int idx) {
+  if (idx < kSub) return static_cast<uint64_t>(idx);
+  const int msb = idx / kSub + 2;
+  const uint64_t sub = static_cast<uint64_t>(idx % kSub);
+  return (uint64_t{1} << msb) | (sub << (msb - 3));
+}
+
+void LatencyHistogram::merge(const LatencyHistogram& o) {
+  count += o.count;
+  sum += o.sum;
+  min = std::min(min, o.min);
+  max = std::max(max, o.max);
+  for (int i = 0; i < kBuckets; i++) bucket[i] += o.bucket[i];
+}
+
+uint64_t LatencyHistogram::percentile(double p) const {
+  if (count == 0) return 0;
+  const uint64_t rank = static_cast<uint64_t>(p / 100.0 * double(count) + 0.5);
+  uint64_t seen = 0;
+  for (int i = 0; i < kBuckets; i++) {
+    seen += bucket[i];
+    if (seen >= std::max<uint64_t>(rank, 1)) {
+      const uint64_t upper = i + 1 < kBuckets ? lower_bound_of(i + 1) - 1 : max;
+      return std::clamp(upper, min, max);
+    }
+  }
+  return max;
+}
+
+}  // namespace fabemu

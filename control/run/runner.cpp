@@ -90,11 +90,8 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.hotspot_fraction = spec.traffic.hotspot_fraction;
   const CodecKind kind = codec_of(spec);
   c.codec = static_cast<uint8_t>(kind);
-  c.format = kind == CodecKind::yarc
-                 ? yarc_format(static_cast<uint32_t>(spec.packet.header_units),
-                               static_cast<uint32_t>(spec.packet.max_units))
-                 : t3e_format(static_cast<uint32_t>(spec.packet.header_units),
-                              static_cast<uint32_t>(spec.packet.max_units));
+  c.format = codec_format(kind, static_cast<uint32_t>(spec.packet.header_units),
+                          static_cast<uint32_t>(spec.packet.max_units));
   c.router_worker = place_routers(fabric, spec.run.workers);
   c.progress_s = spec.run.progress_s;
   return c;

@@ -49,7 +49,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   std::vector<std::string> args = {"fabemu",
                                    "--no-huge",
                                    "--no-pci",
-                                   "--in-memory",
+                                   "--no-shconf",
                                    "--no-telemetry",
                                    "--file-prefix=fabemu_" + std::to_string(getpid()),
                                    "-l",

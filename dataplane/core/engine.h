@@ -640,24 +640,17 @@ inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
   if (o.nreq == 0 || o.free_ps > w.now) return;
   const uint32_t nbits = max_ports_ << vc_shift_;
   bool stalled = false;
-  // Round-robin over requesters, starting after the last one granted.
+  // Round-robin over the waiting requesters, starting after the last grant.
   uint32_t i = o.rr;
-  for (uint32_t scanned = 0; scanned < nbits;) {
-    const uint32_t word = i >> 6, bit = i & 63;
-    uint64_t bits = o.req[word] >> bit;
-    if (bits == 0) {
-      const uint32_t step = 64 - bit;
-      scanned += step;
-      i += step;
+  for (uint32_t k = 0, n = o.nreq; k < n; k++) {
+    for (;;) {  // next set bit at or after i, wrapping (n > 0 guarantees one)
       if (i >= nbits) i = 0;
-      continue;
-    }
-    const uint32_t skip = static_cast<uint32_t>(__builtin_ctzll(bits));
-    i += skip;
-    scanned += skip + 1;
-    if (i >= nbits) {
-      i = 0;
-      continue;
+      const uint64_t bits = o.req[i >> 6] >> (i & 63);
+      if (bits) {
+        i += static_cast<uint32_t>(__builtin_ctzll(bits));
+        break;
+      }
+      i = ((i >> 6) + 1) << 6;
     }
     const uint32_t in_p = i >> vc_shift_, in_v = i & ((1u << vc_shift_) - 1);
     const uint32_t c = ch(r, in_p, in_v);
@@ -669,7 +662,6 @@ inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
     }
     stalled = true;
     i++;
-    if (i >= nbits) i = 0;
   }
   if (stalled) w.st.links[o.link].credit_stalls++;
 }
@@ -1221,6 +1213,20 @@ RunStats Engine<R>::run() {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RunStats out = merge();
   out.wall_s = wall;
+  if (getenv("FABEMU_DEBUG_STUCK")) {
+    int shown = 0;
+    for (auto& w : workers_)
+      for (uint32_t r = 0; r < nrouters_ && shown < 20; r++)
+        for (uint32_t p = 0; p < max_ports_; p++)
+          for (uint32_t v = 0; v < nv_; v++) {
+            const uint32_t c = ch(r, p, v);
+            if (!w->qlen[c] || shown >= 20) continue;
+            const PacketMeta* pm = meta(w->q[c * qcap_ + w->qhead[c]].m);
+            const OutPort& o = w->out[oi(r, pm->out_port)];
+            fprintf(stderr, "stuck r%u p%u v%u len%u: dst %u out %u/%u units %u credits %u free %lu nreq %u req0 %lx\n", r, p, v, w->qlen[c], pm->dst, pm->out_port, pm->out_vc, pm->units, o.credits[pm->out_vc], (unsigned long)o.free_ps, o.nreq, (unsigned long)o.req[0]);
+            shown++;
+          }
+  }
   // Free what is still in the fabric (only after a failed or undrained run).
   for (auto& w : workers_) {
     for (size_t c = 0; c < w->qlen.size(); c++)

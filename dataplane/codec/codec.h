@@ -1,0 +1,70 @@
+// The packet codec the engine uses, picked once at start-up from the profile
+// and dispatched by a switch per call (no virtual call per packet, STYLE 7).
+// encode_packet at injection writes the profile's bit-level encoding into the
+// mbuf; decode_check at delivery checks the bytes that crossed the fabric
+// still say what the packet's metadata says.
+#pragma once
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "dataplane/codec/t3e_flit.h"
+#include "dataplane/codec/yarc_phit.h"
+#include "dataplane/core/engine_base.h"
+#include "dataplane/core/packet_meta.h"
+
+namespace fabemu {
+
+enum class CodecKind : uint8_t { yarc, t3e };
+
+// t3e uses T3E flits. yarc and every other profile (flatfly, spider, mesh3d,
+// custom) use YARC phits until they get codecs of their own.
+inline CodecKind codec_for_profile(std::string_view profile) {
+  return profile == "t3e" ? CodecKind::t3e : CodecKind::yarc;
+}
+
+inline const char* codec_name(CodecKind k) { return k == CodecKind::t3e ? "t3e" : "yarc"; }
+
+// The profile's flow-control format. header_units: YARC head + hash +
+// transport header phits (6 for a 32-byte write); T3E header flits (2).
+// max_units: YARC 19, T3E 10.
+inline PacketFormat codec_format(CodecKind k, uint32_t header_units, uint32_t max_units) {
+  switch (k) {
+    case CodecKind::t3e:
+      return t3e_format(header_units, max_units);
+    case CodecKind::yarc:
+    default:
+      return yarc_format(header_units, max_units);
+  }
+}
+
+// Writes the encoding of the packet described by meta (meta.units long,
+// carrying meta.payload_bytes of payload, which may be nullptr for synthetic
+// traffic) into the empty mbuf m. Returns the units written (= meta.units),
+// 0 if meta does not fit the format or m lacks room (m then untouched).
+inline uint16_t encode_packet(CodecKind k, rte_mbuf* m, const PacketMeta& meta,
+                              const uint8_t* payload) {
+  switch (k) {
+    case CodecKind::t3e:
+      return t3e_encode_meta(m, meta, payload);
+    case CodecKind::yarc:
+    default:
+      return yarc_encode_meta(m, meta, payload);
+  }
+}
+
+// True when m decodes, is intact (YARC: CRC good and ok = healthy) and
+// agrees with meta (length, payload bytes, destination, class, source and
+// sequence fields where the header carries them).
+inline bool decode_check(CodecKind k, const rte_mbuf* m, const PacketMeta& meta) {
+  switch (k) {
+    case CodecKind::t3e:
+      return t3e_check_meta(m, meta);
+    case CodecKind::yarc:
+    default:
+      return yarc_check_meta(m, meta);
+  }
+}
+
+}  // namespace fabemu

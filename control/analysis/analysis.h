@@ -1,0 +1,89 @@
+// Analysis of a built fabric under its programmed routing: hop counts,
+// zero-load latency, bisection, channel-dependency deadlock check. Everything
+// is computed from routes traced through the real routing tables
+// (trace_route<R>), so it is the routing the engine will run.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "control/spec/spec.h"
+#include "dataplane/core/fabric.h"
+#include "dataplane/core/packet_meta.h"
+#include "dataplane/core/routing_policy.h"
+#include "dataplane/core/time.h"
+
+namespace fabemu {
+
+// ---- Tracing through tables programmed once -------------------------------
+// RoutingInfo::trace programs the tables at every call, which is fine for one
+// packet but not for a million pairs. A routing file therefore also registers
+// a factory that programs its tables once and returns a tracer holding them;
+// the tracer is safe to call from many threads.
+using RouteTraceFn = std::function<std::vector<HopTrace>(const PacketMeta&)>;
+using RouteTracerFactory = std::function<RouteTraceFn(const Spec&, const Fabric&)>;
+
+void register_route_tracer(const std::string& family, const std::string& routing,
+                           RouteTracerFactory factory);
+
+// The tracer of (spec.topology.family, spec.routing): the registered factory,
+// else RoutingInfo::trace per call (slow). Throws std::invalid_argument when
+// the routing is unknown.
+RouteTraceFn make_route_tracer(const Spec& spec, const Fabric& fabric);
+
+// The metadata a tracer starts from for one packet (src, dst, class).
+PacketMeta trace_meta(uint32_t src_ep, uint32_t dst_ep, uint32_t units, TrafficClass cls,
+                      uint16_t hash = 0);
+
+// ---- Zero-load latency -----------------------------------------------------
+// Sum over the path of the injection link's wire, each router's pipeline_ps
+// and the wire of each link it leaves on (router links and the ejection
+// link), plus units * unit_ps of the slowest link crossed (virtual cut-through:
+// serialization once). kNever when path is empty (unroutable).
+ps_t path_latency_ps(const Fabric& fabric, uint32_t src_ep, const std::vector<HopTrace>& path,
+                     uint32_t units);
+ps_t zero_load_latency_ps(const Spec& spec, const Fabric& fabric, uint32_t src_ep, uint32_t dst_ep,
+                          uint32_t units, TrafficClass cls);
+
+// ---- Summary ---------------------------------------------------------------
+struct FabricSummary {
+  int routers = 0;
+  int links = 0;  // router-to-router unidirectional links
+  int endpoints = 0;
+  int diameter = 0;  // max router-to-router links on any route
+  // Mean router-to-router links over all ordered pairs of distinct endpoints
+  // (src != dst: the pairs uniform random traffic uses). 4x4x4: 192/63.
+  double avg_hops = 0;
+  // Same, including each endpoint's route to itself (0 hops). 4x4x4: 3.0.
+  double avg_hops_with_self = 0;
+  int64_t bisection_links = 0;  // one direction, TopologyInfo::bisection_links
+  // Uniform random load (fraction of injection bandwidth) the bisection can
+  // carry: half of all traffic crosses the cut, E/2 sources each side, so
+  // lambda * E / 4 <= B * link_rate / injection_rate:
+  //   min(1, 4 * B * link_rate / (E * injection_rate)).
+  // (The T3E paper's "twice the bisection bandwidth [both directions] divided
+  // by the number of nodes": 4x4x8 and 8x8x8 -> 1.0, 8x16x8 -> 0.5.)
+  double bisection_bound = 1.0;
+  uint32_t packet_units = 0;      // packet length used for the latencies below
+  ps_t zero_load_ps_typical = 0;  // mean over distinct pairs (requests)
+  ps_t zero_load_ps_max = 0;      // max over distinct pairs (requests)
+  bool deadlock_free = false;     // channel dependency graph acyclic
+  std::string deadlock_cycle;     // one cycle, "r3.p0.v0 -> ... -> r3.p0.v0", if any
+  uint64_t channels = 0;          // (router, out port, VC) channels used by some route
+  uint64_t dependencies = 0;      // channel dependency edges
+  uint64_t routes_traced = 0;     // (src, dst, class) routes traced
+  uint64_t unroutable = 0;        // routes the tables could not deliver
+  std::string first_unroutable;   // "src -> dst (class)" of the first, if any
+};
+
+// Traces every (src, dst) pair in both classes (requests and responses) in
+// parallel. packet_units = spec.packet.header_units (the shortest request:
+// T3E single-word get, 2 flits) unless given.
+FabricSummary summarize(const Spec& spec, const Fabric& fabric);
+FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_units);
+
+// Router-to-router unidirectional links of a fabric.
+int count_router_links(const Fabric& fabric);
+
+}  // namespace fabemu

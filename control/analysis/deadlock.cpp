@@ -1,0 +1,195 @@
+#include "control/analysis/deadlock.h"
+
+#include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "control/analysis/analysis.h"
+
+namespace fabemu {
+
+ChannelDependencyGraph::ChannelDependencyGraph(const Fabric& fabric) : fabric_(fabric) {
+  for (const FabricRouter& r : fabric.routers)
+    ports_ = std::max(ports_, static_cast<int>(r.ports.size()));
+  vcs_ = std::max(1, fabric.num_vcs);
+  slots_ = ports_ * vcs_;
+  words_ = (slots_ + 63) / 64;
+  succ_.assign(fabric.routers.size() * static_cast<size_t>(slots_) * words_, 0);
+}
+
+uint32_t ChannelDependencyGraph::index(int32_t router, int port, int vc) const {
+  return static_cast<uint32_t>((router * ports_ + port) * vcs_ + vc);
+}
+
+Channel ChannelDependencyGraph::channel(uint32_t idx) const {
+  Channel c;
+  c.vc = static_cast<uint8_t>(idx % vcs_);
+  idx /= vcs_;
+  c.port = static_cast<uint8_t>(idx % ports_);
+  c.router = static_cast<int32_t>(idx / ports_);
+  return c;
+}
+
+bool ChannelDependencyGraph::add_dependency(const HopTrace& from, const HopTrace& to) {
+  if (from.router < 0 || static_cast<size_t>(from.router) >= fabric_.routers.size()) return false;
+  const FabricRouter& r = fabric_.routers[from.router];
+  if (from.out_port >= r.ports.size() || r.ports[from.out_port].peer_router != to.router)
+    return false;
+  if (from.out_vc >= vcs_ || to.out_vc >= vcs_ || to.out_port >= ports_) return false;
+  const size_t base = static_cast<size_t>(index(from.router, from.out_port, from.out_vc)) * words_;
+  const int slot = to.out_port * vcs_ + to.out_vc;
+  std::atomic_ref<uint64_t> w(succ_[base + slot / 64]);
+  const uint64_t bit = uint64_t{1} << (slot % 64);
+  if (!(w.load(std::memory_order_relaxed) & bit)) w.fetch_or(bit, std::memory_order_relaxed);
+  return true;
+}
+
+bool ChannelDependencyGraph::add_path(const std::vector<HopTrace>& path) {
+  bool ok = true;
+  for (size_t i = 1; i < path.size(); ++i) ok &= add_dependency(path[i - 1], path[i]);
+  // The last hop's VC must exist too (a dependency-free path has no check above).
+  for (const HopTrace& h : path) ok &= h.out_vc < vcs_;
+  return ok;
+}
+
+uint64_t ChannelDependencyGraph::num_dependencies() const {
+  uint64_t n = 0;
+  for (uint64_t w : succ_) n += static_cast<uint64_t>(__builtin_popcountll(w));
+  return n;
+}
+
+uint64_t ChannelDependencyGraph::num_channels_used() const {
+  const size_t nch = fabric_.routers.size() * static_cast<size_t>(slots_);
+  std::vector<uint8_t> used(nch, 0);
+  for (size_t c = 0; c < nch; ++c) {
+    const Channel ch = channel(static_cast<uint32_t>(c));
+    const FabricRouter& r = fabric_.routers[ch.router];
+    const bool link = ch.port < r.ports.size() && r.ports[ch.port].peer_router >= 0;
+    for (int w = 0; w < words_; ++w) {
+      uint64_t bits = succ_[c * words_ + w];
+      if (!bits) continue;
+      used[c] = 1;
+      if (!link) continue;
+      const size_t next = static_cast<size_t>(r.ports[ch.port].peer_router) * slots_;
+      while (bits) {
+        const int b = __builtin_ctzll(bits);
+        bits &= bits - 1;
+        used[next + w * 64 + b] = 1;
+      }
+    }
+  }
+  uint64_t n = 0;
+  for (uint8_t u : used) n += u;
+  return n;
+}
+
+bool ChannelDependencyGraph::has_dependency(const Channel& from, const Channel& to) const {
+  const FabricRouter& r = fabric_.routers[from.router];
+  if (from.port >= r.ports.size() || r.ports[from.port].peer_router != to.router) return false;
+  if (from.vc >= vcs_ || to.vc >= vcs_ || to.port >= ports_) return false;
+  const size_t base = static_cast<size_t>(index(from.router, from.port, from.vc)) * words_;
+  const int slot = to.port * vcs_ + to.vc;
+  return (succ_[base + slot / 64] >> (slot % 64)) & 1u;
+}
+
+std::vector<Channel> ChannelDependencyGraph::find_cycle() const {
+  const uint32_t nch = static_cast<uint32_t>(fabric_.routers.size() * slots_);
+  enum : uint8_t { kWhite = 0, kGray = 1, kBlack = 2 };
+  std::vector<uint8_t> color(nch, kWhite);
+  struct Frame {
+    uint32_t ch;
+    int next_slot;  // next successor slot to look at
+  };
+  std::vector<Frame> stack;
+  // Next successor slot >= from of channel c, or -1.
+  auto next_succ = [&](uint32_t c, int from) -> int {
+    for (int w = from / 64; w < words_; ++w) {
+      uint64_t bits = succ_[static_cast<size_t>(c) * words_ + w];
+      if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);
+      if (bits) return w * 64 + __builtin_ctzll(bits);
+    }
+    return -1;
+  };
+  for (uint32_t root = 0; root < nch; ++root) {
+    if (color[root] != kWhite) continue;
+    if (next_succ(root, 0) < 0) {
+      color[root] = kBlack;
+      continue;
+    }
+    stack.push_back({root, 0});
+    color[root] = kGray;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const int s = next_succ(f.ch, f.next_slot);
+      if (s < 0) {
+        color[f.ch] = kBlack;
+        stack.pop_back();
+        continue;
+      }
+      f.next_slot = s + 1;
+      const Channel from = channel(f.ch);
+      const int32_t next_router = fabric_.routers[from.router].ports[from.port].peer_router;
+      const uint32_t to = static_cast<uint32_t>(next_router) * slots_ + s;
+      if (color[to] == kGray) {
+        std::vector<Channel> cycle;
+        size_t i = stack.size();
+        while (stack[i - 1].ch != to) --i;
+        for (size_t j = i - 1; j < stack.size(); ++j) cycle.push_back(channel(stack[j].ch));
+        return cycle;
+      }
+      if (color[to] == kWhite) {
+        color[to] = kGray;
+        stack.push_back({to, 0});
+      }
+    }
+  }
+  return {};
+}
+
+std::string describe_cycle(const Fabric& fabric, const std::vector<Channel>& cycle) {
+  std::string s;
+  auto name = [&](const Channel& c) {
+    const FabricRouter& r = fabric.routers[c.router];
+    return fmt::format("r{}({},{},{}).p{}.v{}", c.router, r.coord[0], r.coord[1], r.coord[2],
+                       c.port, c.vc);
+  };
+  for (const Channel& c : cycle) {
+    s += name(c);
+    s += " -> ";
+  }
+  if (!cycle.empty()) s += name(cycle.front());
+  return s;
+}
+
+DeadlockReport check_deadlock(const Spec& spec, const Fabric& fabric) {
+  const RouteTraceFn trace = make_route_tracer(spec, fabric);
+  ChannelDependencyGraph g(fabric);
+  const uint32_t e = static_cast<uint32_t>(fabric.endpoints.size());
+  tbb::enumerable_thread_specific<uint64_t> bad(0);
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, e),
+                    [&](const tbb::blocked_range<uint32_t>& rg) {
+                      uint64_t& b = bad.local();
+                      for (uint32_t s = rg.begin(); s != rg.end(); ++s)
+                        for (uint32_t d = 0; d < e; ++d) {
+                          if (d == s) continue;
+                          for (TrafficClass cls : {TrafficClass::request, TrafficClass::response}) {
+                            const std::vector<HopTrace> p = trace(trace_meta(s, d, 1, cls));
+                            if (p.empty() || !g.add_path(p)) ++b;
+                          }
+                        }
+                    });
+  DeadlockReport rep;
+  for (uint64_t b : bad) rep.unroutable += b;
+  rep.cycle = g.find_cycle();
+  rep.deadlock_free = rep.cycle.empty();
+  rep.description = describe_cycle(fabric, rep.cycle);
+  rep.channels = g.num_channels_used();
+  rep.dependencies = g.num_dependencies();
+  return rep;
+}
+
+}  // namespace fabemu

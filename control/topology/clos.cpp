@@ -1,0 +1,194 @@
+#include "control/topology/clos.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include "control/analysis/analysis.h"
+#include "control/topology/link_timing.h"
+#include "control/topology/registry.h"
+#include "dataplane/core/engine.h"
+
+namespace fabemu {
+
+namespace {
+
+constexpr int kRank1Radix = 64;
+constexpr int kRank2Radix = 32;  // a YARC split into two radix-32 virtual routers
+constexpr int kSubtreeBits = 5;  // log2(kClosSubtree)
+
+void check_clos_spec(const Spec& spec) {
+  const int rank = spec.topology.rank;
+  const int e = spec.topology.endpoints;
+  if (rank != 1 && rank != 2)
+    throw std::invalid_argument(
+        fmt::format("topology.rank = {}: clos supports ranks 1 and 2", rank));
+  const int max_e = rank == 1 ? kClosSubtree : kClosSubtree * kRank2Radix;
+  if (e < 1 || e > max_e)
+    throw std::invalid_argument(
+        fmt::format("topology.endpoints = {}: a rank {} clos has 1..{} endpoints", e, rank, max_e));
+  if (spec.router.radix != kRank1Radix)
+    throw std::invalid_argument(fmt::format(
+        "router.radix = {}: the clos family is built of radix-64 YARC routers", spec.router.radix));
+  if (spec.vcs.count < 1 || spec.vcs.count > kMaxVcs)
+    throw std::invalid_argument(
+        fmt::format("vcs.count = {}: must be in 1..{}", spec.vcs.count, kMaxVcs));
+}
+
+FabricPort link_port(int32_t peer_router, int peer_port, ps_t unit, ps_t wire, uint8_t label) {
+  FabricPort p;
+  p.peer_router = peer_router;
+  p.peer_port = static_cast<int16_t>(peer_port);
+  p.unit_ps = unit;
+  p.wire_ps = wire;
+  p.label = label;
+  return p;
+}
+
+}  // namespace
+
+Fabric build_clos(const Spec& spec) {
+  check_clos_spec(spec);
+  const int rank = spec.topology.rank;
+  const int e = spec.topology.endpoints;
+  const ps_t unit = unit_ps(spec);
+  const ps_t wire = wire_ps(spec);
+
+  Fabric f;
+  f.name = fmt::format("yarc R{} {}", rank, e);
+  f.topology = "clos";
+  f.routing = spec.routing;
+  f.num_vcs = spec.vcs.count;
+  for (int v = 0; v < kMaxVcs; ++v)
+    f.vc_buffer_units[v] = v < f.num_vcs ? static_cast<uint32_t>(spec.vcs.buffer_units) : 0;
+  f.unit_bits = static_cast<uint32_t>(spec.link.phit_bits * spec.link.phits_per_unit);
+  f.unit_name = spec.link.phits_per_unit == 1 ? "phit" : "flit";
+
+  const int r1 = rank == 1 ? 1 : (e + kClosSubtree - 1) / kClosSubtree;
+  const int r2 = rank == 1 ? 0 : kRank2Radix;
+  f.routers.resize(r1 + r2);
+  for (int i = 0; i < r1; ++i) {
+    FabricRouter& r = f.routers[i];
+    r.id = i;
+    r.rank = 1;
+    r.coord = {1, i, 0};
+    r.ports.resize(kRank1Radix);
+    for (int p = 0; p < kRank1Radix; ++p) r.ports[p].label = p < kClosSubtree ? kClosDown : kClosUp;
+    if (rank == 2)
+      for (int j = 0; j < kRank2Radix; ++j)
+        r.ports[kClosSubtree + j] = link_port(r1 + j, i, unit, wire, kClosUp);
+  }
+  for (int j = 0; j < r2; ++j) {
+    FabricRouter& r = f.routers[r1 + j];
+    r.id = r1 + j;
+    r.rank = 2;
+    r.coord = {2, j, 0};
+    r.ports.resize(kRank2Radix);
+    for (int i = 0; i < kRank2Radix; ++i) r.ports[i].label = kClosDown;
+    for (int i = 0; i < r1; ++i) r.ports[i] = link_port(i, kClosSubtree + j, unit, wire, kClosDown);
+  }
+  f.endpoints.resize(e);
+  for (int ep = 0; ep < e; ++ep) {
+    const int router = ep / kClosSubtree;
+    const int port = ep % kClosSubtree;
+    FabricPort& p = f.routers[router].ports[port];
+    p.endpoint = ep;
+    p.unit_ps = unit;
+    p.wire_ps = wire;
+    p.label = kClosDown;
+    FabricEndpoint& x = f.endpoints[ep];
+    x.id = ep;
+    x.router = router;
+    x.port = static_cast<int16_t>(port);
+    x.unit_ps = unit;
+    x.wire_ps = wire;
+  }
+  return f;
+}
+
+int64_t clos_bisection_links(const Spec& spec, const Fabric& fabric) {
+  if (spec.topology.rank == 1) return spec.topology.endpoints / 2;
+  int64_t r1 = 0;
+  for (const FabricRouter& r : fabric.routers) r1 += r.rank == 1;
+  return r1 * kRank2Radix / 2;
+}
+
+YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
+  YarcTables t;
+  t.latency_ps = static_cast<ps_t>(std::llround(spec.router.latency_ns * 1000.0));
+  t.adaptive_responses = true;
+  t.routers.resize(fabric.routers.size());
+  for (size_t ri = 0; ri < fabric.routers.size(); ++ri) {
+    const FabricRouter& r = fabric.routers[ri];
+    YarcRouterTable& rt = t.routers[ri];
+    const int rank = r.rank;
+    const int index = r.coord[1];
+    const int span_bits = kSubtreeBits * rank;  // destinations below: 32^rank
+    // Root detect: rank-1 router i roots destinations 32i..32i+31 (location
+    // 32i, mask 0x1F); every rank-2 router roots the whole network of up to
+    // 1024 endpoints (location 0, mask 0x3FF).
+    const uint32_t location = rank == 1 ? static_cast<uint32_t>(index) << kSubtreeBits : 0;
+    rt.root_location = static_cast<uint16_t>(location & kYarcDestMask);
+    rt.root_mask = static_cast<uint16_t>(((1u << span_bits) - 1) & kYarcDestMask);
+    // Hash bits: rank 1 uses 0..7, rank 2 5..12, rank 3 10..14 (section 7.8.2).
+    rt.hash_shift = static_cast<uint8_t>(kSubtreeBits * (rank - 1));
+    rt.down_shift = static_cast<uint8_t>(kSubtreeBits * (rank - 1));
+    rt.down_mask = (1u << kSubtreeBits) - 1;
+    // Logical -> physical port map from the wiring: at rank 1 logical j is
+    // the endpoint with dst & 31 == j; at rank 2 logical i is rank-1 router i.
+    for (int l = 0; l < kYarcPorts; ++l) rt.port_map[l] = static_cast<uint8_t>(l);
+    uint64_t up = 0;
+    for (size_t p = 0; p < r.ports.size(); ++p) {
+      const FabricPort& fp = r.ports[p];
+      if (fp.endpoint >= 0) {
+        rt.port_map[fp.endpoint & rt.down_mask] = static_cast<uint8_t>(p);
+      } else if (fp.peer_router >= 0) {
+        const FabricRouter& peer = fabric.routers[fp.peer_router];
+        if (fp.label == kClosUp)
+          up |= uint64_t{1} << p;
+        else if (peer.rank == rank - 1)
+          rt.port_map[peer.coord[1] & rt.down_mask] = static_cast<uint8_t>(p);
+      }
+    }
+    // Healthy network: a single entry matching every destination, all uplinks.
+    if (up) rt.up[0].set(0, kYarcDestMask, up);
+  }
+  return t;
+}
+
+namespace {
+
+const char* kClosSummary =
+    "BlackWidow folded Clos of radix-64 YARC routers: rank 1 (<= 32 endpoints) or rank 2 "
+    "(<= 1024; 32 endpoints + 32 uplinks per rank-1 router, 32 radix-32 rank-2 routers)";
+
+FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"clos", kClosSummary, build_clos, clos_bisection_links});
+
+FABEMU_REGISTER_ROUTING(RoutingInfo{
+    "clos", "updown",
+    "YARC up/down routing: root-detect register, 8-entry up table (highest match wins), "
+    "hashed deterministic requests, adaptive responses, shift/mask down routes",
+    2, 1, true,
+    [](const Spec& spec, const Fabric& fabric, const EngineConfig& cfg) {
+      return make_engine<YarcUpDown>(program_yarc_tables(spec, fabric), fabric, cfg);
+    },
+    [](const Spec& spec, const Fabric& fabric, const PacketMeta& m) {
+      const YarcTables t = program_yarc_tables(spec, fabric);
+      return trace_route<YarcUpDown>(t, fabric, m);
+    }});
+
+[[maybe_unused]] const bool kClosTracer =
+    (register_route_tracer(
+         "clos", "updown",
+         [](const Spec& spec, const Fabric& fabric) -> RouteTraceFn {
+           auto t = std::make_shared<const YarcTables>(program_yarc_tables(spec, fabric));
+           return
+               [t, &fabric](const PacketMeta& m) { return trace_route<YarcUpDown>(*t, fabric, m); };
+         }),
+     true);
+
+}  // namespace
+
+}  // namespace fabemu

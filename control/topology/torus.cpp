@@ -1,0 +1,237 @@
+#include "control/topology/torus.h"
+
+#include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include "control/analysis/analysis.h"
+#include "control/topology/link_timing.h"
+#include "control/topology/registry.h"
+#include "dataplane/core/engine.h"
+
+namespace fabemu {
+
+namespace {
+
+void check_torus_spec(const Spec& spec) {
+  for (int d = 0; d < 3; ++d)
+    if (spec.topology.dims[d] < 1 || spec.topology.dims[d] > 255)
+      throw std::invalid_argument(
+          fmt::format("topology.dims[{}] = {}: each torus dimension must be in 1..255", d,
+                      spec.topology.dims[d]));
+  const int e = spec.topology.endpoints_per_router;
+  if (e < 1 || kT3eFirstPePort + e > kMaxPorts)
+    throw std::invalid_argument(fmt::format("topology.endpoints_per_router = {}: must be in 1..{}",
+                                            e, kMaxPorts - kT3eFirstPePort));
+  if (spec.vcs.count < 1 || spec.vcs.count > kMaxVcs)
+    throw std::invalid_argument(
+        fmt::format("vcs.count = {}: must be in 1..{}", spec.vcs.count, kMaxVcs));
+}
+
+ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }
+ps_t minus_wire(ps_t v, ps_t wire) { return v > wire ? v - wire : 0; }
+
+}  // namespace
+
+Fabric build_torus(const Spec& spec) {
+  check_torus_spec(spec);
+  const std::array<int, 3> k = spec.topology.dims;
+  const int epr = spec.topology.endpoints_per_router;
+  const ps_t unit = unit_ps(spec);
+  const ps_t wire = wire_ps(spec);
+
+  Fabric f;
+  f.name = fmt::format("t3e {}x{}x{}", k[0], k[1], k[2]);
+  f.topology = "torus";
+  f.routing = spec.routing;
+  f.num_vcs = spec.vcs.count;
+  for (int v = 0; v < kMaxVcs; ++v)
+    f.vc_buffer_units[v] =
+        v < f.num_vcs ? static_cast<uint32_t>(v < kT3eAdaptiveVc ? spec.vcs.buffer_units
+                                                                 : spec.vcs.adaptive_buffer_units)
+                      : 0;
+  f.unit_bits = static_cast<uint32_t>(spec.link.phit_bits * spec.link.phits_per_unit);
+  f.unit_name = "flit";
+
+  const int n = k[0] * k[1] * k[2];
+  f.routers.resize(n);
+  f.endpoints.resize(static_cast<size_t>(n) * epr);
+  for (int x = 0; x < k[0]; ++x)
+    for (int y = 0; y < k[1]; ++y)
+      for (int z = 0; z < k[2]; ++z) {
+        const int32_t id = torus_router_id(k, x, y, z);
+        FabricRouter& r = f.routers[id];
+        r.id = id;
+        r.coord = {x, y, z};
+        r.rank = 0;
+        r.ports.resize(kT3eFirstPePort + epr);
+        const std::array<int, 3> c{x, y, z};
+        for (int d = 0; d < kT3eDirections; ++d) {
+          const int dim = t3e_dim(d);
+          FabricPort& p = r.ports[d];
+          p.label = static_cast<uint8_t>(d);
+          if (k[dim] == 1) continue;
+          std::array<int, 3> nc = c;
+          nc[dim] = (c[dim] + (t3e_plus(d) ? 1 : k[dim] - 1)) % k[dim];
+          p.peer_router = torus_router_id(k, nc[0], nc[1], nc[2]);
+          p.peer_port = static_cast<int16_t>(t3e_opposite(d));
+          p.unit_ps = unit;
+          p.wire_ps = wire;
+        }
+        for (int j = 0; j < epr; ++j) {
+          const int32_t ep = id * epr + j;
+          FabricPort& p = r.ports[kT3eFirstPePort + j];
+          p.endpoint = ep;
+          p.unit_ps = unit;
+          p.wire_ps = 0;
+          p.label = kTorusPeLabel;
+          FabricEndpoint& e = f.endpoints[ep];
+          e.id = ep;
+          e.router = id;
+          e.port = static_cast<int16_t>(kT3eFirstPePort + j);
+          e.unit_ps = unit;
+          e.wire_ps = 0;
+        }
+      }
+  return f;
+}
+
+int64_t torus_bisection_links(const Spec& spec, const Fabric& fabric) {
+  const std::array<int, 3> k = spec.topology.dims;
+  const int64_t n = static_cast<int64_t>(k[0]) * k[1] * k[2];
+  int64_t best = -1;
+  for (int d = 0; d < 3; ++d) {
+    if (k[d] < 2) continue;
+    const int64_t links = 2 * n / k[d];
+    if (best < 0 || links < best) best = links;
+  }
+  return best < 0 ? 0 : best;
+}
+
+T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric) {
+  if (fabric.num_vcs < 4)
+    throw std::invalid_argument(fmt::format(
+        "routing direction_order needs 4 VCs (request and response dateline pairs), have {}",
+        fabric.num_vcs));
+  T3eTables t;
+  const int nr = static_cast<int>(fabric.routers.size());
+  t.num_routers = nr;
+  int kmax[3] = {1, 1, 1};
+  t.coord.resize(nr);
+  for (int r = 0; r < nr; ++r)
+    for (int d = 0; d < 3; ++d) {
+      t.coord[r][d] = static_cast<uint8_t>(fabric.routers[r].coord[d]);
+      kmax[d] = std::max(kmax[d], fabric.routers[r].coord[d] + 1);
+    }
+  for (int d = 0; d < 3; ++d) t.k[d] = static_cast<uint8_t>(kmax[d]);
+
+  t.dest.resize(fabric.endpoints.size());
+  for (size_t e = 0; e < fabric.endpoints.size(); ++e) {
+    const FabricEndpoint& ep = fabric.endpoints[e];
+    t.dest[e].router = ep.router;
+    t.dest[e].coord = t.coord[ep.router];
+    t.dest[e].port = static_cast<uint8_t>(ep.port);
+  }
+
+  // Source table: the shortest direction in each dimension (ties: +).
+  t.path.assign(static_cast<size_t>(nr) * nr, 0);
+  tbb::parallel_for(tbb::blocked_range<int>(0, nr), [&](const tbb::blocked_range<int>& rg) {
+    for (int s = rg.begin(); s != rg.end(); ++s)
+      for (int d = 0; d < nr; ++d) {
+        uint8_t bits = kT3ePathAdaptive;
+        for (int dim = 0; dim < 3; ++dim) {
+          const int k = t.k[dim];
+          const int delta = (t.coord[d][dim] - t.coord[s][dim] + k) % k;
+          if (delta == 0) continue;
+          bits |= static_cast<uint8_t>(1u << (delta <= k - delta ? dim : dim + 3));
+        }
+        t.path[static_cast<size_t>(s) * nr + d] = bits;
+      }
+  });
+
+  // Time-of-crossing VC assignment: every packet starts a direction on VC0.
+  t.vc_table.assign(nr, std::array<uint8_t, kT3eDirections>{});
+
+  // Table 2 fall-through (pin to pin, wire included) less the output wire.
+  std::array<ps_t, kMaxPorts> wire{};
+  for (int p = 0; p < kMaxPorts; ++p)
+    for (const FabricRouter& r : fabric.routers)
+      if (p < static_cast<int>(r.ports.size()) && r.ports[p].connected()) {
+        wire[p] = r.ports[p].wire_ps;
+        break;
+      }
+  const ps_t straight = ns_to_ps(spec.router.straight_ns);
+  const ps_t turn = ns_to_ps(spec.router.turn_ns);
+  const ps_t endpoint = ns_to_ps(spec.router.endpoint_ns);
+  for (int p = 0; p < kMaxPorts; ++p) {
+    t.straight_ps[p] = minus_wire(straight, wire[p]);
+    t.turn_ps[p] = minus_wire(turn, wire[p]);
+    t.endpoint_ps[p] = minus_wire(endpoint, wire[p]);
+  }
+  return t;
+}
+
+bool t3e_vc_tables_safe(const T3eTables& t, std::string* why) {
+  for (int r = 0; r < t.num_routers; ++r)
+    for (int d = 0; d < kT3eDirections; ++d) {
+      const int dim = t3e_dim(d);
+      const int k = t.k[dim];
+      const int s = t.coord[r][dim];
+      for (int o = 0; o < k; ++o) {
+        if (!((t.vc_table[r][d] >> (o & 7)) & 1u)) continue;
+        // Entering direction d at ordinate s towards o crosses the dateline
+        // (k-1 -> 0 going +, 0 -> k-1 going -) iff o < s going +, o > s going -.
+        const bool crosses = t3e_plus(d) ? o < s : o > s;
+        if (crosses) {
+          if (why)
+            *why = fmt::format(
+                "router {}: VC table bit {} of direction {} selects VC1 for destination "
+                "ordinate {}, whose route crosses the dateline",
+                r, o & 7, d, o);
+          return false;
+        }
+      }
+    }
+  return true;
+}
+
+namespace {
+
+const char* kTorusSummary =
+    "kx x ky x kz bidirectional 3D torus of Cray T3E routers (ports 0..5: +X +Y +Z -X -Y -Z, "
+    "6..: PEs)";
+
+FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"torus", kTorusSummary, build_torus, torus_bisection_links});
+
+FABEMU_REGISTER_ROUTING(RoutingInfo{
+    "torus", "direction_order",
+    "T3E direction-order routing (+X +Y +Z -X -Y -Z) from a source table, dateline VC pairs "
+    "for requests (VC0/VC1) and responses (VC2/VC3)",
+    5, 4, true,
+    [](const Spec& spec, const Fabric& fabric, const EngineConfig& cfg) {
+      return make_engine<T3eDirectionOrder>(program_t3e_tables(spec, fabric), fabric, cfg);
+    },
+    [](const Spec& spec, const Fabric& fabric, const PacketMeta& m) {
+      const T3eTables t = program_t3e_tables(spec, fabric);
+      return trace_route<T3eDirectionOrder>(t, fabric, m);
+    }});
+
+[[maybe_unused]] const bool kTorusTracer =
+    (register_route_tracer("torus", "direction_order",
+                           [](const Spec& spec, const Fabric& fabric) -> RouteTraceFn {
+                             auto t = std::make_shared<const T3eTables>(
+                                 program_t3e_tables(spec, fabric));
+                             return [t, &fabric](const PacketMeta& m) {
+                               return trace_route<T3eDirectionOrder>(*t, fabric, m);
+                             };
+                           }),
+     true);
+
+}  // namespace
+
+}  // namespace fabemu

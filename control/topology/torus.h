@@ -1,0 +1,47 @@
+// Torus family "torus" (profile t3e): a kx x ky x kz bidirectional 3D torus
+// of T3E routers, and the programming of the T3E routing tables
+// (dataplane/routing/t3e_direction_order.h).
+//
+// Routers: id = (x * ky + y) * kz + z, so contiguous id blocks are X-slabs.
+// Ports 0..5: directions +X +Y +Z -X -Y -Z (label = direction); port d of
+// router r drives port (d + 3) % 6 of its neighbour in direction d. A
+// dimension of size 1 leaves its two ports unconnected.
+// Ports 6..6+E-1 (E = endpoints_per_router): PE ports, label 6; endpoint
+// id = router * E + j sits on port 6 + j. The PE interface is on the router:
+// injection/ejection links have wire 0 and the spec's unit time.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "control/spec/spec.h"
+#include "dataplane/core/fabric.h"
+#include "dataplane/routing/t3e_direction_order.h"
+
+namespace fabemu {
+
+inline constexpr uint8_t kTorusPeLabel = 6;
+
+constexpr int32_t torus_router_id(const std::array<int, 3>& k, int x, int y, int z) {
+  return (x * k[1] + y) * k[2] + z;
+}
+
+// Throws std::invalid_argument on a bad size (k in 1..255, 1..58 endpoints per router).
+Fabric build_torus(const Spec& spec);
+
+// Minimum over dimensions (k > 1) of the links crossing a cut of that
+// dimension in one direction: 2 * N / k (two cut points per ring, N / k
+// rings). 4x4x4: 32; 8x16x8: 128 (the T3E's 153.6 GB/s both ways).
+int64_t torus_bisection_links(const Spec& spec, const Fabric& fabric);
+
+// Source routing table (minimal, shortest direction per dimension, ties +),
+// "time of crossing" VC tables (all zeros), Table 2 fall-through less wire.
+// Throws std::invalid_argument when the fabric has fewer than 4 VCs.
+T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric);
+
+// True when no VC-table bit asks for VC1 on a route that would cross a
+// dateline from that router (destination ordinates alias mod 8, as in the
+// T3E's 8-entry tables); otherwise false and *why names the first offender.
+bool t3e_vc_tables_safe(const T3eTables& t, std::string* why = nullptr);
+
+}  // namespace fabemu

@@ -1,0 +1,164 @@
+// Cray T3E direction-order routing (Scott & Thorson, Hot Interconnects 1996,
+// sections 2-4) as a routing policy for Engine<R> (dataplane/core/routing_policy.h).
+//
+//  - Source table lookup: at the source the PE interface looks up the
+//    destination in the routing table (one entry per destination: the
+//    deterministic path = which direction to take in each dimension, and
+//    whether adaptivity is allowed) and writes the routing tag into the packet.
+//  - Direction order: at every router the packet takes the first direction in
+//    the order +X +Y +Z -X -Y -Z in which it still has to move; when none is
+//    left it leaves on the destination's PE port.
+//  - Datelines: one per unidirectional ring, on the wrap-around link
+//    (k-1 -> 0 for a + ring, 0 -> k-1 for a - ring). A packet that crosses the
+//    dateline on VC0 of its pair is switched to VC1 leaving the dateline node;
+//    a packet may not cross a dateline on VC1 (control/ only programs VC
+//    tables that guarantee it).
+//  - VC lookup table: when a packet enters a new direction, the VC of its pair
+//    is the table bit of this router for (direction, destination ordinate & 7)
+//    — 2(kx+ky+kz) bits per router, at most 8 per direction as in the T3E.
+//    All zeros is the "time of crossing" assignment.
+//  - Request/response: requests use VC0/VC1, responses VC2/VC3. VC4 (the
+//    adaptive VC) exists in the fabric but deterministic routing never uses it.
+//
+// Port numbering of a torus router: ports 0..5 are the directions in T3E order
+// (+X, +Y, +Z, -X, -Y, -Z); port d sends in direction d, so a packet that
+// travels in direction d arrives on the neighbour's port (d + 3) % 6. Ports
+// 6.. are the PE (endpoint) ports.
+//
+// Route state in PacketMeta::route[]:
+//   [0..2] destination router coordinates (x, y, z)
+//   [3]    bits 0..5: directions of the deterministic path (bit d = travel d);
+//          bit 6: adaptivity allowed (table entry; not used by this policy)
+//   [4]    PE port of the destination endpoint on its router
+//   [5]    direction of the last hop taken (0..5), 6 = ejected, 0xFF = none
+//
+// Hot path: header-only, no allocation, no exceptions, no division.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "dataplane/core/fabric.h"
+#include "dataplane/core/packet_meta.h"
+#include "dataplane/core/route.h"
+#include "dataplane/core/time.h"
+
+namespace fabemu {
+
+inline constexpr int kT3eDirections = 6;
+inline constexpr uint8_t kT3eFirstPePort = 6;
+inline constexpr uint8_t kT3eAdaptiveVc = 4;
+inline constexpr uint8_t kT3ePathAdaptive = 1u << 6;  // path entry: adaptivity allowed
+inline constexpr uint8_t kT3eNoDirection = 0xFF;
+inline constexpr uint8_t kT3eEjected = 6;
+
+// Direction helpers: d in 0..5, T3E order +X +Y +Z -X -Y -Z.
+constexpr int t3e_dim(int d) { return d < 3 ? d : d - 3; }
+constexpr bool t3e_plus(int d) { return d < 3; }
+constexpr int t3e_opposite(int d) { return d < 3 ? d + 3 : d - 3; }
+
+// Where a destination endpoint lives (the "physical address" part of the
+// T3E routing table entry).
+struct T3eDest {
+  int32_t router = 0;
+  std::array<uint8_t, 3> coord{0, 0, 0};
+  uint8_t port = kT3eFirstPePort;
+};
+
+struct T3eTables {
+  std::array<uint8_t, 3> k{1, 1, 1};  // ring sizes kx, ky, kz
+  int32_t num_routers = 0;
+  // Per router: its coordinates (the "who am I" register).
+  std::vector<std::array<uint8_t, 3>> coord;
+  // Per endpoint: destination router, coordinates and PE port.
+  std::vector<T3eDest> dest;
+  // Source routing table: path[src_router * num_routers + dst_router] =
+  // direction bits (bit d: travel in direction d) | kT3ePathAdaptive.
+  std::vector<uint8_t> path;
+  // VC lookup table: vc_table[router][d] bit i = VC (0/1 of the pair) for a
+  // packet entering direction d at this router whose destination ordinate in
+  // that dimension is i (mod 8).
+  std::vector<std::array<uint8_t, kT3eDirections>> vc_table;
+  // Router fall-through less the wire of the output link, per output port
+  // (the wire is counted on the link, so pipeline + wire = Table 2 value).
+  std::array<ps_t, kMaxPorts> straight_ps{};
+  std::array<ps_t, kMaxPorts> turn_ps{};
+  std::array<ps_t, kMaxPorts> endpoint_ps{};
+};
+
+struct T3eDirectionOrder {
+  using Tables = T3eTables;
+
+  // The PE's source table lookup: writes the routing tag and the starting VC
+  // (VC0 of the class's pair).
+  static void on_inject(const Tables& t, const Fabric& /*f*/, PacketMeta& m) {
+    const T3eDest& d = t.dest[m.dst];
+    const int32_t src_router = t.dest[m.src].router;
+    m.route[0] = d.coord[0];
+    m.route[1] = d.coord[1];
+    m.route[2] = d.coord[2];
+    m.route[3] = t.path[static_cast<size_t>(src_router) * static_cast<size_t>(t.num_routers) +
+                        static_cast<size_t>(d.router)];
+    m.route[4] = d.port;
+    m.route[5] = kT3eNoDirection;
+    m.vc = pair_base(m);
+  }
+
+  // First remaining direction in T3E order, or 6 when the packet has arrived.
+  static int next_direction(const Tables& t, int32_t router, const PacketMeta& m) {
+    const std::array<uint8_t, 3>& c = t.coord[static_cast<size_t>(router)];
+    // Bit d of 'pending' is set when dimension t3e_dim(d) still differs.
+    const unsigned differ = (c[0] != m.route[0] ? 0x09u : 0u) | (c[1] != m.route[1] ? 0x12u : 0u) |
+                            (c[2] != m.route[2] ? 0x24u : 0u);
+    const unsigned pending = differ & m.route[3] & 0x3Fu;
+    return pending ? __builtin_ctz(pending) : kT3eDirections;
+  }
+
+  // True when leaving 'router' in direction d crosses that ring's dateline.
+  static bool crosses_dateline(const Tables& t, int32_t router, int d) {
+    const int dim = t3e_dim(d);
+    const uint8_t c = t.coord[static_cast<size_t>(router)][dim];
+    const uint8_t k = t.k[dim];
+    return k > 1 && (t3e_plus(d) ? c == k - 1 : c == 0);
+  }
+
+  static void route(const Tables& t, int32_t router, uint8_t in_port, const PacketMeta& m,
+                    RouteCandidates& out) {
+    const int d = next_direction(t, router, m);
+    out.adaptive = false;
+    if (d == kT3eDirections) {
+      out.add(m.route[4], m.vc);
+      return;
+    }
+    const uint8_t base = pair_base(m);
+    uint8_t bit;
+    if (in_port < kT3eDirections && t3e_opposite(in_port) == d) {
+      bit = m.vc & 1u;  // continuing in the same direction: keep the VC
+    } else {
+      const uint8_t ord = m.route[t3e_dim(d)] & 7u;
+      bit = (t.vc_table[static_cast<size_t>(router)][d] >> ord) & 1u;
+    }
+    // Crossing the dateline on VC0 switches to VC1 leaving the dateline node.
+    // (Crossing on VC1 is forbidden; the VC tables control/ programs never
+    // ask for it, and the tests check every route.)
+    if (crosses_dateline(t, router, d)) bit = 1;
+    out.add(static_cast<uint8_t>(d), static_cast<uint8_t>(base + bit));
+  }
+
+  static ps_t pipeline_ps(const Tables& t, int32_t /*router*/, uint8_t in_port, uint8_t out_port) {
+    if (in_port >= kT3eDirections || out_port >= kT3eDirections) return t.endpoint_ps[out_port];
+    if (t3e_opposite(in_port) == out_port) return t.straight_ps[out_port];
+    return t.turn_ps[out_port];
+  }
+
+  static void on_forward(const Tables& /*t*/, int32_t /*router*/, uint8_t out_port, PacketMeta& m) {
+    m.route[5] = out_port < kT3eDirections ? out_port : kT3eEjected;
+  }
+
+ private:
+  static uint8_t pair_base(const PacketMeta& m) {
+    return m.cls == static_cast<uint8_t>(TrafficClass::response) ? 2 : 0;
+  }
+};
+
+}  // namespace fabemu

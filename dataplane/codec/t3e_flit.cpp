@@ -1,5 +1,9 @@
 #include "dataplane/codec/t3e_flit.h"
 
+#include <rte_byteorder.h>
+
+#include <cstring>
+
 #include "dataplane/core/engine_base.h"
 #include "dataplane/core/packet_meta.h"
 
@@ -7,13 +11,15 @@ namespace fabemu {
 
 namespace {
 
+// Flit words are big-endian on the wire.
 inline uint64_t rd64(const uint8_t* p) {
-  uint64_t w = 0;
-  for (int i = 0; i < 8; i++) w = (w << 8) | p[i];
-  return w;
+  uint64_t w;
+  std::memcpy(&w, p, sizeof(w));
+  return rte_be_to_cpu_64(w);
 }
 inline void wr64(uint8_t* p, uint64_t w) {
-  for (int i = 7; i >= 0; i--, w >>= 8) p[i] = static_cast<uint8_t>(w);
+  w = rte_cpu_to_be_64(w);
+  std::memcpy(p, &w, sizeof(w));
 }
 inline void wr_flit(uint8_t* p, uint8_t ctl, uint64_t word) {
   p[0] = ctl;
@@ -127,10 +133,10 @@ uint16_t t3e_encode(rte_mbuf* m, const T3eHead& head, const uint8_t* payload,
   for (uint32_t i = header_flits, off = 0; i < n; i++, off += kT3eWordBytes) {
     uint8_t* f = p + i * kT3eFlitBytes;
     f[0] = ctl(i);
-    for (uint32_t b = 0; b < kT3eWordBytes; b++) {
-      const uint32_t k = off + b;
-      f[1 + b] = (k < payload_bytes && payload != nullptr) ? payload[k] : 0;
-    }
+    const uint32_t left = payload_bytes - off;
+    const uint32_t take = payload == nullptr ? 0 : left < kT3eWordBytes ? left : kT3eWordBytes;
+    if (take != 0) std::memcpy(f + 1, payload + off, take);
+    std::memset(f + 1 + take, 0, kT3eWordBytes - take);
   }
   return static_cast<uint16_t>(n);
 }

@@ -1,0 +1,117 @@
+#include "control/cli/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "control/cli/commands.h"
+
+namespace fabemu {
+
+namespace {
+
+constexpr const char* kSetHelp =
+    "override one spec field after the file: KEY is a dotted path, VALUE a YAML value, e.g. "
+    "--set traffic.load=0.5 --set topology.dims=[8,8,8] (repeatable; applied in order)";
+
+// FILE plus any number of --set on a subcommand.
+void add_spec_args(CLI::App* cmd, SpecArgs* args) {
+  cmd->add_option("FILE", args->file, "fabric spec (YAML); see topologies/")->required();
+  // One value per --set, so that `--set a=1 FILE` never swallows FILE.
+  cmd->add_option("--set,-s", args->sets, kSetHelp)
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+}
+
+}  // namespace
+
+int fabemu_main(int argc, char** argv) {
+  CLI::App app{
+      "fabemu: emulate multiprocessor interconnection fabrics (Cray T3E torus, Cray BlackWidow "
+      "folded Clos, ...) on DPDK, from a YAML fabric spec.",
+      "fabemu"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "fabemu 0.1.0");
+  app.footer(
+      "Exit status: 0 ok; 1 the run or the analysis failed; 2 bad command line or bad spec "
+      "(nothing started).\nRun `fabemu SUBCOMMAND --help` for each subcommand; README.md has "
+      "the spec reference.");
+
+  SpecArgs check_args;
+  CLI::App* check = app.add_subcommand(
+      "check", "Validate a spec and print a one-line summary of the fabric it builds");
+  add_spec_args(check, &check_args);
+  check->footer(
+      "Prints 'FILE: ok (summary)' and exits 0, or prints 'FILE:LINE:COL: field 'a.b': what is "
+      "wrong and what to do' to stderr and exits 2.");
+
+  SpecArgs describe_args;
+  std::string describe_json;
+  CLI::App* describe = app.add_subcommand(
+      "describe",
+      "Print routers, links, endpoints, diameter, average hops, bisection and zero-load latency "
+      "of a spec's fabric under its routing tables");
+  add_spec_args(describe, &describe_args);
+  describe->add_option("--json", describe_json, "also write the figures as JSON to OUT ('-': stdout)")
+      ->type_name("OUT");
+  describe->footer(
+      "Exits 1 when the programmed tables leave a pair unroutable or the channel dependency "
+      "graph has a cycle the routing algorithm promises not to have.");
+
+  SpecArgs run_args;
+  std::string run_json;
+  bool run_quiet = false;
+  CLI::App* run = app.add_subcommand(
+      "run", "Emulate the fabric under its traffic plan and print a summary of the statistics");
+  add_spec_args(run, &run_args);
+  run->add_option("--json", run_json, "write the full statistics as JSON to OUT ('-': stdout)")
+      ->type_name("OUT");
+  run->add_flag("--quiet,-q", run_quiet, "no progress line and no terminal summary");
+  run->footer("The spec is validated first: a bad spec exits 2 and nothing starts.");
+
+  // Hidden (empty group): prints the README's spec reference from the table
+  // the loader reads, so the two cannot drift apart.
+  CLI::App* reference =
+      app.add_subcommand("spec-reference", "Print the spec reference table (markdown)");
+  reference->group("");
+
+  // CLI11 reports a mistyped subcommand as "A subcommand is required"; name
+  // it and the known ones instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      if (!sub->get_group().empty()) names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "fabemu: unknown subcommand '" << argv[1] << "'; known: " << names
+                << "\nRun with --help for more information.\n";
+      return kExitUsage;
+    }
+  }
+  if (argc == 1) {
+    std::cerr << app.help() << "\nfabemu: a subcommand is required\n";
+    return kExitUsage;
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help, version or the parse error
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+
+  try {
+    if (*check) return check_command(check_args, std::cout, std::cerr);
+    if (*describe) return describe_command(describe_args, describe_json, std::cout, std::cerr);
+    if (*run) return run_spec_command(run_args, run_json, run_quiet, std::cout, std::cerr);
+    if (*reference) return spec_reference_command(std::cout);
+  } catch (const std::exception& e) {
+    std::cerr << "fabemu: " << e.what() << "\n";
+    return kExitRunFailed;
+  }
+  return kExitUsage;
+}
+
+}  // namespace fabemu

@@ -1,0 +1,14 @@
+// The fabemu command line (CLI11): check, describe, run and the hidden
+// spec-reference. fabemu_main maps every outcome to an exit status so that
+// scripts can tell a bad spec from a failed run.
+#pragma once
+
+namespace fabemu {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRunFailed = 1;   // the spec was fine; the run or analysis failed
+inline constexpr int kExitUsage = 2;       // bad command line or bad spec: nothing started
+
+int fabemu_main(int argc, char** argv);
+
+}  // namespace fabemu

@@ -1,0 +1,45 @@
+// The fabemu subcommands, callable without the command-line parser (tests
+// call them directly). Each returns the process exit status (cli.h) and
+// writes results to `out`, problems to `err`.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "control/spec/spec.h"
+#include "dataplane/core/fabric.h"
+
+namespace fabemu {
+
+// A spec file and the --set overrides that go with it.
+struct SpecArgs {
+  std::string file;
+  std::vector<std::string> sets;
+};
+
+// Prints "FILE: ok (<summary>)"; on a bad spec "FILE:LINE:COL: field 'a.b':
+// message" to err and returns 2.
+int check_command(const SpecArgs& args, std::ostream& out, std::ostream& err);
+
+// Prints the fabric's size, diameter, average hops, bisection, zero-load
+// latencies and deadlock check; with json_out, also writes them as JSON
+// ("-" for stdout).
+int describe_command(const SpecArgs& args, const std::string& json_out, std::ostream& out,
+                     std::ostream& err);
+
+// Loads the spec (exit 2 on any problem, nothing starts) and hands it to the
+// runner (control/run/runner.h).
+int run_spec_command(const SpecArgs& args, const std::string& json_out, bool quiet,
+                     std::ostream& out, std::ostream& err);
+
+// Prints the spec reference table (markdown) that README.md carries.
+int spec_reference_command(std::ostream& out);
+
+// Builds the fabric of a validated spec through the Registry. Throws
+// SpecError (field topology.family) when the builder refuses the spec.
+Fabric build_fabric(const Spec& spec);
+
+// "t3e 4x4x4: 64 routers, 384 links, 64 endpoints, routing direction_order, 5 VCs"
+std::string fabric_one_line(const Spec& spec, const Fabric& fabric);
+
+}  // namespace fabemu

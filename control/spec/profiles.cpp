@@ -1,0 +1,37 @@
+#include "control/spec/profiles.h"
+
+namespace fabemu {
+
+const std::vector<ProfileInfo>& profiles() {
+  static const std::vector<ProfileInfo> all{
+      {"t3e", "Cray T3E: 3D torus, direction-order routing, 5 VCs, 5-phit flits",
+       "Scott & Thorson, \"The Cray T3E Network\", Hot Interconnects IV, 1996",
+       ProfileInfo::Column::t3e, false},
+      {"yarc", "Cray BlackWidow: folded Clos of radix-64 YARC routers, 24-bit phits, 2 VCs",
+       "Scott et al., \"The BlackWidow High-Radix Clos Network\", ISCA 2006",
+       ProfileInfo::Column::yarc, false},
+      // Starts from the T3E numbers (a complete, consistent set) but makes the
+      // user say which topology they mean, so that a custom fabric is never a
+      // T3E by accident.
+      {"custom", "your own fabric: t3e defaults, topology.family required",
+       "t3e column; topology.family must be given", ProfileInfo::Column::t3e, true},
+  };
+  return all;
+}
+
+const ProfileInfo* find_profile(std::string_view name) {
+  for (const auto& p : profiles())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::string profile_names() {
+  std::string s;
+  for (const auto& p : profiles()) {
+    if (!s.empty()) s += ", ";
+    s += p.name;
+  }
+  return s;
+}
+
+}  // namespace fabemu

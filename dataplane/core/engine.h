@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/core/credit_counter.h"
 #include "dataplane/core/engine_base.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/core/rng.h"
@@ -106,7 +107,8 @@ class Engine final : public EngineBase {
     uint16_t rr = 0;    // round-robin pointer over requester indices
     uint16_t nreq = 0;  // requesters waiting
     uint32_t link = 0;  // index into the link statistics
-    uint32_t credits[kMaxVcs] = {};
+    ps_t wake_ps = kNever;  // a pending wake-up for credits still streaming back
+    CreditCounter credits[kMaxVcs];
     uint64_t req[kReqWords] = {};  // requester (in_port << vc_shift | vc) with a ready head
   };
 
@@ -116,7 +118,8 @@ class Engine final : public EngineBase {
     bool inj_event_pending = false;
     uint32_t msg_seq = 0;
     uint64_t pkt_seq = 0;
-    uint32_t credits[kMaxVcs] = {};
+    ps_t wake_ps = kNever;
+    CreditCounter credits[kMaxVcs];
     // Source queues: [0] requests, [1] responses (responses go first so a
     // reply never waits behind requests: the request-response deadlock).
     std::vector<rte_mbuf*> srcq[2];
@@ -474,7 +477,7 @@ bool Engine<R>::setup_worker(Worker& w, std::string* err) {
       o.peer_worker = fp.peer_router >= 0 ? router_worker_[fp.peer_router] : w.id;
       o.link = out_link_[oi(r, p)];
       for (uint32_t v = 0; v < nv_; v++) {
-        o.credits[v] = cap_[v];
+        o.credits[v].settled = cap_[v];
         bufs += cap_[v] / std::max<uint32_t>(1, cfg_.format.min_units) + 1;
       }
     }
@@ -484,7 +487,7 @@ bool Engine<R>::setup_worker(Worker& w, std::string* err) {
     owned_eps++;
     Endpoint& ep = w.ep[e];
     ep.rng = Rng(cfg_.seed, e);
-    for (uint32_t v = 0; v < nv_; v++) ep.credits[v] = cap_[v];
+    for (uint32_t v = 0; v < nv_; v++) ep.credits[v].settled = cap_[v];
     uint32_t sq = 1;
     while (sq < cfg_.source_queue_packets) sq <<= 1;
     for (auto& q : ep.srcq) q.assign(sq, nullptr);
@@ -541,12 +544,15 @@ inline void Engine<R>::dispatch(Worker& w, const Event& e) {
       try_output(w, e.a, meta(m)->out_port);
       break;
     }
-    case EventType::out_free:
+    case EventType::out_free: {
+      OutPort& o = w.out[oi(e.a, e.port)];
+      if (o.wake_ps == e.t) o.wake_ps = kNever;
       try_output(w, e.a, e.port);
       break;
+    }
     case EventType::credit: {
       OutPort& o = w.out[oi(e.a, e.port)];
-      o.credits[e.vc] += e.amount;
+      o.credits[e.vc].add_stream(e.amount, e.t, e.unit_ps);
       w.out_crecv[oi(e.a, e.port) * nv_ + e.vc] += e.amount;
       try_output(w, e.a, e.port);
       break;
@@ -556,10 +562,11 @@ inline void Engine<R>::dispatch(Worker& w, const Event& e) {
       break;
     case EventType::ep_free:
       w.ep[e.a].inj_event_pending = false;
+      if (w.ep[e.a].wake_ps == e.t) w.ep[e.a].wake_ps = kNever;
       try_inject(w, e.a);
       break;
     case EventType::ep_credit:
-      w.ep[e.a].credits[e.vc] += e.amount;
+      w.ep[e.a].credits[e.vc].add_stream(e.amount, e.t, e.unit_ps);
       w.ep_crecv[size_t(e.a) * nv_ + e.vc] += e.amount;
       try_inject(w, e.a);
       break;
@@ -613,7 +620,7 @@ inline void Engine<R>::route_head(Worker& w, uint32_t r, uint16_t p, uint8_t v, 
     uint32_t best = 0;
     for (uint32_t i = 0; i < w.rc.count; i++) {
       const RouteCandidate cand = w.rc.c[i];
-      const uint32_t cr = w.out[oi(r, cand.port)].credits[cand.vc];
+      const uint32_t cr = w.out[oi(r, cand.port)].credits[cand.vc].held();
       if (i == 0 || cr > best) {
         best = cr;
         pick = cand;
@@ -640,6 +647,7 @@ inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
   if (o.nreq == 0 || o.free_ps > w.now) return;
   const uint32_t nbits = max_ports_ << vc_shift_;
   bool stalled = false;
+  ps_t wake = kNever;
   // Round-robin over the waiting requesters, starting after the last grant.
   uint32_t i = o.rr;
   for (uint32_t k = 0, n = o.nreq; k < n; k++) {
@@ -655,7 +663,7 @@ inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
     const uint32_t in_p = i >> vc_shift_, in_v = i & ((1u << vc_shift_) - 1);
     const uint32_t c = ch(r, in_p, in_v);
     const PacketMeta* pm = meta(w.q[c * qcap_ + w.qhead[c]].m);
-    if (o.credits[pm->out_vc] >= pm->units) {
+    if (o.credits[pm->out_vc].available(pm->units, w.now, &wake)) {
       o.rr = static_cast<uint16_t>(i + 1 >= nbits ? 0 : i + 1);
       grant(w, r, op, o, in_p, in_v);
       return;
@@ -664,6 +672,16 @@ inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
     i++;
   }
   if (stalled) w.st.links[o.link].credit_stalls++;
+  // Credits still streaming back will be enough at `wake`: look again then.
+  if (wake < o.wake_ps) {
+    o.wake_ps = wake;
+    Event ev{};
+    ev.t = wake;
+    ev.type = EventType::out_free;
+    ev.a = r;
+    ev.port = op;
+    w.wheel.push(ev);
+  }
 }
 
 template <class R>
@@ -684,7 +702,7 @@ inline void Engine<R>::grant(Worker& w, uint32_t r, uint16_t op, OutPort& o, uin
   const ps_t dur = units * o.unit_ps;
   const ps_t now = w.now;
   w.occ[c] -= units;
-  o.credits[ov] -= units;
+  o.credits[ov].take(units);
   w.out_sent[oi(r, op) * nv_ + ov] += units;
   o.free_ps = now + dur;
   {
@@ -703,23 +721,25 @@ inline void Engine<R>::grant(Worker& w, uint32_t r, uint16_t op, OutPort& o, uin
   add_busy(ls, now, dur);
   w.st.packet_hops++;
 
-  // The tail leaves this input buffer at now + dur; the freed units reach the
-  // upstream sender after the reverse link's latency.
+  // The packet streams out of this input buffer one unit per o.unit_ps from
+  // now; each freed unit's credit reaches the upstream sender after the
+  // reverse link's latency, the first at now + unit + wire.
   w.in_csent[c] += units;
   const FabricPort& in = f_.routers[r].ports[in_p];
   {
     Event ev{};
     ev.amount = static_cast<uint16_t>(units);
     ev.vc = static_cast<uint8_t>(in_v);
+    ev.unit_ps = o.unit_ps;
     if (in.endpoint >= 0) {
       const FabricEndpoint& fe = f_.endpoints[in.endpoint];
-      ev.t = now + dur + fe.wire_ps;
+      ev.t = now + o.unit_ps + fe.wire_ps;
       ev.type = EventType::ep_credit;
       ev.a = static_cast<uint32_t>(in.endpoint);
       w.wheel.push(ev);
     } else {
       const FabricPort& up = f_.routers[in.peer_router].ports[in.peer_port];
-      ev.t = now + dur + up.wire_ps;
+      ev.t = now + o.unit_ps + up.wire_ps;
       ev.type = EventType::credit;
       ev.a = static_cast<uint32_t>(in.peer_router);
       ev.port = static_cast<uint16_t>(in.peer_port);
@@ -745,6 +765,16 @@ inline void Engine<R>::grant(Worker& w, uint32_t r, uint16_t op, OutPort& o, uin
     ev.a = static_cast<uint32_t>(o.peer_endpoint);
     ev.vc = ov;
     w.wheel.push(ev);
+    // The endpoint sinks units as they arrive; their credits stream back.
+    Event cr{};
+    cr.t = now + o.wire_ps + o.unit_ps + o.wire_ps;
+    cr.type = EventType::credit;
+    cr.a = r;
+    cr.port = op;
+    cr.vc = ov;
+    cr.amount = static_cast<uint16_t>(units);
+    cr.unit_ps = o.unit_ps;
+    w.wheel.push(cr);
   }
   // The next packet in this input FIFO may cross the switch once this one's
   // tail has been read out.
@@ -845,15 +875,24 @@ void Engine<R>::try_inject(Worker& w, uint32_t e) {
     rte_mbuf* m = ep.srcq[qi][ep.srcq_head[qi]];
     PacketMeta* pm = meta(m);
     const uint8_t v = pm->vc;
-    if (ep.credits[v] < pm->units) {
+    ps_t wake = kNever;
+    if (!ep.credits[v].available(pm->units, w.now, &wake)) {
       w.st.links[ep.link].credit_stalls++;
+      if (wake < ep.wake_ps) {
+        ep.wake_ps = wake;
+        Event ev{};
+        ev.t = wake;
+        ev.type = EventType::ep_free;
+        ev.a = e;
+        w.wheel.push(ev);
+      }
       continue;
     }
     ep.srcq_head[qi] = (ep.srcq_head[qi] + 1) & qmask;
     ep.srcq_len[qi]--;
     const FabricEndpoint& fe = f_.endpoints[e];
     const ps_t dur = pm->units * fe.unit_ps;
-    ep.credits[v] -= pm->units;
+    ep.credits[v].take(pm->units);
     w.ep_sent[size_t(e) * nv_ + v] += pm->units;
     pm->inj_ps = w.now;
     ep.inj_free = w.now + dur;
@@ -924,19 +963,7 @@ template <class R>
 void Engine<R>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m) {
   PacketMeta* pm = meta(m);
   const ps_t now = w.now;
-  // The ejection buffer frees at once; its credits return to the last router.
-  {
-    const FabricEndpoint& fe = f_.endpoints[e];
-    Event ev{};
-    ev.t = now + fe.wire_ps;
-    ev.type = EventType::credit;
-    ev.a = static_cast<uint32_t>(fe.router);
-    ev.port = static_cast<uint16_t>(fe.port);
-    ev.vc = pm->vc;
-    ev.amount = pm->units;
-    w.wheel.push(ev);
-    w.ep_delivered[size_t(e) * nv_ + pm->vc] += pm->units;
-  }
+  w.ep_delivered[size_t(e) * nv_ + pm->vc] += pm->units;
   if (pm->dst != e) {
     fail(w, "packet " + std::to_string(pm->id) + " for endpoint " + std::to_string(pm->dst) +
                 " was delivered to endpoint " + std::to_string(e) + " (misrouted)");
@@ -1105,15 +1132,15 @@ std::string Engine<R>::check_credits() const {
           buffered = int64_t(units_queued(wr, c));
           back = int64_t(wr.in_csent[c]) - int64_t(ws.out_crecv[s]);
         } else {
-          const size_t d = size_t(fp.endpoint) * nv_ + v;
-          fwd = int64_t(ws.out_sent[s]) - int64_t(ws.ep_delivered[d]);
+          // The endpoint sinks at line rate: credits leave as units are sent.
+          fwd = 0;
           buffered = 0;
-          back = int64_t(ws.ep_delivered[d]) - int64_t(ws.out_crecv[s]);
+          back = int64_t(ws.out_sent[s]) - int64_t(ws.out_crecv[s]);
         }
-        const int64_t total = int64_t(o.credits[v]) + fwd + buffered + back;
+        const int64_t total = int64_t(o.credits[v].held()) + fwd + buffered + back;
         if (total != int64_t(cap_[v]) || fwd < 0 || back < 0)
           return "router " + std::to_string(r) + " port " + std::to_string(p) + " VC " +
-                 std::to_string(v) + ": credits " + std::to_string(o.credits[v]) + " + in flight " +
+                 std::to_string(v) + ": credits " + std::to_string(o.credits[v].held()) + " + in flight " +
                  std::to_string(fwd) + " + buffered " + std::to_string(buffered) +
                  " + credits returning " + std::to_string(back) + " != " + std::to_string(cap_[v]);
       }
@@ -1125,7 +1152,7 @@ std::string Engine<R>::check_credits() const {
     for (uint32_t v = 0; v < nv_; v++) {
       const size_t s = size_t(e) * nv_ + v;
       const uint32_t c = ch(fe.router, fe.port, v);
-      const int64_t total = int64_t(w.ep[e].credits[v]) +
+      const int64_t total = int64_t(w.ep[e].credits[v].held()) +
                             (int64_t(w.ep_sent[s]) - int64_t(w.in_arrived[c])) +
                             int64_t(units_queued(w, c)) +
                             (int64_t(w.in_csent[c]) - int64_t(w.ep_crecv[s]));
@@ -1213,20 +1240,6 @@ RunStats Engine<R>::run() {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RunStats out = merge();
   out.wall_s = wall;
-  if (getenv("FABEMU_DEBUG_STUCK")) {
-    int shown = 0;
-    for (auto& w : workers_)
-      for (uint32_t r = 0; r < nrouters_ && shown < 20; r++)
-        for (uint32_t p = 0; p < max_ports_; p++)
-          for (uint32_t v = 0; v < nv_; v++) {
-            const uint32_t c = ch(r, p, v);
-            if (!w->qlen[c] || shown >= 20) continue;
-            const PacketMeta* pm = meta(w->q[c * qcap_ + w->qhead[c]].m);
-            const OutPort& o = w->out[oi(r, pm->out_port)];
-            fprintf(stderr, "stuck r%u p%u v%u len%u: dst %u out %u/%u units %u credits %u free %lu nreq %u req0 %lx\n", r, p, v, w->qlen[c], pm->dst, pm->out_port, pm->out_vc, pm->units, o.credits[pm->out_vc], (unsigned long)o.free_ps, o.nreq, (unsigned long)o.req[0]);
-            shown++;
-          }
-  }
   // Free what is still in the fabric (only after a failed or undrained run).
   for (auto& w : workers_) {
     for (size_t c = 0; c < w->qlen.size(); c++)

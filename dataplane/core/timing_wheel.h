@@ -29,7 +29,10 @@ enum class EventType : uint8_t {
 
 struct Event {
   ps_t t;
-  rte_mbuf* m;
+  union {
+    rte_mbuf* m;   // packet events
+    ps_t unit_ps;  // credit events: time between the streamed credits
+  };
   uint32_t a;       // router or endpoint id
   uint32_t seq;     // insertion order (ties at equal t)
   uint16_t port;

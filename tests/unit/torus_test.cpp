@@ -288,6 +288,39 @@ TEST(TorusRouting, VcTableChoosesVc1OnlyWhereNoDatelineIsCrossed) {
   EXPECT_NE(why.find("dateline"), std::string::npos);
 }
 
+TEST(TorusRouting, VcTableOfEightEntriesAliasesInLongRings) {
+  // Rings longer than 8 index the table with the low 3 bits of the
+  // destination ordinate: a bit may select VC1 only if every ordinate that
+  // shares it is unconstrained ("partially constrained" large rings).
+  const Spec spec = t3e_spec(2, 16, 3);
+  const Fabric f = build_torus(spec);
+  T3eTables t = program_t3e_tables(spec, f);
+  int ones = 0;
+  for (int r = 0; r < t.num_routers; ++r)
+    for (int d = 0; d < 6; ++d) {
+      const int s = t.coord[r][d % 3];
+      const int k = t.k[d % 3];
+      uint8_t bits = 0;
+      for (int i = 0; i < 8; ++i) {
+        bool free = true;
+        for (int o = i; o < k; o += 8) free &= d < 3 ? o >= s : o <= s;
+        if (free && i < k) bits |= static_cast<uint8_t>(1u << i);
+      }
+      t.vc_table[r][d] = bits;
+      ones += __builtin_popcount(bits);
+    }
+  EXPECT_GT(ones, 0);
+  std::string why;
+  ASSERT_TRUE(t3e_vc_tables_safe(t, &why)) << why;
+  check_all_pairs(spec, &t);
+  // Y = 9 aliases with Y = 1: from y = 5 going +Y, entry 1 is constrained
+  // (destination 1 wraps) so it must stay 0 even though 9 does not wrap.
+  const int32_t r5 = torus_router_id(spec.topology.dims, 0, 5, 0);
+  EXPECT_FALSE((t.vc_table[r5][1] >> 1) & 1u);
+  t.vc_table[r5][1] |= 1u << 1;
+  EXPECT_FALSE(t3e_vc_tables_safe(t));
+}
+
 TEST(TorusRouting, RequestAndResponseUseDisjointVcPairs) {
   const Spec spec = t3e_spec(4, 4, 4);
   const Fabric f = build_torus(spec);

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kSetHelp =
     "override one spec field after the file: KEY is a dotted path, VALUE a YAML value, e.g. "
-    "--set traffic.load=0.5 --set topology.dims=[8,8,8] (repeatable; applied in order)";
+    "--set traffic.load=0.5 --set 'topology.dims=[8,8,8]' (repeatable; applied in order)";
 
 // FILE plus any number of --set on a subcommand.
 void add_spec_args(CLI::App* cmd, SpecArgs* args) {

@@ -8,19 +8,10 @@
 
 #include "control/analysis/analysis.h"
 #include "control/cli/cli.h"
+#include "control/run/runner.h"
 #include "control/spec/spec_error.h"
 #include "control/spec/spec_loader.h"
 #include "control/topology/registry.h"
-
-// The runner belongs to the engine side of the tree; until it lands, `run`
-// says so instead of failing to build.
-// TODO(cli): drop the __has_include guard once control/run/runner.h is in.
-#if __has_include("control/run/runner.h")
-#include "control/run/runner.h"
-#define FABEMU_HAVE_RUNNER 1
-#else
-#define FABEMU_HAVE_RUNNER 0
-#endif
 
 namespace fabemu {
 
@@ -215,7 +206,7 @@ int run_spec_command(const SpecArgs& args, const std::string& json_out, bool qui
                      std::ostream& out, std::ostream& err) {
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
-#if FABEMU_HAVE_RUNNER
+  (void)out;  // the runner prints its own summary and progress
   RunOptions opts;
   opts.json_out = json_out;
   opts.quiet = quiet;
@@ -228,14 +219,6 @@ int run_spec_command(const SpecArgs& args, const std::string& json_out, bool qui
     err << "fabemu run: " << args.file << ": " << e.what() << "\n";
     return kExitRunFailed;
   }
-#else
-  (void)json_out;
-  (void)quiet;
-  (void)out;
-  err << "fabemu run: " << args.file
-      << ": the spec is valid, but this build has no emulation runner (control/run/runner.h)\n";
-  return kExitRunFailed;
-#endif
 }
 
 int spec_reference_command(std::ostream& out) {

@@ -59,7 +59,8 @@ struct EngineConfig {
   // Progress: called from the main thread about every progress_s wall seconds.
   double progress_s = 1.0;
   std::function<void(double fraction, ps_t now, uint64_t delivered)> progress;
-  // Per-packet delivery hook for tests (slow; nullptr in normal runs).
+  // Per-packet delivery hook for tests (slow; nullptr in normal runs). It is
+  // called on the worker core that delivers, so it must be thread-safe.
   std::function<void(uint64_t packet_id, uint32_t src, uint32_t dst, ps_t latency_ps, uint32_t hops)>
       on_deliver;
 };

@@ -28,6 +28,8 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -58,9 +60,14 @@ class SpinBarrier {
       sense_.store(sense ^ 1, std::memory_order_release);
       return;
     }
-    while (sense_.load(std::memory_order_acquire) == sense) {
+    // Spin (the peer core normally arrives within microseconds); yield when
+    // the cores are oversubscribed so the peer can run at all.
+    for (uint32_t spins = 0; sense_.load(std::memory_order_acquire) == sense; spins++) {
       poll();
-      rte_pause();
+      if (spins < 4096)
+        rte_pause();
+      else
+        sched_yield();
     }
   }
   void wait() {

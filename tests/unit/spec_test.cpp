@@ -132,9 +132,9 @@ TEST(SpecProfile, DefaultsHelperMatchesLoadedSpec) {
 // ---- --set ------------------------------------------------------------------
 
 TEST(SpecSet, OverridesByDottedPath) {
-  const Spec s = load("traffic: {load: 0.1}\n",
-                      {"traffic.load=0.3", "topology.dims=[8,8,8]", "run.seed=7",
-                       "traffic.sizes=[8, 64]", "run.check_invariants=true"});
+  const Spec s =
+      load("traffic: {load: 0.1}\n", {"traffic.load=0.3", "topology.dims=[8,8,8]", "run.seed=7",
+                                      "traffic.sizes=[8, 64]", "run.check_invariants=true"});
   EXPECT_DOUBLE_EQ(s.traffic.load, 0.3);
   EXPECT_EQ(s.topology.dims, (std::array<int, 3>{8, 8, 8}));
   EXPECT_EQ(s.run.seed, 7u);
@@ -170,6 +170,13 @@ TEST(SpecSet, ErrorsNameTheSetArgument) {
   e = error_of("", {"trafic.load=0.2"});
   EXPECT_EQ(e.field(), "trafic.load");
   EXPECT_NE(e.message().find("known keys at the top level"), std::string::npos) << e.what();
+
+  e = error_of("", {"traffic.sizes.bytes=8"});
+  EXPECT_EQ(e.field(), "traffic.sizes.bytes");
+  EXPECT_NE(e.message().find("'traffic.sizes' is a single value"), std::string::npos) << e.what();
+
+  e = error_of("", {"traffic.shape.alpha=1"});
+  EXPECT_NE(e.message().find("unknown key 'shape' in 'traffic'"), std::string::npos) << e.what();
 
   e = error_of("", {"traffic.load"});
   EXPECT_EQ(e.set_arg(), "traffic.load");
@@ -400,8 +407,7 @@ TEST(SpecErrors, PacketsThatDoNotFit) {
 
   e = error_of("packet:\n  max_units: 16\n");  // t3e VC buffers hold 12 flits
   expect_at(e, "packet.max_units", 2, 14);
-  EXPECT_NE(e.message().find("does not fit the 12-unit VC buffer"), std::string::npos)
-      << e.what();
+  EXPECT_NE(e.message().find("does not fit the 12-unit VC buffer"), std::string::npos) << e.what();
 
   e = error_of("vcs:\n  adaptive_buffer_units: 8\n");
   expect_at(e, "vcs.adaptive_buffer_units", 2, 26);
@@ -456,7 +462,9 @@ TEST(SpecReference, CoversEveryKeyAndMatchesTheReadme) {
   for (const auto& f : spec_field_docs()) {
     EXPECT_NE(md.find("| `" + f.path + "` |"), std::string::npos) << f.path;
     EXPECT_FALSE(f.help.empty()) << f.path;
-    if (!f.t3e_default.empty() || !f.yarc_default.empty()) EXPECT_FALSE(f.source.empty()) << f.path;
+    if (!f.t3e_default.empty() || !f.yarc_default.empty()) {
+      EXPECT_FALSE(f.source.empty()) << f.path;
+    }
   }
   // README.md carries the generated table verbatim: regenerate it with
   // `fabemu spec-reference` when a key changes.

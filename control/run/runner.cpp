@@ -13,6 +13,7 @@
 
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec.h"
+#include "dataplane/codec/crc16.h"
 #include "dataplane/core/eal.h"
 
 namespace fabemu {
@@ -216,6 +217,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   res.fabric = topo->build(spec);
   std::string err;
   if (!eal_ensure(std::max(1, spec.run.workers), &err)) throw std::runtime_error(err);
+  crc16_init();  // after the EAL: picks the vector CRC path the CPU supports
   EngineConfig cfg = make_engine_config(spec, res.fabric);
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);

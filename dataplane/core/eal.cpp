@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,18 @@ namespace fabemu {
 
 namespace {
 bool g_started = false;
+
+// The EAL leaves its runtime folder (/var/run/dpdk/<prefix>) behind; remove
+// it when the process ends so runs do not pile them up.
+void eal_cleanup_at_exit() {
+  if (!g_started) return;
+  const std::string dir = rte_eal_get_runtime_dir();
+  rte_eal_cleanup();
+  g_started = false;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
+}  // namespace
 
 int eal_lcores() { return g_started ? static_cast<int>(rte_lcore_count()) : 0; }
 
@@ -67,6 +79,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
     return false;
   }
   g_started = true;
+  std::atexit(eal_cleanup_at_exit);
   return true;
 }
 

@@ -194,6 +194,17 @@ class Engine final : public EngineBase {
       w.outbox[dest_worker].push_back(ev);
     }
   }
+  // One pending wake-up per output: the earliest time it must look again.
+  void arm_wake(Worker& w, uint32_t r, uint16_t op, OutPort& o, ps_t t) {
+    if (t >= o.wake_ps) return;
+    o.wake_ps = t;
+    Event ev{};
+    ev.t = t;
+    ev.type = EventType::out_free;
+    ev.a = r;
+    ev.port = op;
+    w.wheel.push(ev);
+  }
   void add_busy(LinkStats& ls, ps_t start, ps_t dur) const {
     const ps_t a = std::max(start, measure_start_), b = std::min(start + dur, measure_end_);
     if (b > a) ls.busy_ps += b - a;
@@ -651,7 +662,11 @@ inline void Engine<R>::route_head(Worker& w, uint32_t r, uint16_t p, uint8_t v, 
 template <class R>
 inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
   OutPort& o = w.out[oi(r, op)];
-  if (o.nreq == 0 || o.free_ps > w.now) return;
+  if (o.nreq == 0) return;
+  if (o.free_ps > w.now) {
+    arm_wake(w, r, op, o, o.free_ps);  // busy: look again when the link frees
+    return;
+  }
   const uint32_t nbits = max_ports_ << vc_shift_;
   bool stalled = false;
   ps_t wake = kNever;
@@ -673,6 +688,7 @@ inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
     if (o.credits[pm->out_vc].available(pm->units, w.now, &wake)) {
       o.rr = static_cast<uint16_t>(i + 1 >= nbits ? 0 : i + 1);
       grant(w, r, op, o, in_p, in_v);
+      if (o.nreq) arm_wake(w, r, op, o, o.free_ps);  // the others go when the link frees
       return;
     }
     stalled = true;
@@ -680,15 +696,7 @@ inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
   }
   if (stalled) w.st.links[o.link].credit_stalls++;
   // Credits still streaming back will be enough at `wake`: look again then.
-  if (wake < o.wake_ps) {
-    o.wake_ps = wake;
-    Event ev{};
-    ev.t = wake;
-    ev.type = EventType::out_free;
-    ev.a = r;
-    ev.port = op;
-    w.wheel.push(ev);
-  }
+  if (wake != kNever) arm_wake(w, r, op, o, wake);
 }
 
 template <class R>
@@ -711,15 +719,7 @@ inline void Engine<R>::grant(Worker& w, uint32_t r, uint16_t op, OutPort& o, uin
   w.occ[c] -= units;
   o.credits[ov].take(units);
   w.out_sent[oi(r, op) * nv_ + ov] += units;
-  o.free_ps = now + dur;
-  {
-    Event ev{};
-    ev.t = now + dur;
-    ev.type = EventType::out_free;
-    ev.a = r;
-    ev.port = op;
-    w.wheel.push(ev);
-  }
+  o.free_ps = now + dur;  // requesters arriving meanwhile schedule the wake-up
   LinkStats& ls = w.st.links[o.link];
   ls.packets++;
   ls.units += units;

@@ -27,13 +27,11 @@ EalState& state() {
 void eal_teardown() {
   EalState& s = state();
   if (!s.up) return;
+  // The pool goes first; the EAL itself (and its runtime folder) is shut
+  // down by eal_ensure's own exit handler, registered before this one.
   if (s.pool != nullptr) rte_mempool_free(s.pool);
   s.pool = nullptr;
-  rte_eal_cleanup();
   s.up = false;
-  // EAL creates /var/run/dpdk/<prefix> (or under XDG_RUNTIME_DIR) even with
-  // --no-shconf and leaves it behind; one per test process would pile up.
-  if (!s.runtime_dir.empty()) rmdir(s.runtime_dir.c_str());
 }
 
 bool init_once() {

@@ -52,7 +52,8 @@ int fabemu_main(int argc, char** argv) {
       "Print routers, links, endpoints, diameter, average hops, bisection and zero-load latency "
       "of a spec's fabric under its routing tables");
   add_spec_args(describe, &describe_args);
-  describe->add_option("--json", describe_json, "also write the figures as JSON to OUT ('-': stdout)")
+  describe
+      ->add_option("--json", describe_json, "also write the figures as JSON to OUT ('-': stdout)")
       ->type_name("OUT");
   describe->footer(
       "Exits 1 when the programmed tables leave a pair unroutable or the channel dependency "

@@ -6,8 +6,8 @@
 namespace fabemu {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitRunFailed = 1;   // the spec was fine; the run or analysis failed
-inline constexpr int kExitUsage = 2;       // bad command line or bad spec: nothing started
+inline constexpr int kExitRunFailed = 1;  // the spec was fine; the run or analysis failed
+inline constexpr int kExitUsage = 2;      // bad command line or bad spec: nothing started
 
 int fabemu_main(int argc, char** argv);
 

@@ -81,9 +81,9 @@ Fabric build_fabric(const Spec& spec) {
   } catch (const SpecError&) {
     throw;
   } catch (const std::exception& e) {
-    throw SpecError(spec.file, 0, 0, "topology",
-                    fmt::format("the {} builder refused this spec: {}", spec.topology.family,
-                                e.what()));
+    throw SpecError(
+        spec.file, 0, 0, "topology",
+        fmt::format("the {} builder refused this spec: {}", spec.topology.family, e.what()));
   }
 }
 
@@ -149,16 +149,15 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
   row("bisection", fmt::format("{} links one way; uniform load bound {:.2f}", sum.bisection_links,
                                sum.bisection_bound));
   row("virtual channels", fmt::format("{} (buffers {} {}s)", f.num_vcs, buffers, f.unit_name));
-  row("flow unit", fmt::format("{}-bit {}, {} per link", f.unit_bits, f.unit_name,
-                               time_text(unit_ps)));
-  row("zero-load latency", fmt::format("typical {}, farthest pair {} ({}-{} packet)",
-                                       time_text(sum.zero_load_ps_typical),
-                                       time_text(sum.zero_load_ps_max), sum.packet_units,
-                                       f.unit_name));
-  row("deadlock check",
-      sum.deadlock_free
-          ? fmt::format("acyclic ({} channels, {} dependencies)", sum.channels, sum.dependencies)
-          : fmt::format("CYCLE {}", sum.deadlock_cycle));
+  row("flow unit",
+      fmt::format("{}-bit {}, {} per link", f.unit_bits, f.unit_name, time_text(unit_ps)));
+  row("zero-load latency",
+      fmt::format("typical {}, farthest pair {} ({}-{} packet)",
+                  time_text(sum.zero_load_ps_typical), time_text(sum.zero_load_ps_max),
+                  sum.packet_units, f.unit_name));
+  row("deadlock check", sum.deadlock_free ? fmt::format("acyclic ({} channels, {} dependencies)",
+                                                        sum.channels, sum.dependencies)
+                                          : fmt::format("CYCLE {}", sum.deadlock_cycle));
   row("routes", fmt::format("{} traced, {} unroutable{}", sum.routes_traced, sum.unroutable,
                             sum.unroutable ? " (first: " + sum.first_unroutable + ")" : ""));
 

@@ -36,9 +36,8 @@ class SpecError : public std::runtime_error {
   const std::string& set_arg() const { return set_arg_; }
 
  private:
-  static std::string format(const std::string& file, int line, int column,
-                            const std::string& field, const std::string& message,
-                            const std::string& set_arg) {
+  static std::string format(const std::string& file, int line, int column, const std::string& field,
+                            const std::string& message, const std::string& set_arg) {
     std::string s = file.empty() ? std::string("<spec>") : file;
     if (!set_arg.empty()) {
       s += ": --set '" + set_arg + "'";

@@ -143,9 +143,9 @@ class Ctx {
       case Origin::Kind::profile:
         break;
     }
-    throw SpecError(*file_, 0, 0, path_,
-                    fmt::format("the default of profile '{}' is invalid, a bug in fabemu: {}",
-                                o.profile, m));
+    throw SpecError(
+        *file_, 0, 0, path_,
+        fmt::format("the default of profile '{}' is invalid, a bug in fabemu: {}", o.profile, m));
   }
 
   void expect_scalar(const YAML::Node& n, const char* what) const {
@@ -155,7 +155,8 @@ class Ctx {
   int64_t integer(const YAML::Node& n, int64_t lo, int64_t hi) const {
     const char* what = "an integer";
     expect_scalar(n, what);
-    if (n.Tag() == "!") fail(n, fmt::format("expected {}, got {}: remove the quotes", what, shown(n)));
+    if (n.Tag() == "!")
+      fail(n, fmt::format("expected {}, got {}: remove the quotes", what, shown(n)));
     std::string t = n.Scalar();
     const char* b = t.data() + (!t.empty() && t[0] == '+');
     int64_t v = 0;
@@ -186,7 +187,8 @@ class Ctx {
   // A number in the interval lo..hi, each end open or closed.
   double number(const YAML::Node& n, double lo, bool lo_open, double hi, bool hi_open) const {
     expect_scalar(n, "a number");
-    if (n.Tag() == "!") fail(n, fmt::format("expected a number, got {}: remove the quotes", shown(n)));
+    if (n.Tag() == "!")
+      fail(n, fmt::format("expected a number, got {}: remove the quotes", shown(n)));
     const std::string t = n.Scalar();
     char* end = nullptr;
     const double v = std::strtod(t.c_str(), &end);
@@ -199,8 +201,8 @@ class Ctx {
       if (hi == kInf && lo == 0)
         range = lo_open ? "a positive number" : "a number >= 0";
       else
-        range = fmt::format("a number in {}{}, {}{}", lo_open ? '(' : '[', lo, hi,
-                            hi_open ? ')' : ']');
+        range =
+            fmt::format("a number in {}{}, {}{}", lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']');
       fail(n, fmt::format("got {}, but it must be {}", t, range));
     }
     return v;
@@ -285,9 +287,9 @@ struct Field {
 // Spec names of the traffic patterns of dataplane/core/engine_base.h.
 const std::vector<std::pair<std::string, Pattern>>& patterns() {
   static const std::vector<std::pair<std::string, Pattern>> v{
-      {"uniform", Pattern::uniform},         {"transpose", Pattern::transpose},
-      {"bitcomp", Pattern::bitcomp},         {"tornado", Pattern::tornado},
-      {"hotspot", Pattern::hotspot},         {"permutation", Pattern::permutation},
+      {"uniform", Pattern::uniform},  {"transpose", Pattern::transpose},
+      {"bitcomp", Pattern::bitcomp},  {"tornado", Pattern::tornado},
+      {"hotspot", Pattern::hotspot},  {"permutation", Pattern::permutation},
       {"neighbor", Pattern::neighbor}};
   return v;
 }
@@ -339,7 +341,8 @@ void read_endpoint_map(Spec& s, const YAML::Node& n, const Ctx& c) {
   for (size_t i = 0; i < n.size(); ++i) {
     const YAML::Node e = n[i];
     const Ctx ec = c.item(i);
-    if (!e.IsMap()) ec.fail(e, fmt::format("expected a map {{id, router, port}}, got {}", shown(e)));
+    if (!e.IsMap())
+      ec.fail(e, fmt::format("expected a map {{id, router, port}}, got {}", shown(e)));
     ec.expect_keys(e, {"id", "router", "port"});
     for (const char* k : {"id", "router", "port"})
       if (!e[k]) ec.fail(e, fmt::format("this entry has no '{}': give {{id, router, port}}", k));
@@ -355,10 +358,10 @@ void read_endpoint_map(Spec& s, const YAML::Node& n, const Ctx& c) {
                                                 "give each endpoint one entry",
                                                 m.id, it->second, c.at_line(n[it->second])));
     if (auto it = by_port.find({m.router, m.port}); it != by_port.end())
-      ec.fail(e, fmt::format("router {} port {} already hosts endpoint {} (entry {}{}); "
-                             "attach each endpoint to its own port",
-                             m.router, m.port, v[it->second].id, it->second,
-                             c.at_line(n[it->second])));
+      ec.fail(
+          e, fmt::format("router {} port {} already hosts endpoint {} (entry {}{}); "
+                         "attach each endpoint to its own port",
+                         m.router, m.port, v[it->second].id, it->second, c.at_line(n[it->second])));
     by_id[m.id] = i;
     by_port[{m.router, m.port}] = i;
     v.push_back(m);
@@ -577,10 +580,9 @@ std::vector<std::string> keys_at(const std::string& prefix) {
 
 std::string known_keys_message(const std::string& prefix, const std::string& key) {
   const std::vector<std::string> keys = keys_at(prefix);
-  std::string msg = fmt::format("unknown key '{}'{}; known keys {}: {}", key,
-                                prefix.empty() ? "" : " in '" + prefix + "'",
-                                prefix.empty() ? "at the top level" : "in '" + prefix + "'",
-                                join(keys));
+  std::string msg = fmt::format(
+      "unknown key '{}'{}; known keys {}: {}", key, prefix.empty() ? "" : " in '" + prefix + "'",
+      prefix.empty() ? "at the top level" : "in '" + prefix + "'", join(keys));
   std::string best;
   size_t best_d = 3;  // suggest only close misspellings
   for (const auto& k : keys) {
@@ -599,8 +601,8 @@ class Loader {
     const Origin file_origin{Origin::Kind::file};
     if (root && !root.IsNull() && !root.IsMap()) {
       Ctx c(&file_, &file_origin, &origins_, "", nullptr, root.Mark());
-      c.fail(root, fmt::format("a spec is a YAML map of sections ({}), got {}",
-                               join(keys_at("")), shown(root)));
+      c.fail(root, fmt::format("a spec is a YAML map of sections ({}), got {}", join(keys_at("")),
+                               shown(root)));
     }
 
     // The profile decides the defaults every other value overrides, so it is
@@ -691,8 +693,8 @@ class Loader {
                                  prefix.empty() ? "at the top level" : "in '" + prefix + "'",
                                  join(keys_at(prefix))));
       if (auto [at, fresh] = seen.emplace(name, key.Mark().line + 1); !fresh)
-        kc.fail(key, fmt::format("'{}' is given twice (first at line {}); keep one", name,
-                                 at->second));
+        kc.fail(key,
+                fmt::format("'{}' is given twice (first at line {}); keep one", name, at->second));
       if (path == "profile") continue;  // applied before everything else
       apply_value(s, path, it->second, base, key.Mark());
     }
@@ -716,20 +718,27 @@ class Loader {
       apply_map(s, value, path, base, key_mark);
       return;
     }
-    const size_t dot = path.rfind('.');
-    const std::string prefix = dot == std::string::npos ? "" : path.substr(0, dot);
-    const std::string key = dot == std::string::npos ? path : path.substr(dot + 1);
-    Ctx c(&file_, &base, &origins_, path, nullptr, key_mark);
-    if (!is_section(prefix))
-      c.fail(value, known_keys_message("", path.substr(0, path.find('.'))));
-    // Point at the key, not its value: the key is what is wrong.
-    Origin o = c.origin(value);
-    if (base.kind == Origin::Kind::file) {
-      o.line = key_mark.line + 1;
-      o.column = key_mark.column + 1;
-      throw SpecError(file_, o.line, o.column, path, known_keys_message(prefix, key));
+    // The deepest section the path does name: the next component is the
+    // unknown key (only a --set can name several levels at once).
+    std::string prefix;
+    size_t next = 0;
+    for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1)) {
+      if (!is_section(path.substr(0, dot))) break;
+      prefix = path.substr(0, dot);
+      next = dot + 1;
     }
-    throw SpecError(file_, 0, 0, path, known_keys_message(prefix, key), base.set_arg);
+    const std::string key = path.substr(next, path.find('.', next) - next);
+    const std::string named = prefix.empty() ? key : prefix + "." + key;
+    std::string msg = known_keys_message(prefix, key);
+    if (named != path && find_field(named))
+      msg = fmt::format(
+          "'{}' is a single value with no keys of its own: set it whole, e.g. "
+          "--set '{}=...'",
+          named, named);
+    // In the file, point at the key rather than its value: the key is wrong.
+    if (base.kind == Origin::Kind::file)
+      throw SpecError(file_, key_mark.line + 1, key_mark.column + 1, path, msg);
+    throw SpecError(file_, 0, 0, path, msg, base.set_arg);
   }
 
   // Reports a problem that involves several fields against the one the user
@@ -745,7 +754,9 @@ class Loader {
       }
     }
     auto it = origins_.find(chosen);
-    const Origin o = it == origins_.end() ? Origin{} : it->second;
+    if (it == origins_.end())  // a key the profile leaves at spec.h's value
+      throw SpecError(file_, 0, 0, chosen, msg + " (the value is fabemu's built-in default)");
+    const Origin o = it->second;
     switch (o.kind) {
       case Origin::Kind::file:
         throw SpecError(file_, o.line, o.column, chosen, msg);
@@ -898,8 +909,9 @@ class Loader {
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw SpecError(path, 0, 0, "",
-                    fmt::format("cannot read the spec file ({}): check the path", std::strerror(errno)));
+    throw SpecError(
+        path, 0, 0, "",
+        fmt::format("cannot read the spec file ({}): check the path", std::strerror(errno)));
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -36,12 +36,12 @@ int64_t spec_endpoint_count(const Spec& s);
 
 // One row of the spec reference.
 struct SpecFieldDoc {
-  std::string path;          // dotted key, e.g. "traffic.load"
-  std::string type;          // "int", "number", "string", "bool", "[int, int, int]", ...
-  std::string unit;          // "ns", "Gb/s", "flow units", ...; empty if none
-  std::string t3e_default;   // as YAML; empty: not used by the profile
+  std::string path;         // dotted key, e.g. "traffic.load"
+  std::string type;         // "int", "number", "string", "bool", "[int, int, int]", ...
+  std::string unit;         // "ns", "Gb/s", "flow units", ...; empty if none
+  std::string t3e_default;  // as YAML; empty: not used by the profile
   std::string yarc_default;
-  std::string source;        // where the default comes from (paper, table, section)
+  std::string source;  // where the default comes from (paper, table, section)
   std::string help;
 };
 std::vector<SpecFieldDoc> spec_field_docs();

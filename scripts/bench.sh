@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Engine benchmarks: figures, never assertions.
+#  - packet-hops per second per worker core, virtual time, 64-byte packets on
+#    an 8x8x8 T3E torus at offered load 0.5, with one and with two workers;
+#  - peak resident memory of a 1024-endpoint rank-2 BlackWidow Clos run.
+# Usage: scripts/bench.sh [measure_ns]   (default 50000 ns of emulated time)
+set -euo pipefail
+# shellcheck source=scripts/lib/setup.sh
+source "$(dirname "$0")/lib/setup.sh"
+fabemu_install_packages
+fabemu_build >/dev/null
+bin="$FABEMU_BUILD/fabemu"
+measure=${1:-50000}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+echo "fabemu engine benchmark ($(nproc) cores; other load on the machine skews these)"
+for w in 1 2; do
+  "$bin" run "$FABEMU_ROOT/topologies/t3e-8x8x8.yaml" --quiet --json "$out/t$w.json" \
+    --set traffic.load=0.5 --set "traffic.sizes=[64]" --set run.workers=$w \
+    --set run.measure_ns="$measure" --set run.progress_s=0 || true
+  python3 - "$out/t$w.json" "$w" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); p = j["performance"]
+print(f"t3e 8x8x8, 64 B, load 0.5, {sys.argv[2]} worker(s): "
+      f"{p['packet_hops_per_s']/1e6:.3f} M packet-hops/s total, "
+      f"{p['packet_hops_per_s_per_worker']/1e6:.3f} M per worker "
+      f"({p['packet_hops']} hops, {p['events']} events in {p['wall_s']:.2f} s; "
+      f"accepted load {j['accepted_load']:.3f})")
+PY
+done
+rss=$( { /usr/bin/time -f '%M' "$bin" run "$FABEMU_ROOT/topologies/yarc-r2-1024.yaml" --quiet \
+         --set run.progress_s=0 >/dev/null; } 2>&1 | tail -1)
+echo "yarc rank-2 Clos, 1024 endpoints: peak resident memory ${rss} KiB"

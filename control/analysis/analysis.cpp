@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -16,42 +15,14 @@
 
 namespace fabemu {
 
-namespace {
-
-struct TracerRegistry {
-  std::mutex mu;
-  std::map<std::pair<std::string, std::string>, RouteTracerFactory> factories;
-};
-
-TracerRegistry& tracers() {
-  static TracerRegistry r;
-  return r;
-}
-
-}  // namespace
-
-void register_route_tracer(const std::string& family, const std::string& routing,
-                           RouteTracerFactory factory) {
-  TracerRegistry& r = tracers();
-  std::lock_guard<std::mutex> lock(r.mu);
-  r.factories[{family, routing}] = std::move(factory);
-}
-
 RouteTraceFn make_route_tracer(const Spec& spec, const Fabric& fabric) {
   const std::string& family = spec.topology.family.empty() ? fabric.topology : spec.topology.family;
   const std::string& routing = spec.routing.empty() ? fabric.routing : spec.routing;
-  {
-    TracerRegistry& r = tracers();
-    std::lock_guard<std::mutex> lock(r.mu);
-    auto it = r.factories.find({family, routing});
-    if (it != r.factories.end()) return it->second(spec, fabric);
-  }
   const RoutingInfo* info = Registry::get().routing(family, routing);
-  if (!info || !info->trace)
+  if (!info || !info->make_tracer)
     throw std::invalid_argument(
         fmt::format("no routing '{}' for topology family '{}'", routing, family));
-  // Slow fallback: programs the tables at every call.
-  return [info, spec, &fabric](const PacketMeta& m) { return info->trace(spec, fabric, m); };
+  return info->make_tracer(spec, fabric);
 }
 
 PacketMeta trace_meta(uint32_t src_ep, uint32_t dst_ep, uint32_t units, TrafficClass cls,

@@ -12,24 +12,14 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/core/routing_policy.h"
+#include "control/topology/registry.h"
 #include "dataplane/core/time.h"
 
 namespace fabemu {
 
-// ---- Tracing through tables programmed once -------------------------------
-// RoutingInfo::trace programs the tables at every call, which is fine for one
-// packet but not for a million pairs. A routing file therefore also registers
-// a factory that programs its tables once and returns a tracer holding them;
-// the tracer is safe to call from many threads.
-using RouteTraceFn = std::function<std::vector<HopTrace>(const PacketMeta&)>;
-using RouteTracerFactory = std::function<RouteTraceFn(const Spec&, const Fabric&)>;
-
-void register_route_tracer(const std::string& family, const std::string& routing,
-                           RouteTracerFactory factory);
-
-// The tracer of (spec.topology.family, spec.routing): the registered factory,
-// else RoutingInfo::trace per call (slow). Throws std::invalid_argument when
-// the routing is unknown.
+// The tracer of (spec.topology.family, spec.routing), from the registry
+// (tables programmed once). Throws std::invalid_argument when the routing is
+// unknown.
 RouteTraceFn make_route_tracer(const Spec& spec, const Fabric& fabric);
 
 // The metadata a tracer starts from for one packet (src, dst, class).

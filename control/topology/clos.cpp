@@ -9,6 +9,7 @@
 #include "control/analysis/analysis.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
+#include "control/topology/routing_registration.h"
 #include "dataplane/core/engine.h"
 
 namespace fabemu {
@@ -166,28 +167,11 @@ const char* kClosSummary =
 
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"clos", kClosSummary, build_clos, clos_bisection_links});
 
-FABEMU_REGISTER_ROUTING(RoutingInfo{
+FABEMU_REGISTER_ROUTING(policy_routing<YarcUpDown>(
     "clos", "updown",
     "YARC up/down routing: root-detect register, 8-entry up table (highest match wins), "
     "hashed deterministic requests, adaptive responses, shift/mask down routes",
-    2, 1, true,
-    [](const Spec& spec, const Fabric& fabric, const EngineConfig& cfg) {
-      return make_engine<YarcUpDown>(program_yarc_tables(spec, fabric), fabric, cfg);
-    },
-    [](const Spec& spec, const Fabric& fabric, const PacketMeta& m) {
-      const YarcTables t = program_yarc_tables(spec, fabric);
-      return trace_route<YarcUpDown>(t, fabric, m);
-    }});
-
-[[maybe_unused]] const bool kClosTracer =
-    (register_route_tracer(
-         "clos", "updown",
-         [](const Spec& spec, const Fabric& fabric) -> RouteTraceFn {
-           auto t = std::make_shared<const YarcTables>(program_yarc_tables(spec, fabric));
-           return
-               [t, &fabric](const PacketMeta& m) { return trace_route<YarcUpDown>(*t, fabric, m); };
-         }),
-     true);
+    2, 1, true, program_yarc_tables));
 
 }  // namespace
 

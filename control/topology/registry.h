@@ -26,8 +26,15 @@ struct TopologyInfo {
   std::function<int64_t(const Spec&, const Fabric&)> bisection_links;
 };
 
+// Walks one packet through routing tables programmed once (analysis: hop
+// counts, zero-load latency, deadlock check). Safe to call from many threads.
+using RouteTraceFn = std::function<std::vector<HopTrace>(const PacketMeta&)>;
+using RouteTracerFactory = std::function<RouteTraceFn(const Spec&, const Fabric&)>;
+
 // A routing algorithm bound to the tables it programs. make_engine
-// instantiates Engine<Policy> (one template instance per algorithm).
+// instantiates Engine<Policy> (one template instance per algorithm);
+// control/topology/routing_registration.h builds both members from a policy
+// and its table-programming function.
 struct RoutingInfo {
   std::string family;     // topology family it routes
   std::string name;       // spec "routing" value
@@ -37,8 +44,9 @@ struct RoutingInfo {
   bool deadlock_free = true;
   std::function<std::unique_ptr<EngineBase>(const Spec&, const Fabric&, const EngineConfig&)>
       make_engine;
-  // Route a packet through the programmed tables without timing.
-  std::function<std::vector<HopTrace>(const Spec&, const Fabric&, const PacketMeta&)> trace;
+  // Programs the tables once and returns a tracer over them; the tracer
+  // holds a reference to the fabric, which must outlive it.
+  RouteTracerFactory make_tracer;
 };
 
 class Registry {

@@ -12,6 +12,7 @@
 #include "control/analysis/analysis.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
+#include "control/topology/routing_registration.h"
 #include "dataplane/core/engine.h"
 
 namespace fabemu {
@@ -208,29 +209,11 @@ const char* kTorusSummary =
 
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"torus", kTorusSummary, build_torus, torus_bisection_links});
 
-FABEMU_REGISTER_ROUTING(RoutingInfo{
+FABEMU_REGISTER_ROUTING(policy_routing<T3eDirectionOrder>(
     "torus", "direction_order",
     "T3E direction-order routing (+X +Y +Z -X -Y -Z) from a source table, dateline VC pairs "
     "for requests (VC0/VC1) and responses (VC2/VC3)",
-    5, 4, true,
-    [](const Spec& spec, const Fabric& fabric, const EngineConfig& cfg) {
-      return make_engine<T3eDirectionOrder>(program_t3e_tables(spec, fabric), fabric, cfg);
-    },
-    [](const Spec& spec, const Fabric& fabric, const PacketMeta& m) {
-      const T3eTables t = program_t3e_tables(spec, fabric);
-      return trace_route<T3eDirectionOrder>(t, fabric, m);
-    }});
-
-[[maybe_unused]] const bool kTorusTracer =
-    (register_route_tracer("torus", "direction_order",
-                           [](const Spec& spec, const Fabric& fabric) -> RouteTraceFn {
-                             auto t = std::make_shared<const T3eTables>(
-                                 program_t3e_tables(spec, fabric));
-                             return [t, &fabric](const PacketMeta& m) {
-                               return trace_route<T3eDirectionOrder>(*t, fabric, m);
-                             };
-                           }),
-     true);
+    5, 4, true, program_t3e_tables));
 
 }  // namespace
 

@@ -159,6 +159,7 @@ class Engine final : public EngineBase {
     std::vector<rte_ring*> rx;      // from worker w
     std::vector<std::vector<Event>> outbox;  // staged per destination worker
     std::vector<Event> inbox;
+    std::vector<rte_mbuf*> seg_scratch = std::vector<rte_mbuf*>(64);  // a message's segments
     ps_t now = 0;
     ps_t next_time = kNever;  // published at the window barrier
     bool failed = false;
@@ -185,7 +186,8 @@ class Engine final : public EngineBase {
                     bool needs_reply, bool measured, ps_t gen_ps);
   void try_inject(Worker& w, uint32_t e);
   void on_deliver(Worker& w, uint32_t e, rte_mbuf* m);
-  bool reassemble(Endpoint& ep, const PacketMeta& pm);
+  enum class Reassembly : uint8_t { partial, complete, overflow };
+  Reassembly reassemble(Endpoint& ep, const PacketMeta& pm);
 
   void schedule(Worker& w, const Event& ev, uint32_t dest_worker) {
     if (dest_worker == static_cast<uint32_t>(w.id)) {
@@ -235,6 +237,17 @@ class Engine final : public EngineBase {
   std::vector<uint16_t> router_worker_;
   std::vector<LinkStats> link_proto_;
   std::vector<uint32_t> out_link_;      // out index -> link index
+  // What feeds each router input (r * max_ports + p): where its credits go
+  // back to and the link whose statistics its buffer occupancy belongs to.
+  struct InPort {
+    int32_t up_router = -1;   // -1: an endpoint's injection link
+    int32_t up_endpoint = -1;
+    uint16_t up_port = 0;
+    uint16_t up_worker = 0;
+    ps_t up_wire_ps = 0;      // credits travel the reverse direction of that link
+    uint32_t link = 0;
+  };
+  std::vector<InPort> in_;
   std::vector<uint32_t> ep_link_;       // endpoint -> injection link index
   ps_t measure_start_ = 0, measure_end_ = 0, gen_end_ = 0, drain_end_ = 0;
   ps_t window_ = 0;
@@ -362,6 +375,24 @@ bool Engine<R>::setup(std::string* err) {
     ls.peer_port = fe.port;
     ep_link_[e] = static_cast<uint32_t>(link_proto_.size());
     link_proto_.push_back(ls);
+  }
+  in_.assign(size_t(nrouters_) * max_ports_, InPort{});
+  for (uint32_t r = 0; r < nrouters_; r++) {
+    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
+      const FabricPort& fp = f_.routers[r].ports[p];
+      InPort& in = in_[oi(r, p)];
+      if (fp.endpoint >= 0) {
+        in.up_endpoint = fp.endpoint;
+        in.up_wire_ps = f_.endpoints[fp.endpoint].wire_ps;
+        in.link = ep_link_[fp.endpoint];
+      } else if (fp.peer_router >= 0) {
+        in.up_router = fp.peer_router;
+        in.up_port = static_cast<uint16_t>(fp.peer_port);
+        in.up_worker = router_worker_[fp.peer_router];
+        in.up_wire_ps = f_.routers[fp.peer_router].ports[fp.peer_port].wire_ps;
+        in.link = out_link_[oi(fp.peer_router, fp.peer_port)];
+      }
+    }
   }
   if (nw > 1) {
     if (window_ == kNever) window_ = 1000 * kPsPerNs;  // no cross-core link at all
@@ -608,14 +639,8 @@ inline void Engine<R>::on_arrive(Worker& w, uint32_t r, uint16_t p, uint8_t v, r
                 " units in a " + std::to_string(cap_[v]) + "-unit buffer");
     return;
   }
-  LinkStats* ls = nullptr;
-  const FabricPort& fp = f_.routers[r].ports[p];
-  if (fp.endpoint >= 0) {
-    ls = &w.st.links[ep_link_[fp.endpoint]];
-  } else {
-    ls = &w.st.links[out_link_[oi(fp.peer_router, fp.peer_port)]];
-  }
-  if (w.occ[c] > ls->vc_peak_occupancy[v]) ls->vc_peak_occupancy[v] = w.occ[c];
+  LinkStats& ls = w.st.links[in_[oi(r, p)].link];
+  if (w.occ[c] > ls.vc_peak_occupancy[v]) ls.vc_peak_occupancy[v] = w.occ[c];
   if (w.qlen[c] == 1) route_head(w, r, p, v, w.now);
 }
 
@@ -732,25 +757,22 @@ inline void Engine<R>::grant(Worker& w, uint32_t r, uint16_t op, OutPort& o, uin
   // now; each freed unit's credit reaches the upstream sender after the
   // reverse link's latency, the first at now + unit + wire.
   w.in_csent[c] += units;
-  const FabricPort& in = f_.routers[r].ports[in_p];
   {
+    const InPort& in = in_[oi(r, in_p)];
     Event ev{};
+    ev.t = now + o.unit_ps + in.up_wire_ps;
     ev.amount = static_cast<uint16_t>(units);
     ev.vc = static_cast<uint8_t>(in_v);
     ev.unit_ps = o.unit_ps;
-    if (in.endpoint >= 0) {
-      const FabricEndpoint& fe = f_.endpoints[in.endpoint];
-      ev.t = now + o.unit_ps + fe.wire_ps;
+    if (in.up_router < 0) {
       ev.type = EventType::ep_credit;
-      ev.a = static_cast<uint32_t>(in.endpoint);
+      ev.a = static_cast<uint32_t>(in.up_endpoint);
       w.wheel.push(ev);
     } else {
-      const FabricPort& up = f_.routers[in.peer_router].ports[in.peer_port];
-      ev.t = now + o.unit_ps + up.wire_ps;
       ev.type = EventType::credit;
-      ev.a = static_cast<uint32_t>(in.peer_router);
-      ev.port = static_cast<uint16_t>(in.peer_port);
-      schedule(w, ev, router_worker_[in.peer_router]);
+      ev.a = static_cast<uint32_t>(in.up_router);
+      ev.port = in.up_port;
+      schedule(w, ev, in.up_worker);
     }
   }
 
@@ -828,13 +850,8 @@ void Engine<R>::make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes
     w.st.drops[static_cast<int>(DropReason::source_queue_full)]++;
     return;
   }
-  rte_mbuf* ms[64];
-  rte_mbuf** mv = ms;
-  std::vector<rte_mbuf*> big;
-  if (nseg > 64) {
-    big.resize(nseg);
-    mv = big.data();
-  }
+  if (w.seg_scratch.size() < nseg) w.seg_scratch.resize(nseg);  // grows once, then reused
+  rte_mbuf** mv = w.seg_scratch.data();
   if (rte_pktmbuf_alloc_bulk(w.pool, mv, nseg) != 0) {
     w.st.drops[static_cast<int>(DropReason::mbuf_pool_empty)]++;
     return;
@@ -928,8 +945,8 @@ void Engine<R>::try_inject(Worker& w, uint32_t e) {
 }
 
 template <class R>
-bool Engine<R>::reassemble(Endpoint& ep, const PacketMeta& pm) {
-  if (pm.nseg <= 1) return true;
+typename Engine<R>::Reassembly Engine<R>::reassemble(Endpoint& ep, const PacketMeta& pm) {
+  if (pm.nseg <= 1) return Reassembly::complete;
   const uint64_t key = ((uint64_t(pm.src) << 32) | pm.msg_seq) + 1;
   const uint32_t mask = static_cast<uint32_t>(ep.rkey.size()) - 1;
   uint32_t h = static_cast<uint32_t>((key * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
@@ -951,19 +968,20 @@ bool Engine<R>::reassemble(Endpoint& ep, const PacketMeta& pm) {
           }
           j = (j + 1) & mask;
         }
-        return true;
+        return Reassembly::complete;
       }
-      return false;
+      return Reassembly::partial;
     }
     if (ep.rkey[h] == 0) {
-      if (ep.rused * 4 >= (mask + 1) * 3) return false;  // caller counts the overflow
+      // Keep the table at most 3/4 full so probe chains stay short.
+      if (ep.rused * 4 >= (mask + 1) * 3) return Reassembly::overflow;
       ep.rkey[h] = key;
       ep.rcount[h] = 1;
       ep.rused++;
-      return false;
+      return Reassembly::partial;
     }
   }
-  return false;
+  return Reassembly::overflow;
 }
 
 template <class R>
@@ -989,12 +1007,12 @@ void Engine<R>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m) {
   }
   if (cfg_.on_deliver) cfg_.on_deliver(pm->id, pm->src, pm->dst, now - pm->gen_ps, pm->hops);
   Endpoint& ep = w.ep[e];
-  bool complete = reassemble(ep, *pm);
-  if (!complete && pm->nseg > 1 && ep.rused * 4 >= uint32_t(ep.rkey.size()) * 3) {
-    // The table is full: the message cannot be tracked; count it.
+  const Reassembly ra = reassemble(ep, *pm);
+  if (ra == Reassembly::overflow) {
+    // The first segment found the table full: its message cannot be tracked.
     w.st.drops[static_cast<int>(DropReason::reassembly_overflow)]++;
   }
-  if (complete) {
+  if (ra == Reassembly::complete) {
     w.st.delivered_messages++;
     if (pm->flags & kPktNeedsReply) {
       make_message(w, e, pm->src, cfg_.reply_bytes, static_cast<uint8_t>(TrafficClass::response),

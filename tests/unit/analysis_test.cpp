@@ -1,6 +1,7 @@
 // Fabric analysis: hop counts, zero-load latency, bisection, channel
 // dependency graph — all from routes traced through the programmed tables.
 #include "control/analysis/analysis.h"
+#include "control/topology/registry.h"
 
 #include <gtest/gtest.h>
 
@@ -186,11 +187,15 @@ TEST(AnalysisLatency, FromTheTrace) {
 }
 
 TEST(AnalysisSummary, ReportsUnroutablePairs) {
-  register_route_tracer("torus", "test_broken", [](const Spec&, const Fabric&) -> RouteTraceFn {
+  RoutingInfo broken;
+  broken.family = "torus";
+  broken.name = "test_broken";
+  broken.make_tracer = [](const Spec&, const Fabric&) -> RouteTraceFn {
     return [](const PacketMeta& m) {
       return m.dst == 5 ? std::vector<HopTrace>{} : std::vector<HopTrace>{{0, 6, 0, 6, 0, 0}};
     };
-  });
+  };
+  if (!Registry::get().routing("torus", "test_broken")) Registry::get().add_routing(broken);
   Spec spec = t3e_spec(2, 2, 2);
   const Fabric f = build_torus(spec);
   spec.routing = "test_broken";

@@ -122,8 +122,8 @@ TEST(TorusBuild, Registered) {
   const Spec spec = t3e_spec(4, 4, 4);
   const Fabric f = t->build(spec);
   EXPECT_EQ(t->bisection_links(spec, f), 32);
-  // The registered trace programs the tables itself.
-  const auto path = r->trace(spec, f, trace_meta(0, 21, 2, TrafficClass::request));
+  // The registered tracer programs the tables itself.
+  const auto path = r->make_tracer(spec, f)(trace_meta(0, 21, 2, TrafficClass::request));
   EXPECT_EQ(path.size(), 4u);  // (0,0,0) -> (1,1,1): 3 hops, 4 routers
 }
 

@@ -1,0 +1,35 @@
+// One way to register a routing policy: its tables' programming function
+// gives both the engine (Engine<Policy>) and the analysis tracer, so a new
+// algorithm's file states only what is its own.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "control/topology/registry.h"
+#include "dataplane/core/engine.h"
+
+namespace fabemu {
+
+// program: Tables(const Spec&, const Fabric&), may throw on bad input.
+template <class Policy, class Program>
+RoutingInfo policy_routing(std::string family, std::string name, std::string summary,
+                           int max_vcs, int min_vcs, bool deadlock_free, Program program) {
+  RoutingInfo r;
+  r.family = std::move(family);
+  r.name = std::move(name);
+  r.summary = std::move(summary);
+  r.max_vcs = max_vcs;
+  r.min_vcs = min_vcs;
+  r.deadlock_free = deadlock_free;
+  r.make_engine = [program](const Spec& spec, const Fabric& fabric, const EngineConfig& cfg) {
+    return make_engine<Policy>(program(spec, fabric), fabric, cfg);
+  };
+  r.make_tracer = [program](const Spec& spec, const Fabric& fabric) -> RouteTraceFn {
+    auto t = std::make_shared<const typename Policy::Tables>(program(spec, fabric));
+    return [t, &fabric](const PacketMeta& m) { return trace_route<Policy>(*t, fabric, m); };
+  };
+  return r;
+}
+
+}  // namespace fabemu

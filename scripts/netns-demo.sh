@@ -1,0 +1,509 @@
+#!/usr/bin/env bash
+# Real TCP/IP across an emulated fabric: two network namespaces (hosts h0 and
+# h1) each get a veth pair whose root-side end fabemu opens through DPDK's
+# net_af_packet, bound to two fabric endpoints far apart; ping and iperf3 then
+# run from h0 to h1 through the emulated routers, and the demo prints what the
+# fabric measured. `--baseline` runs the same traffic over one plain veth pair.
+#
+#   scripts/netns-demo.sh                                  # T3E 4x4x4 torus
+#   scripts/netns-demo.sh topologies/yarc-r2-1024.yaml --set topology.endpoints=64
+#   scripts/netns-demo.sh --baseline                       # plain veth, for comparison
+#   scripts/netns-demo.sh --help
+set -euo pipefail
+
+prog=netns-demo.sh
+
+# Started in the background by another shell script, the demo inherits SIGINT
+# ignored, and bash cannot trap a signal ignored on entry: start again with it
+# restored, so that `kill -INT` cleans up as Ctrl-C does.
+sigign=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status 2>/dev/null || true)
+if [[ -z ${FABEMU_DEMO_REEXEC:-} && -n $sigign ]] && ((0x$sigign & 2)); then
+  FABEMU_DEMO_REEXEC=1 exec env --default-signal=INT "$0" "$@"
+fi
+
+usage() {
+  cat <<'EOF'
+Usage: scripts/netns-demo.sh [FILE] [fabemu run options...]
+       scripts/netns-demo.sh --baseline
+       scripts/netns-demo.sh --help
+
+Sends real TCP/IP traffic across an emulated fabric. Two network namespaces,
+hosts h0 (10.77.0.1/24) and h1 (10.77.0.2/24), each get a veth pair (eth0
+inside, offloads off, MTU 1500, IPv6 off); fabemu runs FILE (default
+topologies/t3e-4x4x4.yaml) in real time with the root-side ends as its DPDK
+ports (net_af_packet), h0 and h1 bound to two endpoints far apart. The demo
+waits for the fabric to answer ping, runs `ping -c 10 -i 0.2` and iperf3 from
+h0 to h1, stops fabemu with SIGINT and prints what the fabric measured: frames
+in and out of each host port, frame latency, hops, credit stalls and real-time
+lateness. Everything it creates (namespaces, veths, processes, temporary
+files) is removed on exit, Ctrl-C or SIGTERM. Must run as root.
+
+Extra options go to `fabemu run` after the demo's own, so they can override
+them (e.g. --set run.time_scale=10, --set run.workers=2).
+
+Options (first argument only):
+  --baseline   no fabemu: join h0 eth0 and h1 eth0 by one plain veth pair (same
+               addresses, offloads off, MTU 1500) and run the same ping and
+               iperf3, to compare with the throughput across the fabric
+  -h, --help   this text
+
+Endpoints: on a torus, endpoint 0 and the first endpoint of the router
+farthest from router 0, (kx/2, ky/2, kz/2); on a Clos (and any other family),
+endpoint 0 and the last endpoint.
+
+Environment:
+  FABEMU_DEMO_EP0, FABEMU_DEMO_EP1  fabric endpoints of h0 and h1 (override the choice)
+  FABEMU_DEMO_SECONDS     iperf3 duration in seconds (default 5)
+  FABEMU_DEMO_UP_S        how long to wait for the first ping reply (default 20)
+  FABEMU_DEMO_OUT         keep fabemu's JSON report and log, ping's and iperf3's
+                          output in this directory
+  FABEMU_DEMO_NO_BUILD=1  do not install packages or build: use $FABEMU_BUILD/fabemu
+  FABEMU_BUILD            build directory (default <repo>/build)
+
+Exit status: 0 when ping got replies and iperf3 moved data; 1 when the fabric
+did not come up, ping got no reply, iperf3 moved nothing or fabemu failed;
+2 on a bad command line or spec.
+EOF
+}
+
+die() {
+  echo "$prog: $*" >&2
+  exit 1
+}
+
+baseline=0
+if [[ $# -gt 0 ]]; then
+  case $1 in
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    --baseline)
+      baseline=1
+      shift
+      if [[ $# -gt 0 ]]; then
+        echo "$prog: --baseline takes no FILE and no fabemu options (got: $*)" >&2
+        exit 2
+      fi
+      ;;
+  esac
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "$prog: must run as root: network namespaces, veth pairs and af_packet need CAP_NET_ADMIN" >&2
+  echo "  try: sudo $0 $*" >&2
+  exit 1
+fi
+
+# shellcheck source=scripts/lib/setup.sh
+source "$(dirname "$0")/lib/setup.sh"
+
+spec=$FABEMU_ROOT/topologies/t3e-4x4x4.yaml
+if [[ $baseline -eq 0 && $# -gt 0 && $1 != -* ]]; then
+  spec=$1
+  shift
+fi
+seconds=${FABEMU_DEMO_SECONDS:-5}
+up_s=${FABEMU_DEMO_UP_S:-20}
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || die "FABEMU_DEMO_SECONDS must be a whole number of seconds >= 1, got '$seconds'"
+[[ $up_s =~ ^[1-9][0-9]*$ ]] || die "FABEMU_DEMO_UP_S must be a whole number of seconds >= 1, got '$up_s'"
+
+if [[ ${FABEMU_DEMO_NO_BUILD:-0} != 1 ]]; then
+  fabemu_install_packages
+  if [[ $baseline -eq 0 ]]; then
+    # shellcheck disable=SC2119  # no extra cmake arguments
+    fabemu_build
+  fi
+fi
+fabemu=$FABEMU_BUILD/fabemu
+if [[ $baseline -eq 0 && ! -x $fabemu ]]; then
+  die "no fabemu binary at $fabemu (unset FABEMU_DEMO_NO_BUILD to build it, or set FABEMU_BUILD)"
+fi
+missing=()
+for tool in ip ethtool ping iperf3 jq ss timeout; do
+  command -v "$tool" >/dev/null || missing+=("$tool")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  die "missing tools: ${missing[*]} (run without FABEMU_DEMO_NO_BUILD=1 to install them)"
+fi
+
+# ---------------------------------------------------------------------------
+# Names: unique per run, so demos can run side by side and leftovers are
+# recognisable. Interface names stay within 15 characters (pid <= 4194304).
+id=$$
+ns0=fabemu-h0-$id
+ns1=fabemu-h1-$id
+if0=fe0-$id
+if1=fe1-$id
+ip0=10.77.0.1
+ip1=10.77.0.2
+plen=24
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabemu-netns-demo.XXXXXX")
+created_ns=()
+created_links=()  # root-namespace interfaces, or "NS/IF" inside a namespace
+fabemu_pid=
+
+# Waits up to $2 seconds (tenths) for process $1 to end; 0 when it did.
+wait_gone() {
+  local pid=$1 tenths=$(($2 * 10))
+  while kill -0 "$pid" 2>/dev/null; do
+    ((tenths-- > 0)) || return 1
+    sleep 0.1
+  done
+  return 0
+}
+
+# Kills every process inside namespace $1 (all started by this script).
+kill_ns_procs() {
+  local pids
+  pids=$(ip netns pids "$1" 2>/dev/null) || return 0
+  [[ -n $pids ]] || return 0
+  # shellcheck disable=SC2086  # a list of pids
+  kill -TERM $pids 2>/dev/null
+  local p
+  for p in $pids; do
+    wait_gone "$p" 2 || kill -KILL "$p" 2>/dev/null
+  done
+}
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e
+  if [[ -n $fabemu_pid ]] && kill -0 "$fabemu_pid" 2>/dev/null; then
+    kill -INT "$fabemu_pid" 2>/dev/null
+    if ! wait_gone "$fabemu_pid" 15; then
+      echo "$prog: fabemu (pid $fabemu_pid) ignored SIGINT for 15 s: killing it" >&2
+      kill -KILL "$fabemu_pid" 2>/dev/null
+    fi
+    wait "$fabemu_pid" 2>/dev/null
+  fi
+  local ns l
+  for ns in "${created_ns[@]}"; do
+    kill_ns_procs "$ns"
+  done
+  # Deleting the links first is synchronous; a namespace's own devices would
+  # otherwise linger until the kernel reaps the namespace in the background.
+  for l in "${created_links[@]}"; do
+    if [[ $l == */* ]]; then
+      ip -n "${l%%/*}" link del "${l#*/}" 2>/dev/null
+    else
+      ip link del "$l" 2>/dev/null
+    fi
+  done
+  for ns in "${created_ns[@]}"; do
+    ip netns del "$ns" 2>/dev/null
+  done
+  if [[ -n ${FABEMU_DEMO_OUT:-} ]]; then
+    mkdir -p "$FABEMU_DEMO_OUT" && cp -f "$tmp"/* "$FABEMU_DEMO_OUT"/ 2>/dev/null &&
+      echo "$prog: outputs kept in $FABEMU_DEMO_OUT"
+  fi
+  rm -rf "$tmp"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'echo >&2; echo "$prog: interrupted: cleaning up" >&2; exit 130' INT
+trap 'echo >&2; echo "$prog: terminated: cleaning up" >&2; exit 143' TERM
+
+# run_wait OUT ERR COMMAND...: runs COMMAND in the background, its output in
+# OUT and ERR, and waits for it, so that SIGINT/SIGTERM reach the traps at
+# once instead of after the command (and the traps' messages reach the
+# terminal, not the files); returns its status.
+run_wait() {
+  local out=$1 err=$2
+  shift 2
+  "$@" >"$out" 2>"$err" &
+  local pid=$! rc=0
+  wait "$pid" || rc=$?
+  return "$rc"
+}
+
+# new_ns NS: a namespace with lo up and IPv6 off for every device made in it.
+new_ns() {
+  ip netns add "$1"
+  created_ns+=("$1")
+  ip -n "$1" link set lo up
+  if [[ -d /proc/sys/net/ipv6 ]]; then
+    ip netns exec "$1" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1
+  fi
+}
+
+# quiet_if [NS] IF: MTU 1500, checksum and segmentation offloads off (a frame
+# with a partial checksum would cross af_packet unfinished and TCP would drop
+# it), IPv6 off; then up.
+quiet_if() {
+  local nsx=()
+  if [[ $# -eq 2 ]]; then
+    nsx=(ip netns exec "$1")
+    shift
+  fi
+  local dev=$1
+  "${nsx[@]}" ip link set "$dev" mtu 1500
+  "${nsx[@]}" ethtool -K "$dev" tx off rx off tso off gso off gro off >/dev/null ||
+    echo "$prog: warning: could not turn every offload off on $dev" >&2
+  if [[ -e /proc/sys/net/ipv6/conf/$dev/disable_ipv6 || ${#nsx[@]} -gt 0 ]]; then
+    "${nsx[@]}" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$dev/disable_ipv6" 2>/dev/null || true
+  fi
+  "${nsx[@]}" ip link set "$dev" up
+}
+
+# host_addr NS ADDR: eth0 of NS gets ADDR.
+host_addr() {
+  ip -n "$1" addr add "$2/$plen" dev eth0
+}
+
+# ---------------------------------------------------------------------------
+# Endpoint choice: torus: 0 and the first endpoint of router (kx/2,ky/2,kz/2);
+# other families: 0 and the last endpoint. Reads `fabemu describe` with the
+# --set options among the extra arguments.
+choose_endpoints() {
+  local sets=()
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      -s | --set)
+        [[ $# -ge 2 ]] && sets+=(--set "$2")
+        shift
+        ;;
+      --set=*) sets+=(--set "${1#--set=}") ;;
+    esac
+    shift
+  done
+  local dj=$tmp/describe.json
+  # Exit 1 from describe (e.g. a dependency cycle) still writes the JSON.
+  "$fabemu" describe "$spec" "${sets[@]}" --json "$dj" >"$tmp/describe.txt" 2>&1 || true
+  if [[ ! -s $dj ]]; then
+    cat "$tmp/describe.txt" >&2
+    echo "$prog: fabemu describe failed on $spec" >&2
+    exit 2
+  fi
+  local family n_ep n_rt name
+  IFS=$'\t' read -r family n_ep n_rt name < <(jq -r '[.topology, .endpoints, .routers, .name] | map(tostring) | @tsv' "$dj")
+  fabric_name=$name
+  fabric_endpoints=$n_ep
+  ep0=0
+  ep1=$((n_ep - 1))
+  if [[ $family == torus ]]; then
+    local kx ky kz
+    # describe names a torus "t3e KXxKYxKZ"; a future .dims wins.
+    if read -r kx ky kz < <(jq -r '.dims // empty | map(tostring) | join(" ")' "$dj") && [[ -n $kz ]]; then
+      :
+    elif [[ $name =~ ([0-9]+)x([0-9]+)x([0-9]+) ]]; then
+      kx=${BASH_REMATCH[1]} ky=${BASH_REMATCH[2]} kz=${BASH_REMATCH[3]}
+    else
+      kx=
+    fi
+    if [[ -n $kx ]] && ((n_rt > 0 && n_ep % n_rt == 0)); then
+      local epr=$((n_ep / n_rt))
+      ep1=$(((((kx / 2) * ky + ky / 2) * kz + kz / 2) * epr))
+      far_note="router ($((kx / 2)),$((ky / 2)),$((kz / 2))), farthest from router 0"
+    else
+      echo "$prog: warning: cannot tell the torus size of '$name': using the last endpoint" >&2
+    fi
+  fi
+}
+
+fabric_name=
+fabric_endpoints=
+far_note=
+if [[ $baseline -eq 0 ]]; then
+  ep0=${FABEMU_DEMO_EP0:-}
+  ep1=${FABEMU_DEMO_EP1:-}
+  user_ep0=$ep0 user_ep1=$ep1
+  choose_endpoints "$@"
+  [[ -n $user_ep0 ]] && ep0=$user_ep0
+  [[ -n $user_ep1 ]] && ep1=$user_ep1
+  [[ -n $user_ep1 ]] && far_note="FABEMU_DEMO_EP1"
+  for e in "$ep0" "$ep1"; do
+    if ! [[ $e =~ ^[0-9]+$ ]] || ((e >= fabric_endpoints)); then
+      die "endpoint '$e' is not in 0..$((fabric_endpoints - 1)) of $fabric_name"
+    fi
+  done
+  [[ $ep0 -ne $ep1 ]] || die "h0 and h1 need two different endpoints (both are $ep0)"
+fi
+
+# ---------------------------------------------------------------------------
+# Plumbing.
+new_ns "$ns0"
+new_ns "$ns1"
+if [[ $baseline -eq 1 ]]; then
+  ip -n "$ns0" link add eth0 type veth peer name eth0 netns "$ns1"
+  created_links+=("$ns0/eth0")
+  quiet_if "$ns0" eth0
+  quiet_if "$ns1" eth0
+  echo "baseline: $ns0 eth0 $ip0 <-> plain veth <-> $ns1 eth0 $ip1 (offloads off, MTU 1500)"
+else
+  for pair in "$ns0 $if0" "$ns1 $if1"; do
+    read -r ns dev <<<"$pair"
+    ip link add "$dev" type veth peer name eth0 netns "$ns"
+    created_links+=("$dev")
+    quiet_if "$dev"
+    quiet_if "$ns" eth0
+  done
+fi
+host_addr "$ns0" "$ip0"
+host_addr "$ns1" "$ip1"
+
+# ---------------------------------------------------------------------------
+# The fabric.
+if [[ $baseline -eq 0 ]]; then
+  ports="[{name: h0, device: \"net_af_packet0,iface=$if0\", endpoint: $ep0},"
+  ports+=" {name: h1, device: \"net_af_packet1,iface=$if1\", endpoint: $ep1}]"
+  echo "fabric: $fabric_name from $spec"
+  echo "  h0 $ns0 eth0 $ip0 <-> $if0 = endpoint $ep0"
+  echo "  h1 $ns1 eth0 $ip1 <-> $if1 = endpoint $ep1${far_note:+ ($far_note)}"
+  # A job started with & ignores SIGINT in a script; fabemu must not, since
+  # SIGINT is how it is told to stop, drain and write its report.
+  env --default-signal=INT,TERM "$fabemu" run "$spec" \
+    --set run.mode=realtime --set run.duration_s=0 --set traffic.load=0 \
+    --set "ports=$ports" --json "$tmp/run.json" "$@" >"$tmp/fabemu.log" 2>&1 &
+  fabemu_pid=$!
+fi
+
+fabemu_tail() {
+  echo "--- last lines of the fabemu log:" >&2
+  tail -n 25 "$tmp/fabemu.log" >&2
+  echo "---" >&2
+}
+
+# Wait until h1 answers h0.
+echo -n "waiting for $ip1 to answer $ip0 (up to $up_s s) "
+deadline=$((SECONDS + up_s))
+while :; do
+  if [[ -n $fabemu_pid ]] && ! kill -0 "$fabemu_pid" 2>/dev/null; then
+    rc=0
+    wait "$fabemu_pid" || rc=$?
+    fabemu_pid=
+    echo
+    echo "$prog: fabemu exited early, with status $rc" >&2
+    fabemu_tail
+    exit 1
+  fi
+  if ip netns exec "$ns0" ping -n -q -c 1 -W 1 "$ip1" >/dev/null 2>&1; then
+    echo " up after $((SECONDS + up_s - deadline)) s"
+    break
+  fi
+  echo -n .
+  if ((SECONDS >= deadline)); then
+    echo
+    echo "$prog: $ip1 did not answer $ip0 within $up_s s" >&2
+    [[ -n $fabemu_pid ]] && fabemu_tail
+    exit 1
+  fi
+  sleep 0.5
+done
+
+# ---------------------------------------------------------------------------
+# Traffic.
+failures=()
+echo
+echo "== ping -c 10 -i 0.2 $ip1 (from h0)"
+run_wait "$tmp/ping.txt" "$tmp/ping.err" ip netns exec "$ns0" ping -n -c 10 -i 0.2 "$ip1" || true
+cat "$tmp/ping.err" >>"$tmp/ping.txt"
+tail -n 2 "$tmp/ping.txt" | sed 's/^/  /'
+received=$(sed -n 's/.* \([0-9][0-9]*\) received.*/\1/p' "$tmp/ping.txt")
+if [[ ${received:-0} -eq 0 ]]; then
+  failures+=("ping: no replies from h1 ($ip1)")
+fi
+
+echo
+echo "== iperf3 -c $ip1 -t $seconds (h0 -> h1, TCP)"
+ip netns exec "$ns1" iperf3 -s -1 -B "$ip1" >"$tmp/iperf3-server.log" 2>&1 &
+for ((i = 0; i < 50; i++)); do
+  ip netns exec "$ns1" ss -Hltn 'sport = :5201' 2>/dev/null | grep -q . && break
+  sleep 0.1
+done
+iperf_rc=0
+run_wait "$tmp/iperf3.json" "$tmp/iperf3.err" timeout --kill-after=5 $((seconds + 30)) \
+  ip netns exec "$ns0" iperf3 -c "$ip1" -t "$seconds" -J || iperf_rc=$?
+iperf_bytes=0
+iperf_mbps=0
+if jq -e . "$tmp/iperf3.json" >/dev/null 2>&1; then
+  iperf_err=$(jq -r '.error // empty' "$tmp/iperf3.json")
+  [[ -n $iperf_err ]] && echo "  iperf3: $iperf_err"
+  read -r iperf_bytes iperf_mbps iperf_sent_mbps iperf_retr iperf_secs < <(jq -r '
+    [(.end.sum_received.bytes // 0),
+     ((.end.sum_received.bits_per_second // 0) / 1e6 * 100 | round / 100),
+     ((.end.sum_sent.bits_per_second // 0) / 1e6 * 100 | round / 100),
+     (.end.sum_sent.retransmits // 0),
+     ((.end.sum_received.seconds // 0) * 100 | round / 100)] | map(tostring) | join(" ")' "$tmp/iperf3.json")
+  echo "  received $iperf_bytes bytes in $iperf_secs s: $iperf_mbps Mbit/s" \
+    "(sender $iperf_sent_mbps Mbit/s, $iperf_retr retransmits)"
+else
+  echo "  iperf3 gave no report (status $iperf_rc):"
+  sed 's/^/    /' "$tmp/iperf3.err"
+fi
+if [[ ${iperf_bytes%.*} -eq 0 ]]; then
+  failures+=("iperf3: moved no data from h0 to h1 (status $iperf_rc)")
+fi
+
+# ---------------------------------------------------------------------------
+# Stop the fabric and report what it measured.
+if [[ -n $fabemu_pid ]]; then
+  echo
+  echo "== stopping fabemu (SIGINT)"
+  kill -INT "$fabemu_pid"
+  fabemu_rc=0
+  if wait_gone "$fabemu_pid" 30; then
+    wait "$fabemu_pid" || fabemu_rc=$?
+  else
+    echo "$prog: fabemu still running 30 s after SIGINT: killing it" >&2
+    kill -KILL "$fabemu_pid"
+    wait "$fabemu_pid" || fabemu_rc=$?
+  fi
+  fabemu_pid=
+  if [[ $fabemu_rc -ne 0 ]]; then
+    failures+=("fabemu: exited with status $fabemu_rc after SIGINT")
+    fabemu_tail
+  fi
+  if [[ -s $tmp/run.json ]] && jq -e . "$tmp/run.json" >/dev/null 2>&1; then
+    echo
+    echo "== what the fabric measured (fabemu --json)"
+    jq -r '
+      def num: if . == null then "n/a"
+               elif type == "number" then (if . == (. | floor) then tostring
+                                           else (. * 100 | round / 100 | tostring) end)
+               else tostring end;
+      def ns: if . == null then "n/a"
+              elif type != "number" then tostring
+              elif . >= 1e6 then "\(. / 1e4 | round / 100) ms"
+              elif . >= 1e3 then "\(. / 10 | round / 100) us"
+              else "\(. | round) ns" end;
+      def drops: if . == null then "n/a"
+                 elif type == "object" then
+                   ([to_entries[] | select(.value != 0) | "\(.key) \(.value)"] | join(", ")
+                    | if . == "" then "none" else . end)
+                 else num end;
+      ((.ports // [])[] as $p |
+        "  port \($p.name) (endpoint \($p.endpoint | num), \($p.device)):",
+        "    host -> fabric \($p.rx_frames | num) frames, \($p.rx_bytes | num) bytes;" +
+          " fabric -> host \($p.tx_frames | num) frames, \($p.tx_bytes | num) bytes",
+        "    flooded \($p.flooded | num); drops: \($p.drops | drops)",
+        "    frame latency p50 \($p.frame_latency_ns.p50 | ns), p99 \($p.frame_latency_ns.p99 | ns)," +
+          " max \($p.frame_latency_ns.max | ns) over \($p.frame_latency_ns.count | num) frames"),
+      "  packet latency     p50 \(.latency_ns.p50 | ns), p99 \(.latency_ns.p99 | ns)",
+      "  hops               mean \(.hops.mean | num), max \(.hops.max | num)",
+      "  credit stalls      \(if .links then ([.links[].credit_stalls // 0] | add // 0 | num) else "n/a" end) (all links)",
+      "  real time          time scale \(.realtime.time_scale | num), \(.realtime.wall_s | num) s wall",
+      "  lateness           p50 \(.realtime.lateness_ns.p50 | ns), p99 \(.realtime.lateness_ns.p99 | ns)," +
+        " max \(.realtime.lateness_ns.max | ns); \(.realtime.lateness_ns.over_bound | num) events" +
+        " over the \(.realtime.lateness_ns.bound | ns) bound"
+    ' "$tmp/run.json"
+  else
+    failures+=("fabemu: wrote no JSON report")
+  fi
+fi
+
+echo
+if [[ $baseline -eq 1 ]]; then
+  echo "iperf3 over a plain veth pair: $iperf_mbps Mbit/s (compare: scripts/netns-demo.sh [FILE])"
+else
+  echo "iperf3 across the fabric ($fabric_name, endpoints $ep0 -> $ep1): $iperf_mbps Mbit/s" \
+    "(compare: scripts/netns-demo.sh --baseline)"
+fi
+if [[ ${#failures[@]} -gt 0 ]]; then
+  for f in "${failures[@]}"; do
+    echo "$prog: FAILED: $f" >&2
+  done
+  exit 1
+fi

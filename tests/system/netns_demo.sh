@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# System test of real TCP/IP across the emulated fabric: runs
+# scripts/netns-demo.sh (two network namespaces, veth pairs opened by fabemu
+# through net_af_packet, ping and iperf3 from h0 to h1) on the default T3E
+# 4x4x4 torus and on a 64-endpoint rank-2 BlackWidow Clos, with the given
+# binary (no rebuild).
+#
+#   bash tests/system/netns_demo.sh FABEMU_BINARY SOURCE_DIR
+#
+# Passes when, on both fabrics, ping got replies, iperf3 moved data, fabemu
+# stopped cleanly on SIGINT and its JSON report shows frames in and out of
+# both host ports. Exits 77 (ctest: skipped) when network namespaces cannot be
+# created here (not root, no CAP_NET_ADMIN), a tool is missing, or this
+# fabemu does not accept run.mode realtime with ports.
+set -uo pipefail
+
+fabemu=${1:?usage: netns_demo.sh FABEMU_BINARY SOURCE_DIR}
+src=${2:?usage: netns_demo.sh FABEMU_BINARY SOURCE_DIR}
+demo=$src/scripts/netns-demo.sh
+
+skip() {
+  echo "SKIP: $*"
+  exit 77
+}
+
+if [[ $(id -u) -ne 0 ]]; then
+  skip "network namespaces need root (CAP_NET_ADMIN); run ctest as root to include this test"
+fi
+missing=()
+for tool in ip ethtool ping iperf3 jq ss timeout; do
+  command -v "$tool" >/dev/null || missing+=("$tool")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  skip "missing tools: ${missing[*]} (scripts/lib/setup.sh installs them)"
+fi
+probe=fabemu-probe-$$
+if ! err=$(ip netns add "$probe" 2>&1); then
+  skip "cannot create a network namespace (ip netns add: $err)"
+fi
+ip netns del "$probe"
+
+# An engine without real-time ports rejects the demo's settings as a spec
+# error; say so and skip rather than fail.
+if ! err=$("$fabemu" check "$src/topologies/t3e-4x4x4.yaml" --set run.mode=realtime \
+  --set run.duration_s=0 --set traffic.load=0 \
+  --set 'ports=[{name: h0, device: "net_af_packet0,iface=fe0-probe", endpoint: 0}]' 2>&1); then
+  if grep -qE "field '(run\.mode|run\.duration_s|traffic\.load|ports)'" <<<"$err"; then
+    skip "this fabemu does not run real-time ports yet: $err"
+  fi
+  echo "FAIL: fabemu check rejects the demo's settings:"
+  echo "$err"
+  exit 1
+fi
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+passed=0
+failed=0
+bad() {
+  failed=$((failed + 1))
+  echo "FAIL: $*"
+}
+
+# run_case NAME DEMO-ARGUMENTS...
+run_case() {
+  local name=$1
+  shift
+  echo "=== $name: netns-demo.sh $*"
+  local rc=0
+  # The demo cleans up on SIGTERM; stay well inside ctest's own timeout.
+  FABEMU_BUILD=$(dirname "$fabemu") FABEMU_DEMO_NO_BUILD=1 FABEMU_DEMO_SECONDS=3 \
+    FABEMU_DEMO_OUT=$out/$name timeout --kill-after=30 300 bash "$demo" "$@" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    bad "$name: netns-demo.sh exited $rc"
+    return
+  fi
+  local json=$out/$name/run.json
+  if ! jq -e '(.ports | length) == 2 and
+              all(.ports[]; .rx_frames > 0 and .tx_frames > 0 and .rx_bytes > 0 and .tx_bytes > 0)' \
+    "$json" >/dev/null; then
+    bad "$name: the JSON report lacks frames in and out of both host ports:"
+    jq -c '.ports' "$json" 2>&1 | head -c 2000
+    echo
+    return
+  fi
+  # The demo deletes everything it made.
+  if ip netns list | grep -q "^fabemu-h[01]-"; then
+    bad "$name: namespaces left behind: $(ip netns list | grep '^fabemu-h[01]-' | tr '\n' ' ')"
+    return
+  fi
+  passed=$((passed + 1))
+}
+
+run_case torus
+run_case clos "$src/topologies/yarc-r2-1024.yaml" --set topology.endpoints=64
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -9,12 +9,16 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <atomic>
+#include <csignal>
 #include <stdexcept>
 
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/crc16.h"
 #include "dataplane/core/eal.h"
+#include "dataplane/ethernet/eth_port.h"
+#include "dataplane/ethernet/ether.h"
 
 namespace fabemu {
 
@@ -95,6 +99,11 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
                           static_cast<uint32_t>(spec.packet.max_units));
   c.router_worker = place_routers(fabric, spec.run.workers);
   c.progress_s = spec.run.progress_s;
+  c.realtime = spec.run.mode == "realtime";
+  c.time_scale = spec.run.time_scale;
+  c.duration_s = spec.run.duration_s;
+  c.lateness_bound_ps = ns_to_ps(spec.run.lateness_bound_ns);
+  c.mac_aging_s = spec.run.mac_aging_s;
   return c;
 }
 
@@ -196,6 +205,53 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   j["credit_stalls"] = total_stalls;
   j["invariants"] = {{"checks", st.invariant_checks},
                      {"credit_conservation", st.invariant_failure.empty() ? "ok" : st.invariant_failure}};
+  if (!st.ports.empty() || st.realtime) {
+    json ports = json::array();
+    for (const PortStats& p : st.ports) {
+      json drops = json::object();
+      uint64_t total = 0;
+      for (int i = 0; i < static_cast<int>(FrameDrop::count); i++) {
+        drops[frame_drop_name(static_cast<FrameDrop>(i))] = p.drops[i];
+        total += p.drops[i];
+      }
+      ports.push_back({{"name", p.name},
+                       {"device", p.device},
+                       {"dpdk_port", p.port_id},
+                       {"endpoint", p.endpoint},
+                       {"vlan", p.vlan},
+                       {"rx_frames", p.rx_frames},
+                       {"rx_bytes", p.rx_bytes},
+                       {"tx_frames", p.tx_frames},
+                       {"tx_bytes", p.tx_bytes},
+                       {"flooded", p.flooded},
+                       {"fabric_frames", p.fabric_frames},
+                       {"macs_learned", p.macs_learned},
+                       {"mac_moves", p.mac_moves},
+                       {"dropped", total},
+                       {"drops", drops},
+                       {"frame_latency_ns", histogram_ns(p.frame_latency_ps)},
+                       {"frame_hops", {{"mean", p.frame_hops.mean()},
+                                       {"max", p.frame_hops.count ? p.frame_hops.max : 0}}}});
+    }
+    j["ports"] = ports;
+  }
+  if (st.realtime) {
+    json workers = json::array();
+    for (size_t w = 0; w < st.worker_lateness_ps.size(); w++) {
+      json h = histogram_ns(st.worker_lateness_ps[w]);
+      h["worker"] = w;
+      workers.push_back(h);
+    }
+    json late = histogram_ns(st.lateness_ps);
+    late["bound"] = ps_to_ns(double(st.lateness_bound_ps));
+    late["over_bound"] = st.events_over_bound;
+    j["realtime"] = {{"time_scale", st.time_scale},
+                     {"wall_s", st.wall_s},
+                     {"emulated_ns", ps_to_ns(double(st.end_ps))},
+                     {"lateness_ns", late},
+                     {"poll_gap_ns", histogram_ns(st.poll_gap_ps)},
+                     {"worker_lateness_ns", workers}};
+  }
   j["performance"] = {{"wall_s", st.wall_s},
                       {"events", st.events},
                       {"packet_hops", st.packet_hops},
@@ -206,7 +262,57 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   return j;
 }
 
-RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&)>& tweak) {
+namespace {
+
+// The DPDK ports of a run, closed when the run is over (also on errors).
+struct OpenPorts {
+  std::vector<EthPort> ports;
+  ~OpenPorts() {
+    for (auto& p : ports) eth_port_close(&p);
+  }
+};
+
+// Opens each distinct device once and resolves the spec's bindings.
+std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
+  std::vector<PortEndpointConfig> out;
+  for (size_t i = 0; i < spec.ports.size(); i++) {
+    const PortBinding& pb = spec.ports[i];
+    const std::string name = pb.device.substr(0, pb.device.find(','));
+    const EthPort* port = nullptr;
+    for (const auto& p : open->ports)
+      if (p.name == name) port = &p;
+    if (!port) {
+      EthPort p;
+      std::string err;
+      const bool ok = eth_port_open(pb.device, -1, &p, &err);
+      open->ports.push_back(p);  // closed by ~OpenPorts whether or not it opened
+      if (!ok) throw std::runtime_error("ports[" + std::to_string(i) + "] '" + pb.name + "': " + err);
+      port = &open->ports.back();
+    }
+    PortEndpointConfig pc;
+    pc.name = pb.name.empty() ? "port" + std::to_string(i) : pb.name;
+    pc.device = pb.device;
+    pc.port_id = port->port_id;
+    pc.endpoint = static_cast<uint32_t>(pb.endpoint);
+    pc.vlan = static_cast<uint16_t>(pb.vlan);
+    for (const auto& m : pb.macs) {
+      uint64_t mac = 0;
+      if (!parse_mac(m, &mac))
+        throw std::runtime_error("ports[" + std::to_string(i) + "] '" + pc.name + "': '" + m +
+                                 "' is not a MAC address (02:00:00:00:00:01)");
+      pc.macs.push_back(mac);
+    }
+    pc.queue_frames = static_cast<uint32_t>(pb.queue_frames);
+    pc.max_frame_bytes = port->mtu + kEthHeaderBytes;
+    out.push_back(pc);
+  }
+  return out;
+}
+
+}  // namespace
+
+RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&)>& tweak,
+                        const std::vector<std::string>& eal_args) {
   const TopologyInfo* topo = Registry::get().topology(spec.topology.family);
   if (!topo) throw std::runtime_error("unknown topology family '" + spec.topology.family + "'");
   const RoutingInfo* routing = Registry::get().routing(spec.topology.family, spec.routing);
@@ -216,9 +322,16 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   RunResult res;
   res.fabric = topo->build(spec);
   std::string err;
-  if (!eal_ensure(std::max(1, spec.run.workers), &err)) throw std::runtime_error(err);
+  std::vector<std::string> eal = spec.run.eal;
+  eal.insert(eal.end(), eal_args.begin(), eal_args.end());
+  bool pci = false;
+  for (const auto& p : spec.ports) pci = pci || device_is_pci(p.device);
+  for (const auto& a : eal) pci = pci || a.rfind("-a", 0) == 0 || a.rfind("--allow", 0) == 0;
+  if (!eal_ensure(std::max(1, spec.run.workers), &err, eal, pci)) throw std::runtime_error(err);
   crc16_init();  // after the EAL: picks the vector CRC path the CPU supports
+  OpenPorts open;
   EngineConfig cfg = make_engine_config(spec, res.fabric);
+  cfg.ports = open_ports(spec, &open);
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
@@ -227,34 +340,96 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   return res;
 }
 
+namespace {
+
+// SIGINT/SIGTERM end a real-time run cleanly (drain, report); a second one
+// gets the default action, so a stuck run can still be killed.
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop_signal(int sig) {
+  g_stop.store(true);
+  std::signal(sig, SIG_DFL);
+}
+
+std::string ns_text(uint64_t ps) {
+  if (ps >= 1000ull * 1000 * 1000) return fmt::format("{:.2f} ms", double(ps) / 1e9);
+  if (ps >= 1000ull * 1000) return fmt::format("{:.2f} us", double(ps) / 1e6);
+  return fmt::format("{:.0f} ns", double(ps) / 1e3);
+}
+
+}  // namespace
+
 int run_command(const Spec& spec, const RunOptions& opts) {
   const bool tty = isatty(STDERR_FILENO);
+  const bool realtime = spec.run.mode == "realtime";
   RunResult res;
+  if (realtime) {
+    g_stop.store(false);
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
+  }
   try {
-    res = run_emulation(spec, [&](EngineConfig& c) {
-      if (opts.quiet) {
-        c.progress = nullptr;
-        return;
-      }
-      c.progress = [tty, start = std::chrono::steady_clock::now()](double frac, ps_t now,
-                                                                    uint64_t delivered) {
-        const double wall =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::string line = fmt::format(
-            "[fabemu] {:5.1f}%  emulated {:.1f} us  delivered {} packets  wall {:.1f} s",
-            frac * 100.0, double(now) / 1e6, delivered, wall);
-        if (tty)
-          fmt::print(stderr, "\r{}   ", line);
-        else
-          fmt::print(stderr, "{}\n", line);
-        std::fflush(stderr);
-      };
-    });
+    res = run_emulation(
+        spec,
+        [&](EngineConfig& c) {
+          c.stop = &g_stop;
+          if (realtime && !opts.quiet) {
+            if (eal_no_huge())
+              fmt::print(stderr, "[fabemu] no free hugepages: DPDK runs with --no-huge (ordinary memory)\n");
+            std::string ports;
+            for (const auto& p : c.ports)
+              ports += fmt::format("{}{} = {} at endpoint {}{}", ports.empty() ? "" : ", ", p.name,
+                                   p.device, p.endpoint,
+                                   p.vlan ? fmt::format(" (VLAN {})", p.vlan) : "");
+            fmt::print(stderr, "[fabemu] real time, time scale {}: {}; {}\n", c.time_scale,
+                       ports.empty() ? "no ports (synthetic traffic only)" : ports,
+                       c.duration_s > 0 ? fmt::format("running for {} s", c.duration_s)
+                                        : "running until Ctrl-C (SIGINT) or SIGTERM");
+          }
+          if (opts.quiet) {
+            c.progress = nullptr;
+            c.live = nullptr;
+            return;
+          }
+          c.live = [bound = c.lateness_bound_ps](const LiveStats& l) {
+            std::string line = fmt::format("[fabemu] {:6.1f} s", l.wall_s);
+            for (size_t i = 0; i < l.port_names.size(); i++)
+              line += fmt::format("  {} in {} out {}", l.port_names[i], l.rx_frames[i], l.tx_frames[i]);
+            line += fmt::format("  | frame p99 {}  lateness p99 {} max {}",
+                                ns_text(l.frame_latency_p99_ps), ns_text(l.lateness_p99_ps),
+                                ns_text(l.lateness_max_ps));
+            fmt::print(stderr, "{}\n", line);
+            if (l.events_over_bound)
+              fmt::print(stderr,
+                         "[fabemu] WARNING: {} events ran more than {} (run.lateness_bound_ns) "
+                         "behind their emulated time in the last period: the fabric's timing is "
+                         "distorted. Raise run.time_scale, lower the traffic, or add workers.\n",
+                         l.events_over_bound, ns_text(bound));
+            std::fflush(stderr);
+          };
+          c.progress = [tty, start = std::chrono::steady_clock::now()](double frac, ps_t now,
+                                                                        uint64_t delivered) {
+            const double wall =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::string line = fmt::format(
+                "[fabemu] {:5.1f}%  emulated {:.1f} us  delivered {} packets  wall {:.1f} s",
+                frac * 100.0, double(now) / 1e6, delivered, wall);
+            if (tty)
+              fmt::print(stderr, "\r{}   ", line);
+            else
+              fmt::print(stderr, "{}\n", line);
+            std::fflush(stderr);
+          };
+        },
+        opts.eal_args);
   } catch (const std::exception& e) {
     fmt::print(stderr, "fabemu run: {}\n", e.what());
     return 1;
   }
-  if (!opts.quiet && tty) fmt::print(stderr, "\n");
+  if (realtime) {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+  }
+  if (!opts.quiet && tty && !realtime) fmt::print(stderr, "\n");
   const RunStats& st = res.stats;
   const auto& j = res.json;
   if (!opts.json_out.empty()) {
@@ -296,6 +471,32 @@ int run_command(const Spec& spec, const RunOptions& opts) {
       if (st.drops[i])
         fmt::print("dropped    {} {}: {}\n", st.drops[i], drop_reason_name(static_cast<DropReason>(i)),
                    drop_reason_help(static_cast<DropReason>(i)));
+    for (const PortStats& p : st.ports) {
+      fmt::print("port {:<6}in {} frames ({} B)  out {} frames ({} B)  flooded {}  frame latency "
+                 "p50 {} p99 {}  hops {:.1f}\n",
+                 p.name, p.rx_frames, p.rx_bytes, p.tx_frames, p.tx_bytes, p.flooded,
+                 ns_text(p.frame_latency_ps.percentile(50)), ns_text(p.frame_latency_ps.percentile(99)),
+                 p.frame_hops.mean());
+      for (int i = 0; i < static_cast<int>(FrameDrop::count); i++)
+        if (p.drops[i])
+          fmt::print("  dropped  {} {}: {}\n", p.drops[i], frame_drop_name(static_cast<FrameDrop>(i)),
+                     frame_drop_help(static_cast<FrameDrop>(i)));
+    }
+    if (st.realtime) {
+      fmt::print("real time  scale {}  lateness p50 {}  p99 {}  max {}  ({} of {} events over the {} bound)\n"
+                 "           receive poll gap p50 {}  p99 {}  max {} (emulated time)\n",
+                 st.time_scale, ns_text(st.lateness_ps.percentile(50)),
+                 ns_text(st.lateness_ps.percentile(99)), ns_text(st.lateness_ps.max),
+                 st.events_over_bound, st.lateness_ps.count, ns_text(st.lateness_bound_ps),
+                 ns_text(st.poll_gap_ps.percentile(50)), ns_text(st.poll_gap_ps.percentile(99)),
+                 ns_text(st.poll_gap_ps.max));
+      if (st.events_over_bound)
+        fmt::print(stderr,
+                   "fabemu run: WARNING: {} events ran later than run.lateness_bound_ns ({}) "
+                   "behind their emulated time (max {}): during those moments the fabric's timing "
+                   "was not the spec's. Raise run.time_scale or lower the load.\n",
+                   st.events_over_bound, ns_text(st.lateness_bound_ps), ns_text(st.lateness_ps.max));
+    }
   }
   if (!st.error.empty()) {
     fmt::print(stderr, "fabemu run: the emulation broke down: {}\n", st.error);

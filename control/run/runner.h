@@ -2,6 +2,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,7 @@ namespace fabemu {
 struct RunOptions {
   std::string json_out;  // write the JSON report here ("-" for stdout)
   bool quiet = false;    // no progress line, no summary
+  std::vector<std::string> eal_args;  // --eal from the command line (after run.eal)
 };
 
 // Engine configuration from the spec: phases, traffic, packet format, placement.
@@ -33,8 +35,10 @@ struct RunResult {
 // Builds the fabric, starts DPDK if needed and runs. `tweak` may adjust the
 // engine configuration (tests attach delivery hooks). Throws std::runtime_error
 // when the run cannot start.
+// `eal_args` are added to the spec's run.eal when this call starts DPDK.
 RunResult run_emulation(const Spec& spec,
-                        const std::function<void(EngineConfig&)>& tweak = nullptr);
+                        const std::function<void(EngineConfig&)>& tweak = nullptr,
+                        const std::vector<std::string>& eal_args = {});
 
 // The JSON report of a finished run.
 nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,

@@ -23,6 +23,20 @@ struct EndpointMap {
   int port = 0;
 };
 
+// One port-bound endpoint (spec `ports:`): Ethernet frames received on a DPDK
+// port (optionally only those of one VLAN, or only those from a set of MAC
+// addresses) enter the fabric at `endpoint`; frames for it leave there.
+struct PortBinding {
+  std::string name;              // label in reports; default "port<i>"
+  std::string device;            // an existing DPDK port name, vdev args
+                                 // ("net_af_packet0,iface=fe0") or a PCI address
+  int endpoint = 0;              // fabric endpoint the port attaches to
+  int vlan = 0;                  // 0: untagged frames; 1..4094: only this 802.1Q VLAN
+  std::vector<std::string> macs; // pinned MACs ("02:00:00:00:00:01"); frames from
+                                 // others on the same device go to another binding
+  int queue_frames = 64;         // ingress queue bound before tail drop (frames)
+};
+
 struct Spec {
   std::string file;          // where it came from (for messages)
   std::string profile = "t3e";  // t3e | yarc | custom
@@ -78,7 +92,7 @@ struct Spec {
   } traffic;
 
   struct Run {
-    std::string mode = "virtual";      // virtual (synthetic, as fast as possible)
+    std::string mode = "virtual";      // virtual (as fast as possible) | realtime (follows the TSC)
     uint64_t seed = 1;
     double warmup_ns = 20000;
     double measure_ns = 100000;
@@ -87,7 +101,16 @@ struct Spec {
     bool check_invariants = false;     // check credit conservation at every event (slow)
     double progress_s = 1.0;           // progress line period, wall seconds (0: off)
     int source_queue_packets = 256;    // per-endpoint source queue bound (packets)
+    // Real time (run.mode: realtime).
+    double time_scale = 1.0;           // wall ns per emulated ns (10: the fabric runs 10x slower)
+    double duration_s = 0;             // wall seconds to run; 0: until SIGINT/SIGTERM
+    double lateness_bound_ns = 1000;   // emulated ns an event may run late before the run warns
+    double mac_aging_s = 300;          // learned MAC addresses expire after this long unseen
+    std::vector<std::string> eal;      // extra DPDK EAL arguments (e.g. --vdev=...)
   } run;
+
+  // DPDK ports whose hosts' Ethernet frames enter and leave the fabric.
+  std::vector<PortBinding> ports;
 
   // Explicit endpoint placement; empty: the topology builder's default.
   std::vector<EndpointMap> endpoint_map;

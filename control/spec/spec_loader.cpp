@@ -114,9 +114,26 @@ class Ctx {
   }
   Ctx item(size_t i) const { return derived(fmt::format("{}[{}]", path_, i)); }
   Ctx member(const std::string& key) const { return derived(path_ + "." + key); }
+  // A key of a list item that has a row of its own in the field table
+  // (ports[].vlan): its errors carry that row's help instead of the list's.
+  Ctx member(const std::string& key, const char* help_key, const char* help) const {
+    Ctx c = member(key);
+    c.help_key_ = help_key;
+    c.help_ = help;
+    return c;
+  }
 
   // Remembers where this (sub)value came from, for cross-field checks.
   void record(const YAML::Node& n) const { (*origins_)[path_] = origin(n); }
+  // Drops what was recorded for the items of this list (a new value of the
+  // list replaces them all, and an item key left out must not keep the
+  // location of an earlier value).
+  void forget_items() const {
+    const std::string prefix = path_ + "[";
+    for (auto it = origins_->lower_bound(prefix);
+         it != origins_->end() && it->first.compare(0, prefix.size(), prefix) == 0;)
+      it = origins_->erase(it);
+  }
 
   Origin origin(const YAML::Node& n) const {
     Origin o = *base_;
@@ -200,6 +217,8 @@ class Ctx {
       std::string range;
       if (hi == kInf && lo == 0)
         range = lo_open ? "a positive number" : "a number >= 0";
+      else if (hi == kInf)
+        range = fmt::format("a number {} {}", lo_open ? ">" : ">=", lo);
       else
         range =
             fmt::format("a number in {}{}, {}{}", lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']');
@@ -221,9 +240,10 @@ class Ctx {
     fail(n, fmt::format("expected true or false, got {}", shown(n)));
   }
 
-  std::string text(const YAML::Node& n) const {
-    expect_scalar(n, "a name");
-    if (n.Scalar().empty()) fail(n, "expected a name, got an empty string");
+  // A non-empty string; `what` says what it names, for the messages.
+  std::string text(const YAML::Node& n, const char* what = "a name") const {
+    expect_scalar(n, what);
+    if (n.Scalar().empty()) fail(n, fmt::format("expected {}, got an empty string", what));
     return n.Scalar();
   }
 
@@ -254,16 +274,21 @@ class Ctx {
 
  private:
   Ctx derived(std::string path) const {
-    return Ctx(file_, base_, origins_, std::move(path), help_, fallback_);
+    Ctx c(file_, base_, origins_, std::move(path), help_, fallback_);
+    c.help_key_ = help_key_;
+    return c;
   }
   // "traffic.sizes" for "traffic.sizes[2].bytes": the key the help is about.
-  std::string root_path() const { return path_.substr(0, path_.find('[')); }
+  std::string root_path() const {
+    return help_key_.empty() ? path_.substr(0, path_.find('[')) : help_key_;
+  }
 
   const std::string* file_;
   const Origin* base_;
   std::map<std::string, Origin>* origins_;
   std::string path_;
   const char* help_;
+  std::string help_key_;  // the table row help_ comes from, when not root_path()
   YAML::Mark fallback_;
 };
 
@@ -272,7 +297,9 @@ using ReadFn = void (*)(Spec&, const YAML::Node&, const Ctx&);
 // One spec key. The defaults are YAML text, read by the same reader as the
 // user's value, so a profile cannot hold a value the loader would refuse.
 // An empty default means the profile does not use the key (it keeps the
-// built-in value of spec.h).
+// built-in value of spec.h). Rows "LIST[].KEY" (ports[].vlan) are the keys
+// of one item of a list: the list's reader applies them (an empty default
+// there means the key is required); a spec cannot name them directly.
 struct Field {
   const char* path;
   const char* type;
@@ -367,6 +394,149 @@ void read_endpoint_map(Spec& s, const YAML::Node& n, const Ctx& c) {
     v.push_back(m);
   }
   s.endpoint_map = std::move(v);
+}
+
+void read_eal(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of EAL arguments, e.g. [\"--vdev=net_null0\"]");
+  std::vector<std::string> v;
+  for (size_t i = 0; i < n.size(); ++i)
+    v.push_back(c.item(i).text(n[i], "an EAL argument such as --vdev=net_null0"));
+  s.run.eal = std::move(v);
+}
+
+// "02:00:00:00:00:01" (hex in either case) in lower case; fails on anything
+// that is not the unicast address of one host.
+std::string mac_address(const YAML::Node& n, const Ctx& c) {
+  const std::string t = c.text(n, "a MAC address such as \"02:00:00:00:00:01\"");
+  const auto hex = [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; };
+  bool ok = t.size() == 17;
+  for (size_t i = 0; ok && i < t.size(); ++i) ok = i % 3 == 2 ? t[i] == ':' : hex(t[i]);
+  if (!ok)
+    c.fail(n, fmt::format("'{}' is not a MAC address: write six hex octets separated by colons, "
+                          "e.g. \"02:00:00:00:00:01\"",
+                          t));
+  std::string mac = t;
+  std::transform(mac.begin(), mac.end(), mac.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (mac == "00:00:00:00:00:00")
+    c.fail(n, "00:00:00:00:00:00 is no host's address: give the MAC of a host behind the port");
+  if (std::stoi(mac.substr(0, 2), nullptr, 16) & 1)
+    c.fail(n,
+           fmt::format("{} is a group (multicast or broadcast) address: the low bit of its first "
+                       "octet is set; give the unicast MAC of a host behind the port",
+                       mac));
+  return mac;
+}
+
+void read_macs(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of MAC addresses, e.g. [\"02:00:00:00:00:01\"]");
+  std::vector<std::string> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const std::string mac = mac_address(n[i], c.item(i));
+    if (auto it = std::find(v.begin(), v.end(), mac); it != v.end())
+      c.item(i).fail(
+          n[i], fmt::format("{} is listed twice (also item {}); keep one", mac, it - v.begin()));
+    v.push_back(mac);
+  }
+  s.ports.back().macs = std::move(v);
+}
+
+const std::vector<Field>& fields();
+
+// The rows "ports[].KEY" of the field table read the keys of one binding.
+constexpr std::string_view kPortKey = "ports[].";
+
+bool is_item_key(const char* path) { return std::strchr(path, '[') != nullptr; }
+
+// The device a binding names: a vdev's arguments follow its name after a
+// comma ("net_af_packet0,iface=fe0").
+std::string device_name(const std::string& device) { return device.substr(0, device.find(',')); }
+
+// Reads `ports:` through its item rows (each key's default and reader are in
+// the table, like every other key), then refuses what would make two
+// bindings ambiguous. Like read_endpoint_map, a clash is reported on the
+// later binding and names the earlier one with its line.
+void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of port bindings, e.g. [{device: net_ring0, endpoint: 0}]");
+  c.forget_items();
+  std::vector<const Field*> rows;
+  std::vector<std::string> known, required, optional;
+  for (const Field& f : fields()) {
+    if (std::string_view(f.path).substr(0, kPortKey.size()) != kPortKey) continue;
+    rows.push_back(&f);
+    known.emplace_back(f.path + kPortKey.size());
+    (*f.t3e ? optional : required).push_back(known.back());
+  }
+  const std::string keys_hint = fmt::format("{{{}}}", join(required));
+  s.ports.clear();
+  for (size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node e = n[i];
+    const Ctx ec = c.item(i);
+    if (!e.IsMap())
+      ec.fail(e, fmt::format("expected a map {} (optional: {}), got {}", keys_hint, join(optional),
+                             shown(e)));
+    ec.expect_keys(e, known);
+    for (const auto& k : required)
+      if (!e[k])
+        ec.fail(e, fmt::format("this binding has no '{}': give at least {}", k, keys_hint));
+    ec.record(e);
+    s.ports.emplace_back();  // the item rows fill s.ports.back()
+    for (const Field* f : rows) {
+      const std::string key = f->path + kPortKey.size();
+      const Ctx kc = ec.member(key, f->path, f->help);
+      if (e[key]) {
+        f->read(s, e[key], kc);
+        kc.record(e[key]);
+      } else {  // an item's default is the same in both columns
+        std::string def = f->t3e;
+        if (const size_t at = def.find("<i>"); at != std::string::npos)
+          def.replace(at, 3, std::to_string(i));
+        f->read(s, YAML::Load(def), kc);
+      }
+    }
+    const PortBinding& b = s.ports.back();
+    const auto key_ctx = [&](const std::string& key) {
+      const Field* f = *std::find_if(rows.begin(), rows.end(), [&](const Field* r) {
+        return key == r->path + kPortKey.size();
+      });
+      return ec.member(key, f->path, f->help);
+    };
+    // Where a key of item i is (the item itself when the key was left out).
+    const auto at = [&](const std::string& key) { return e[key] ? e[key] : e; };
+    for (size_t j = 0; j + 1 < s.ports.size(); ++j) {
+      const PortBinding& o = s.ports[j];
+      const std::string other = fmt::format("ports[{}] '{}'{}", j, o.name, c.at_line(n[j]));
+      if (o.name == b.name)
+        key_ctx("name").fail(at("name"), fmt::format("name '{}' is already taken by {}; give each "
+                                                     "binding its own name",
+                                                     b.name, other));
+      if (o.endpoint == b.endpoint)
+        key_ctx("endpoint")
+            .fail(e["endpoint"], fmt::format("endpoint {} is already bound to {}; bind each "
+                                             "endpoint to one port",
+                                             b.endpoint, other));
+      if (device_name(o.device) == device_name(b.device) && o.device != b.device)
+        key_ctx("device").fail(e["device"],
+                               fmt::format("device '{}' is given as '{}' in {}: one DPDK device "
+                                           "has one set of arguments; write the same string",
+                                           device_name(b.device), o.device, other));
+      for (size_t m = 0; m < b.macs.size(); ++m)
+        if (std::find(o.macs.begin(), o.macs.end(), b.macs[m]) != o.macs.end())
+          key_ctx("macs").item(m).fail(
+              e["macs"][m], fmt::format("{} is already pinned to {}: frames from it could not be "
+                                        "told apart; give each MAC to one binding",
+                                        b.macs[m], other));
+      if (o.device == b.device && o.vlan == b.vlan && (o.macs.empty() || b.macs.empty()))
+        key_ctx("macs").fail(
+            at("macs"),
+            fmt::format(
+                "{} is on the same device '{}' and {}: frames could not be told apart; "
+                "bindings that share a device and VLAN need non-empty, disjoint macs "
+                "(their hosts' MACs), or give them different vlans or devices",
+                other, b.device,
+                b.vlan ? fmt::format("VLAN {}", b.vlan) : std::string("untagged (vlan 0)")));
+    }
+  }
 }
 
 // Short names for the sources in the table; spec_reference_markdown() spells
@@ -511,8 +681,8 @@ const std::vector<Field>& fields() {
 
     // --- run: read by the runner (control/run).
     {"run.mode", "string", "", "virtual", "virtual", "fabemu default",
-     "virtual: synthetic traffic in virtual time, deterministic for a seed",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.mode = c.one_of(n, {"virtual"}); }},
+     "virtual: synthetic traffic as fast as possible, deterministic for a seed; realtime: emulated time follows the TSC (required for ports)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.mode = c.one_of(n, {"virtual", "realtime"}); }},
     {"run.seed", "int", "", "1", "1", "fabemu default",
      "random seed; the same seed gives the same run",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.seed = c.uinteger(n); }},
@@ -537,11 +707,54 @@ const std::vector<Field>& fields() {
     {"run.source_queue_packets", "int", "packets", "256", "256", "fabemu default",
      "bound of each endpoint's source queue; messages beyond it are counted as dropped",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.source_queue_packets = static_cast<int>(c.integer(n, 1, 1 << 24)); }},
+    {"run.time_scale", "number", "wall ns per ns", "1", "1", "fabemu default",
+     "realtime: wall-clock ns per emulated ns, at least 1; 10 runs the fabric ten times slower than the wall clock",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.time_scale = c.number(n, 1, false, kInf, false); }},
+    {"run.duration_s", "number", "s", "0", "0", "fabemu default",
+     "realtime: wall-clock seconds to run; 0 runs until SIGINT or SIGTERM",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.duration_s = c.non_negative(n); }},
+    {"run.lateness_bound_ns", "number", "ns", "1000", "1000", "fabemu default",
+     "realtime: how far an event may fall behind its emulated time before the run warns",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.lateness_bound_ns = c.positive(n); }},
+    {"run.mac_aging_s", "number", "s", "300", "300", "fabemu default",
+     "realtime: a MAC address learned on a port expires after this long unseen",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.mac_aging_s = c.positive(n); }},
+    {"run.eal", "list of strings", "", "[]", "[]", "fabemu default",
+     "extra DPDK EAL arguments, e.g. [\"--vdev=net_null0\"]; `fabemu run --eal` adds more after them",
+     read_eal},
 
     // --- endpoints: optional explicit placement, read by the topology builders.
     {"endpoints", "list of {id, router, port}", "", "[]", "[]", "fabemu default (the topology's own placement)",
      "explicit endpoint placement; each id and each router port at most once",
      read_endpoint_map},
+
+    // --- ports: DPDK ports bound to endpoints, read by the runner (control/run).
+    // The rows ports[].KEY are the keys of one binding: read_ports applies
+    // their defaults (the same in both columns; an empty one: required) and
+    // their readers fill s.ports.back().
+    {"ports", "list of {name, device, endpoint, vlan, macs, queue_frames}", "", "[]", "[]", "fabemu default (no ports)",
+     "DPDK ports whose hosts' Ethernet frames enter and leave the fabric, e.g. [{device: net_ring0, endpoint: 0}]; needs run.mode: realtime; a binding's keys: ports[].KEY",
+     read_ports},
+    {"ports[].name", "string", "", "port<i>", "port<i>", "fabemu default",
+     "label of the binding in reports and messages, unique; `port<i>` is port0, port1, ... by position",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().name = c.text(n); }},
+    {"ports[].device", "string", "", "", "", "",
+     "required: a DPDK port name, vdev arguments (\"net_af_packet0,iface=fe0\") or a PCI address; bindings may share one",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.ports.back().device = c.text(n, "a DPDK device (port name, vdev arguments or PCI address)");
+     }},
+    {"ports[].endpoint", "int", "endpoint", "", "", "",
+     "required: the fabric endpoint the port attaches to; each endpoint is bound at most once",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().endpoint = static_cast<int>(c.integer(n, 0, kIntMax)); }},
+    {"ports[].vlan", "int", "VLAN id", "0", "0", "fabemu default",
+     "0: untagged frames; 1..4094: only the frames of this 802.1Q VLAN",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().vlan = static_cast<int>(c.integer(n, 0, 4094)); }},
+    {"ports[].macs", "list of MAC strings", "", "[]", "[]", "fabemu default",
+     "unicast MACs (\"02:00:00:00:00:01\") of the hosts whose frames belong to this binding; bindings on the same device and VLAN need non-empty, disjoint lists",
+     read_macs},
+    {"ports[].queue_frames", "int", "frames", "64", "64", "fabemu default",
+     "ingress queue bound, 1..65536; frames beyond it are tail-dropped",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().queue_frames = static_cast<int>(c.integer(n, 1, 65536)); }},
   };
   return table;
 }
@@ -550,9 +763,10 @@ const std::vector<Field>& fields() {
 #undef T3E
 #undef BW
 
+// Keys a spec may set directly (not the ports[].KEY rows of a list item).
 const Field* find_field(const std::string& path) {
   for (const auto& f : fields())
-    if (path == f.path) return &f;
+    if (path == f.path && !is_item_key(f.path)) return &f;
   return nullptr;
 }
 
@@ -560,7 +774,8 @@ bool is_section(const std::string& path) {
   if (path.empty()) return true;
   const std::string prefix = path + ".";
   for (const auto& f : fields())
-    if (std::string_view(f.path).substr(0, prefix.size()) == prefix) return true;
+    if (std::string_view(f.path).substr(0, prefix.size()) == prefix && !is_item_key(f.path))
+      return true;
   return false;
 }
 
@@ -570,7 +785,7 @@ std::vector<std::string> keys_at(const std::string& prefix) {
   const std::string p = prefix.empty() ? "" : prefix + ".";
   for (const auto& f : fields()) {
     std::string_view path(f.path);
-    if (path.substr(0, p.size()) != p) continue;
+    if (path.substr(0, p.size()) != p || is_item_key(f.path)) continue;
     std::string k(path.substr(p.size()));
     k = k.substr(0, k.find('.'));
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
@@ -650,7 +865,7 @@ class Loader {
     o.profile = name;
     for (const auto& f : fields()) {
       const char* def = p->column == ProfileInfo::Column::yarc ? f.yarc : f.t3e;
-      if (!*def) continue;
+      if (!*def || is_item_key(f.path)) continue;
       Ctx c(&file_, &o, &origins_, f.path, f.help, YAML::Mark());
       f.read(s, YAML::Load(def), c);
       origins_[f.path] = o;
@@ -845,7 +1060,26 @@ class Loader {
                         "message at a time)",
                         s.traffic.batch_size));
 
+    validate_ports(s, endpoints);
     validate_with_fabric(s, endpoints);
+  }
+
+  // What the port bindings need from the rest of the spec (clashes between
+  // bindings are refused as the list is read, in read_ports).
+  void validate_ports(const Spec& s, int64_t endpoints) const {
+    if (!s.ports.empty() && s.run.mode != "realtime")
+      blame({"run.mode", "ports"},
+            fmt::format("ports carry real frames in wall-clock time: set run.mode: realtime "
+                        "(run.mode is '{}')",
+                        s.run.mode));
+    for (size_t i = 0; i < s.ports.size(); ++i) {
+      const PortBinding& p = s.ports[i];
+      if (endpoints > 0 && p.endpoint >= endpoints)
+        blame({fmt::format("ports[{}].endpoint", i), fmt::format("ports[{}]", i), "ports"},
+              fmt::format("endpoint {} does not exist: this fabric has endpoints 0 to {}; bind "
+                          "the port to one of them",
+                          p.endpoint, endpoints - 1));
+    }
   }
 
   // Checks that need the built fabric: explicit endpoint placement (router
@@ -995,7 +1229,8 @@ std::string spec_reference_markdown() {
       "Performance 3D Torus\", Hot Interconnects IV, 1996. [BW] Scott, Abts, Kim & Dally, \"The "
       "BlackWidow High-Radix Clos Network\", ISCA 2006. A flow unit is the profile's flow-control "
       "unit: a 70-bit flit (5 phits) for t3e, a 24-bit phit for yarc. An empty default means the "
-      "profile does not use the key. `custom` takes the t3e column and requires "
+      "profile does not use the key; in the rows `ports[].KEY`, the keys of each item of "
+      "`ports`, it means the key is required. `custom` takes the t3e column and requires "
       "`topology.family`.\n\n";
   out += "| key | type | unit | t3e | yarc | source | meaning |\n";
   out += "|---|---|---|---|---|---|---|\n";

@@ -7,6 +7,7 @@
 #include <rte_mbuf.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "dataplane/codec/t3e_flit.h"
@@ -64,6 +65,29 @@ inline bool decode_check(CodecKind k, const rte_mbuf* m, const PacketMeta& meta)
     case CodecKind::yarc:
     default:
       return yarc_check_meta(m, meta);
+  }
+}
+
+// Copies the payload carried by the packet in m to out (room bytes) and
+// returns its length; -1 when m does not decode, is damaged (YARC: CRC bad or
+// ok not healthy) or the payload does not fit. Frames crossing the fabric
+// are rebuilt from this at their egress endpoint.
+inline int decode_payload(CodecKind k, const rte_mbuf* m, uint8_t* out, uint32_t room) {
+  switch (k) {
+    case CodecKind::t3e: {
+      T3eDecoded d;
+      if (!t3e_decode(m, d) || d.payload_bytes > room) return -1;
+      std::memcpy(out, d.payload, d.payload_bytes);
+      return d.payload_bytes;
+    }
+    case CodecKind::yarc:
+    default: {
+      YarcDecoded d;
+      if (!yarc_decode(m, d) || !d.crc_ok || d.ok != YarcOk::healthy || d.payload_bytes > room)
+        return -1;
+      std::memcpy(out, d.payload, d.payload_bytes);
+      return d.payload_bytes;
+    }
   }
 }
 

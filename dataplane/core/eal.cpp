@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ namespace fabemu {
 
 namespace {
 bool g_started = false;
+bool g_no_huge = true;
 
 // The EAL leaves its runtime folder (/var/run/dpdk/<prefix>) behind; remove
 // it when the process ends so runs do not pile them up.
@@ -28,9 +30,23 @@ void eal_cleanup_at_exit() {
 }
 }  // namespace
 
+bool eal_no_huge() { return g_no_huge; }
+
+long hugepages_free() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  long value = 0;
+  while (in >> key >> value) {
+    if (key == "HugePages_Free:") return value;
+    in.ignore(256, '\n');
+  }
+  return 0;
+}
+
 int eal_lcores() { return g_started ? static_cast<int>(rte_lcore_count()) : 0; }
 
-bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args) {
+bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args,
+                bool pci) {
   if (g_started) {
     if (static_cast<int>(rte_lcore_count()) < lcores) {
       *err = "DPDK runs with " + std::to_string(rte_lcore_count()) + " lcore(s) but " +
@@ -58,17 +74,19 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   for (size_t i = 0; i < cpus.size(); i++)
     lcore_list += (i ? "," : "") + std::to_string(cpus[i]);
   const char* mem = std::getenv("FABEMU_DPDK_MEM_MB");
+  const char* huge_env = std::getenv("FABEMU_HUGEPAGES");
+  const bool no_huge = (huge_env && std::string(huge_env) == "0") || hugepages_free() <= 0;
   std::vector<std::string> args = {"fabemu",
-                                   "--no-huge",
-                                   "--no-pci",
                                    "--no-shconf",
                                    "--no-telemetry",
                                    "--file-prefix=fabemu_" + std::to_string(getpid()),
                                    "-l",
                                    lcore_list,
-                                   "-m",
-                                   mem ? mem : "4096",
                                    "--log-level=error"};
+  if (no_huge) {
+    args.insert(args.end(), {"--no-huge", "-m", mem ? mem : "4096"});
+  }
+  if (!pci) args.push_back("--no-pci");
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -79,6 +97,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
     return false;
   }
   g_started = true;
+  g_no_huge = no_huge;
   std::atexit(eal_cleanup_at_exit);
   return true;
 }

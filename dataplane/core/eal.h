@@ -9,7 +9,17 @@ namespace fabemu {
 // Starts the EAL once with at least `lcores` lcores (capped at the CPUs this
 // process may use). Later calls only check. Returns false with *err set when
 // the EAL cannot start or has fewer lcores than asked for.
-bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args = {});
+// Hugepages are used when the machine has free ones (FABEMU_HUGEPAGES=0
+// turns them off); otherwise the EAL runs with --no-huge. The PCI bus is
+// scanned only when `pci` is true (a port names a PCI device).
+bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args = {},
+                bool pci = false);
+
+// True when the running EAL uses --no-huge (ordinary memory).
+bool eal_no_huge();
+
+// Free hugepages the kernel reports (all sizes), 0 when none.
+long hugepages_free();
 
 // Number of lcores the running EAL has (0 before eal_ensure).
 int eal_lcores();

@@ -21,6 +21,7 @@
 #pragma once
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -45,6 +46,9 @@
 #include "dataplane/core/routing_policy.h"
 #include "dataplane/core/timing_wheel.h"
 #include "dataplane/core/traffic.h"
+#include "dataplane/ethernet/eth_port.h"
+#include "dataplane/ethernet/ether.h"
+#include "dataplane/ethernet/mac_table.h"
 
 namespace fabemu {
 
@@ -119,6 +123,13 @@ class Engine final : public EngineBase {
     uint64_t req[kReqWords] = {};  // requester (in_port << vc_shift | vc) with a ready head
   };
 
+  struct FrameSlot {
+    uint64_t key = 0;   // (src << 32 | msg_seq) + 1; 0: free
+    ps_t first_ps = 0;  // first segment's arrival
+    uint16_t got = 0;
+    uint16_t nseg = 0;
+  };
+
   struct Endpoint {
     Rng rng;
     ps_t inj_free = 0;
@@ -137,6 +148,12 @@ class Engine final : public EngineBase {
     std::vector<uint64_t> rkey;
     std::vector<uint16_t> rcount;
     uint32_t rused = 0;
+    uint32_t srcq_bound = 0;  // packets the source queues may hold
+    // Port-bound endpoints: frames being reassembled at egress. Slot i holds
+    // segments fseg[i * seg_cap_ .. + nseg) in segment order.
+    int32_t binding = -1;     // index into cfg_.ports, -1: synthetic endpoint
+    std::vector<FrameSlot> fslot;
+    std::vector<rte_mbuf*> fseg;
   };
 
   struct Worker {
@@ -164,6 +181,24 @@ class Engine final : public EngineBase {
     ps_t next_time = kNever;  // published at the window barrier
     bool failed = false;
     RouteCandidates rc;
+    // Ports (real time): the devices this core polls, their transmit bursts,
+    // the bridge table and a frame's bytes on their way into segments.
+    std::vector<uint32_t> devices;           // indices into devices_
+    std::vector<std::vector<rte_mbuf*>> txb; // per device index
+    rte_mempool* tx_pool = nullptr;
+    MacTable mac;
+    std::vector<uint8_t> frame;
+    bool generating = true;
+    LatencyHistogram lateness_iv, frame_latency_iv;  // since the last progress tick
+    uint64_t over_bound_iv = 0;
+  };
+
+  // One DPDK port and the bindings (endpoints) that share it.
+  struct Device {
+    uint16_t port_id = 0;
+    uint16_t worker = 0;
+    bool link_up = true;
+    std::vector<uint32_t> bindings;
   };
 
   // ---- indexing -----------------------------------------------------------
@@ -188,6 +223,44 @@ class Engine final : public EngineBase {
   void on_deliver(Worker& w, uint32_t e, rte_mbuf* m);
   enum class Reassembly : uint8_t { partial, complete, overflow };
   Reassembly reassemble(Endpoint& ep, const PacketMeta& pm);
+  enum class Enqueue : uint8_t { ok, queue_full, no_mbuf };
+  Enqueue enqueue_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
+                          uint8_t flags, ps_t gen_ps, const uint8_t* payload, int32_t flow);
+
+  // ---- Ethernet frames at port-bound endpoints (engine_frames.h) -------------
+  bool setup_ports(std::string* err);
+  void ingest_frame(Worker& w, const Device& dev, rte_mbuf* f);
+  void send_frame(Worker& w, uint32_t from, uint32_t to, uint32_t len, uint16_t flow);
+  void frame_segment(Worker& w, uint32_t e, rte_mbuf* m);
+  void emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t nseg, ps_t gen_ps, uint8_t hops);
+  void flush_tx(Worker& w);
+  void count_drop(Worker& w, uint32_t binding, FrameDrop why) {
+    w.st.ports[binding].drops[static_cast<int>(why)]++;
+  }
+  void note_undelivered(rte_mbuf* m);
+  // Every packet buffer a worker still holds: input buffers, source queues,
+  // pending events and events received from other cores.
+  template <class F>
+  void for_each_packet_left(Worker& w, F&& f) {
+    for (size_t c = 0; c < w.qlen.size(); c++)
+      for (uint32_t i = 0; i < w.qlen[c]; i++) f(w.q[c * qcap_ + ((w.qhead[c] + i) & qmask_)].m);
+    for (auto& ep : w.ep)
+      for (int qi = 0; qi < 2; qi++) {
+        const uint32_t qm = static_cast<uint32_t>(ep.srcq[qi].size()) - 1;
+        for (uint32_t i = 0; i < ep.srcq_len[qi]; i++) f(ep.srcq[qi][(ep.srcq_head[qi] + i) & qm]);
+      }
+    auto packet_event = [&](const Event& ev) {
+      if (ev.m && (ev.type == EventType::arrive || ev.type == EventType::ep_deliver)) f(ev.m);
+    };
+    w.wheel.for_each(packet_event);
+    for (const Event& ev : w.inbox) packet_event(ev);
+  }
+  void drop_partial_frames(Worker& w);
+
+  // ---- real time (engine_realtime.h) ------------------------------------------
+  void worker_loop_realtime(Worker& w);
+  void run_due_events(Worker& w, ps_t until);
+  void publish_live(Worker& w, uint64_t tick);
 
   void schedule(Worker& w, const Event& ev, uint32_t dest_worker) {
     if (dest_worker == static_cast<uint32_t>(w.id)) {
@@ -266,6 +339,27 @@ class Engine final : public EngineBase {
   std::vector<Published> pub_;
   std::atomic<bool> stop_{false};
   std::chrono::steady_clock::time_point wall_start_;
+
+  // Port-bound endpoints.
+  std::vector<Device> devices_;
+  std::vector<uint32_t> bound_eps_;   // flood targets: every port-bound endpoint
+  uint32_t seg_cap_ = 1;              // most segments one frame needs
+  uint32_t max_frame_ = 0;            // largest untagged frame any port accepts
+  static constexpr uint32_t kFrameSlots = 64;
+
+  // Real time: emulated ps = (TSC - tsc0_) * ps_per_cycle_.
+  enum Phase : int { kRunning, kDraining, kDone };
+  std::atomic<int> phase_{kRunning};
+  uint64_t tsc0_ = 0;
+  double ps_per_cycle_ = 0;
+  ps_t drain_deadline_ = kNever;
+  struct alignas(64) LivePub {
+    std::atomic<uint64_t> injected{0}, delivered{0};
+    std::atomic<uint64_t> tick{0};
+    std::atomic<uint64_t> lateness_p99{0}, lateness_max{0}, frame_p99{0}, over_bound{0};
+    std::unique_ptr<std::atomic<uint64_t>[]> rx, tx;  // per binding
+  };
+  std::unique_ptr<LivePub[]> live_;
 };
 
 template <class R>
@@ -440,6 +534,13 @@ bool Engine<R>::setup(std::string* err) {
     *err = "the fabric has no endpoints";
     return false;
   }
+  if (!setup_ports(err)) return false;
+  if (cfg_.realtime) {
+    // Real time: generation and measurement last until the run is stopped.
+    gen_end_ = kNever;
+    measure_end_ = kNever;
+    drain_end_ = kNever;
+  }
   gen_slot_ps_ = f_.endpoints[0].unit_ps;
   gen_p_ = cfg_.load / mean_units / std::max<uint32_t>(1, cfg_.batch_size);
   if (gen_p_ > 1.0) gen_p_ = 1.0;
@@ -450,6 +551,15 @@ bool Engine<R>::setup(std::string* err) {
     workers_.back()->id = i;
   }
   pub_.assign(nw, Published{});
+  live_ = std::make_unique<LivePub[]>(nw);
+  for (int i = 0; i < nw; i++) {
+    live_[i].rx = std::make_unique<std::atomic<uint64_t>[]>(cfg_.ports.size() + 1);
+    live_[i].tx = std::make_unique<std::atomic<uint64_t>[]>(cfg_.ports.size() + 1);
+    for (size_t b = 0; b <= cfg_.ports.size(); b++) {
+      live_[i].rx[b].store(0);
+      live_[i].tx[b].store(0);
+    }
+  }
   barrier_ = std::make_unique<SpinBarrier>(nw);
   // Lcores: the main lcore runs worker 0, the next enabled lcores the rest.
   unsigned lc = rte_get_main_lcore();
@@ -539,12 +649,57 @@ bool Engine<R>::setup_worker(Worker& w, std::string* err) {
     for (uint32_t v = 0; v < nv_; v++) ep.credits[v].settled = cap_[v];
     uint32_t sq = 1;
     while (sq < cfg_.source_queue_packets) sq <<= 1;
+    ep.srcq_bound = cfg_.source_queue_packets;
     for (auto& q : ep.srcq) q.assign(sq, nullptr);
     ep.link = ep_link_[e];
     ep.rkey.assign(1024, 0);
     ep.rcount.assign(1024, 0);
   }
   bufs += uint64_t(owned_eps) * 2 * cfg_.source_queue_packets + 4096;
+  // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
+  w.st.ports.assign(cfg_.ports.size(), PortStats{});
+  for (uint32_t b = 0; b < cfg_.ports.size(); b++) {
+    const PortEndpointConfig& pc = cfg_.ports[b];
+    PortStats& ps = w.st.ports[b];
+    ps.name = pc.name;
+    ps.device = pc.device;
+    ps.endpoint = static_cast<int32_t>(pc.endpoint);
+    ps.port_id = pc.port_id;
+    ps.vlan = pc.vlan;
+    w.ep[pc.endpoint].binding = static_cast<int32_t>(b);
+    if (router_worker_[f_.endpoints[pc.endpoint].router] != w.id) continue;
+    Endpoint& ep = w.ep[pc.endpoint];
+    ep.srcq_bound = std::max<uint32_t>(cfg_.source_queue_packets, pc.queue_frames * seg_cap_);
+    uint32_t sq = 1;
+    while (sq < ep.srcq_bound) sq <<= 1;
+    for (auto& q : ep.srcq) q.assign(sq, nullptr);
+    ep.fslot.assign(kFrameSlots, FrameSlot{});
+    ep.fseg.assign(size_t(kFrameSlots) * seg_cap_, nullptr);
+    bufs += uint64_t(ep.srcq_bound) + uint64_t(kFrameSlots) * seg_cap_;
+  }
+  const double cycles_per_s = double(rte_get_tsc_hz());
+  w.mac = MacTable(4096, static_cast<uint64_t>(cfg_.mac_aging_s * cycles_per_s));
+  for (uint32_t b = 0; b < cfg_.ports.size(); b++)
+    for (uint64_t mac : cfg_.ports[b].macs) w.mac.pin(mac, static_cast<int32_t>(cfg_.ports[b].endpoint));
+  w.txb.assign(devices_.size(), {});
+  for (uint32_t d = 0; d < devices_.size(); d++) {
+    if (devices_[d].worker != w.id) continue;
+    w.devices.push_back(d);
+    w.txb[d].reserve(64);
+  }
+  if (!cfg_.ports.empty()) w.frame.assign(std::max<uint32_t>(max_frame_ + 64, 16384), 0);
+  if (!w.devices.empty()) {
+    const std::string tname = "ft" + std::to_string(inst_) + "_" + std::to_string(w.id);
+    const uint16_t troom = static_cast<uint16_t>(
+        std::max<uint32_t>(RTE_MBUF_DEFAULT_BUF_SIZE, max_frame_ + kVlanTagBytes + RTE_PKTMBUF_HEADROOM));
+    w.tx_pool = rte_pktmbuf_pool_create(tname.c_str(), 4095 + 2048 * w.devices.size(), 256,
+                                        kMbufPrivSize, troom, rte_lcore_to_socket_id(w.lcore));
+    if (!w.tx_pool) {
+      *err = "cannot create the transmit buffer pool (" + tname + "): " + rte_strerror(rte_errno) +
+             "; give DPDK more memory (FABEMU_DPDK_MEM_MB)";
+      return false;
+    }
+  }
   const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(bufs, 1u << 21));
   const std::string name = "fp" + std::to_string(inst_) + "_" + std::to_string(w.id);
   // Data room: the largest encoded packet (up to 16 bytes a unit) plus slack.
@@ -565,6 +720,7 @@ void Engine<R>::seed_traffic(Worker& w) {
   for (uint32_t e = 0; e < nep_; e++) {
     if (router_worker_[f_.endpoints[e].router] != w.id) continue;
     Endpoint& ep = w.ep[e];
+    if (ep.binding >= 0) continue;  // its traffic comes from its port
     Event ev{};
     ev.t = (ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_;
     ev.type = EventType::ep_generate;
@@ -621,6 +777,9 @@ inline void Engine<R>::dispatch(Worker& w, const Event& e) {
       break;
     case EventType::ep_deliver:
       on_deliver(w, e.a, e.m);
+      break;
+    case EventType::mac_learn:
+      w.mac.learn(e.unit_ps, static_cast<int32_t>(e.a), rte_rdtsc());
       break;
   }
 }
@@ -812,7 +971,7 @@ inline void Engine<R>::grant(Worker& w, uint32_t r, uint16_t op, OutPort& o, uin
 
 template <class R>
 void Engine<R>::on_generate(Worker& w, uint32_t e) {
-  if (w.now >= gen_end_) return;
+  if (w.now >= gen_end_ || !w.generating) return;
   Endpoint& ep = w.ep[e];
   const bool measured = w.now >= measure_start_;
   for (uint32_t b = 0; b < std::max<uint32_t>(1, cfg_.batch_size); b++) {
@@ -841,27 +1000,45 @@ void Engine<R>::on_generate(Worker& w, uint32_t e) {
 template <class R>
 void Engine<R>::make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
                              bool needs_reply, bool measured, ps_t gen_ps) {
+  w.st.generated_messages++;
+  const uint8_t flags = (measured ? kPktMeasured : 0) | (needs_reply ? kPktNeedsReply : 0);
+  switch (enqueue_message(w, e, dst, bytes, cls, flags, gen_ps, synthetic_payload(), -1)) {
+    case Enqueue::queue_full:
+      w.st.drops[static_cast<int>(DropReason::source_queue_full)]++;
+      break;
+    case Enqueue::no_mbuf:
+      w.st.drops[static_cast<int>(DropReason::mbuf_pool_empty)]++;
+      break;
+    default:
+      break;
+  }
+}
+
+// Segments a message into packets of at most max_payload_ bytes and appends
+// them to the source queue of endpoint e. `flags` apply to every segment
+// (kPktNeedsReply only to the last). flow >= 0: every segment carries that
+// hash (one path, in order); -1: each segment its own (spread).
+template <class R>
+typename Engine<R>::Enqueue Engine<R>::enqueue_message(Worker& w, uint32_t e, uint32_t dst,
+                                                       uint32_t bytes, uint8_t cls, uint8_t flags,
+                                                       ps_t gen_ps, const uint8_t* payload,
+                                                       int32_t flow) {
   Endpoint& ep = w.ep[e];
   const uint32_t nseg = bytes == 0 ? 1 : (bytes + max_payload_ - 1) / max_payload_;
   const int qi = cls == static_cast<uint8_t>(TrafficClass::response) ? 1 : 0;
   const uint32_t qmask = static_cast<uint32_t>(ep.srcq[qi].size()) - 1;
-  w.st.generated_messages++;
-  if (ep.srcq_len[qi] + nseg > cfg_.source_queue_packets) {
-    w.st.drops[static_cast<int>(DropReason::source_queue_full)]++;
-    return;
-  }
+  if (ep.srcq_len[qi] + nseg > ep.srcq_bound) return Enqueue::queue_full;
   if (w.seg_scratch.size() < nseg) w.seg_scratch.resize(nseg);  // grows once, then reused
   rte_mbuf** mv = w.seg_scratch.data();
-  if (rte_pktmbuf_alloc_bulk(w.pool, mv, nseg) != 0) {
-    w.st.drops[static_cast<int>(DropReason::mbuf_pool_empty)]++;
-    return;
-  }
+  if (rte_pktmbuf_alloc_bulk(w.pool, mv, nseg) != 0) return Enqueue::no_mbuf;
   const uint32_t seq = ep.msg_seq++;
+  const bool measured = (flags & kPktMeasured) != 0;
   for (uint32_t s = 0; s < nseg; s++) {
     rte_mbuf* m = mv[s];
     PacketMeta* pm = meta(m);
     std::memset(pm, 0, sizeof(*pm));
-    const uint32_t sb = std::min(max_payload_, bytes - std::min(bytes, s * max_payload_));
+    const uint32_t off = std::min(bytes, s * max_payload_);
+    const uint32_t sb = std::min(max_payload_, bytes - off);
     pm->id = (uint64_t(e) << 40) | ep.pkt_seq++;
     pm->gen_ps = gen_ps;
     pm->src = e;
@@ -871,12 +1048,14 @@ void Engine<R>::make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes
     pm->payload_bytes = static_cast<uint16_t>(sb);
     pm->seg = static_cast<uint16_t>(s);
     pm->nseg = static_cast<uint16_t>(nseg);
-    pm->hash = static_cast<uint16_t>((seq * 0x9e37u + s * 0x7f4bu) & 0x7fff);
+    pm->hash = flow >= 0 ? static_cast<uint16_t>(flow & 0x7fff)
+                         : static_cast<uint16_t>((seq * 0x9e37u + s * 0x7f4bu) & 0x7fff);
     pm->cls = cls;
-    pm->flags = (measured ? kPktMeasured : 0) | (s + 1 == nseg ? kPktLastSegment : 0) |
-                (needs_reply && s + 1 == nseg ? kPktNeedsReply : 0);
+    pm->flags = static_cast<uint8_t>((flags & ~kPktNeedsReply) |
+                                     (s + 1 == nseg ? (kPktLastSegment | (flags & kPktNeedsReply)) : 0));
     R::on_inject(tables_, f_, *pm);  // source-side lookup: route tag, starting VC
-    if (encode_packet(static_cast<CodecKind>(cfg_.codec), m, *pm, synthetic_payload()) == 0)
+    const uint8_t* seg_payload = payload == synthetic_payload() ? payload : payload + off;
+    if (encode_packet(static_cast<CodecKind>(cfg_.codec), m, *pm, seg_payload) == 0)
       fail(w, "packet " + std::to_string(pm->id) + " could not be encoded (" +
                   std::to_string(sb) + " payload bytes)");
     ep.srcq[qi][(ep.srcq_head[qi] + ep.srcq_len[qi]) & qmask] = m;
@@ -887,6 +1066,7 @@ void Engine<R>::make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes
       if (gen_ps < measure_end_) w.st.offered_units += pm->units;
     }
   }
+  return Enqueue::ok;
 }
 
 template <class R>
@@ -1006,6 +1186,10 @@ void Engine<R>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m) {
     w.st.hops.add(pm->hops);
   }
   if (cfg_.on_deliver) cfg_.on_deliver(pm->id, pm->src, pm->dst, now - pm->gen_ps, pm->hops);
+  if (pm->flags & kPktFrame) {
+    frame_segment(w, e, m);  // keeps the mbuf until the frame is whole
+    return;
+  }
   Endpoint& ep = w.ep[e];
   const Reassembly ra = reassemble(ep, *pm);
   if (ra == Reassembly::overflow) {
@@ -1055,7 +1239,10 @@ void Engine<R>::drain_inbox(Worker& w) {
 template <class R>
 int Engine<R>::worker_main(void* arg) {
   auto* pair = static_cast<std::pair<Engine*, Worker*>*>(arg);
-  pair->first->worker_loop(*pair->second);
+  if (pair->first->cfg_.realtime)
+    pair->first->worker_loop_realtime(*pair->second);
+  else
+    pair->first->worker_loop(*pair->second);
   return 0;
 }
 
@@ -1193,6 +1380,19 @@ template <class R>
 RunStats Engine<R>::merge() {
   RunStats out;
   out.links = link_proto_;
+  out.realtime = cfg_.realtime;
+  out.time_scale = cfg_.time_scale;
+  out.lateness_bound_ps = cfg_.lateness_bound_ps;
+  if (!workers_.empty()) out.ports = workers_[0]->st.ports;
+  for (auto& p : out.ports) {
+    const PortStats keep = p;
+    p = PortStats{};
+    p.name = keep.name;
+    p.device = keep.device;
+    p.endpoint = keep.endpoint;
+    p.port_id = keep.port_id;
+    p.vlan = keep.vlan;
+  }
   out.measure_start_ps = measure_start_;
   out.measure_end_ps = measure_end_;
   out.drained = true;
@@ -1215,6 +1415,25 @@ RunStats Engine<R>::merge() {
     out.network_latency_ps.merge(s.network_latency_ps);
     out.hops.merge(s.hops);
     out.invariant_checks += s.invariant_checks;
+    out.lateness_ps.merge(s.lateness_ps);
+    out.poll_gap_ps.merge(s.poll_gap_ps);
+    out.worker_lateness_ps.push_back(s.lateness_ps);
+    out.events_over_bound += s.events_over_bound;
+    for (size_t b = 0; b < out.ports.size(); b++) {
+      PortStats& a = out.ports[b];
+      const PortStats& o = s.ports[b];
+      a.rx_frames += o.rx_frames;
+      a.rx_bytes += o.rx_bytes;
+      a.tx_frames += o.tx_frames;
+      a.tx_bytes += o.tx_bytes;
+      a.flooded += o.flooded;
+      a.fabric_frames += o.fabric_frames;
+      a.macs_learned += o.macs_learned;
+      a.mac_moves += o.mac_moves;
+      for (int r = 0; r < static_cast<int>(FrameDrop::count); r++) a.drops[r] += o.drops[r];
+      a.frame_latency_ps.merge(o.frame_latency_ps);
+      a.frame_hops.merge(o.frame_hops);
+    }
     if (out.invariant_failure.empty() && s.error.rfind("credit", 0) == 0)
       out.invariant_failure = s.error;
     if (out.error.empty()) out.error = s.error;
@@ -1232,6 +1451,7 @@ RunStats Engine<R>::merge() {
       }
     }
   }
+  if (cfg_.realtime) out.measure_end_ps = std::max(out.end_ps, measure_start_);
   if (out.injected_packets > out.delivered_packets)
     out.drops[static_cast<int>(DropReason::undelivered_at_end)] =
         out.injected_packets - out.delivered_packets;
@@ -1247,6 +1467,10 @@ RunStats Engine<R>::run() {
     return s;
   }
   for (auto& w : workers_) seed_traffic(*w);
+  if (cfg_.realtime) {
+    ps_per_cycle_ = 1e12 / double(rte_get_tsc_hz()) / cfg_.time_scale;
+    tsc0_ = rte_rdtsc();
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const int nw = static_cast<int>(workers_.size());
   std::vector<std::pair<Engine*, Worker*>> args;
@@ -1260,38 +1484,38 @@ RunStats Engine<R>::run() {
       return s;
     }
   }
-  worker_loop(*workers_[0]);
+  if (cfg_.realtime)
+    worker_loop_realtime(*workers_[0]);
+  else
+    worker_loop(*workers_[0]);
   for (int i = 1; i < nw; i++) rte_eal_wait_lcore(workers_[i]->lcore);
+  // Frames that did not make it are counted before their buffers go.
+  for (auto& w : workers_) {
+    drain_inbox(*w);
+    for_each_packet_left(*w, [&](rte_mbuf* m) { note_undelivered(m); });
+  }
+  for (auto& w : workers_) drop_partial_frames(*w);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RunStats out = merge();
   out.wall_s = wall;
   // Free what is still in the fabric (only after a failed or undrained run).
   for (auto& w : workers_) {
-    for (size_t c = 0; c < w->qlen.size(); c++)
-      for (uint32_t i = 0; i < w->qlen[c]; i++)
-        rte_pktmbuf_free(w->q[c * qcap_ + ((w->qhead[c] + i) & qmask_)].m);
-    for (auto& ep : w->ep)
-      for (int qi = 0; qi < 2; qi++) {
-        const uint32_t qm = static_cast<uint32_t>(ep.srcq[qi].size()) - 1;
-        for (uint32_t i = 0; i < ep.srcq_len[qi]; i++)
-          rte_pktmbuf_free(ep.srcq[qi][(ep.srcq_head[qi] + i) & qm]);
-      }
-    while (!w->wheel.empty()) {
-      w->wheel.next_time();
-      Event ev = w->wheel.pop();
-      if (ev.m && (ev.type == EventType::arrive || ev.type == EventType::ep_deliver))
-        rte_pktmbuf_free(ev.m);
-    }
+    for_each_packet_left(*w, [](rte_mbuf* m) { rte_pktmbuf_free(m); });
+    w->inbox.clear();
+    w->wheel = TimingWheel{};
   }
   for (auto& w : workers_) {
-    drain_inbox(*w);
-    for (Event& ev : w->inbox)
-      if (ev.m) rte_pktmbuf_free(ev.m);
     for (rte_ring* r : w->tx)
       if (r) rte_ring_free(r);
   }
-  for (auto& w : workers_) rte_mempool_free(w->pool);
+  for (auto& w : workers_) {
+    rte_mempool_free(w->pool);
+    if (w->tx_pool) rte_mempool_free(w->tx_pool);
+  }
   return out;
 }
 
 }  // namespace fabemu
+
+#include "dataplane/core/engine_frames.h"
+#include "dataplane/core/engine_realtime.h"

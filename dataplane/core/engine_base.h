@@ -2,6 +2,7 @@
 // never per packet) and the plain configuration and results it exchanges with
 // control/.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -34,6 +35,21 @@ struct PacketFormat {
   }
 };
 
+struct LiveStats;
+
+// A port-bound endpoint as the engine sees it: control/ has opened the DPDK
+// port (dataplane/ethernet/eth_port.h) and resolved the spec's binding.
+struct PortEndpointConfig {
+  std::string name;           // label in reports
+  std::string device;         // as the spec gave it
+  uint16_t port_id = 0;       // DPDK port to poll and transmit on
+  uint32_t endpoint = 0;      // fabric endpoint the frames enter and leave at
+  uint16_t vlan = 0;          // 0: untagged; else only frames of this 802.1Q VLAN
+  std::vector<uint64_t> macs; // pinned MAC addresses (48-bit, network order in the low bytes)
+  uint32_t queue_frames = 64; // ingress queue bound (frames)
+  uint32_t max_frame_bytes = 1514;  // untagged frame limit: port MTU + Ethernet header
+};
+
 struct EngineConfig {
   uint64_t seed = 1;
   ps_t warmup_ps = 0;
@@ -63,6 +79,17 @@ struct EngineConfig {
   // called on the worker core that delivers, so it must be thread-safe.
   std::function<void(uint64_t packet_id, uint32_t src, uint32_t dst, ps_t latency_ps, uint32_t hops)>
       on_deliver;
+
+  // Real time: emulated time follows the TSC, time_scale wall ps per emulated ps.
+  bool realtime = false;
+  double time_scale = 1.0;
+  double duration_s = 0;           // wall seconds; 0: until *stop becomes true
+  ps_t lateness_bound_ps = 1000 * 1000;
+  double mac_aging_s = 300;
+  const std::atomic<bool>* stop = nullptr;  // set by a signal handler to end a real-time run
+  std::vector<PortEndpointConfig> ports;
+  // Real-time progress: called from worker 0 about every progress_s seconds.
+  std::function<void(const LiveStats&)> live;
 };
 
 // Log-bucketed latency histogram: 8 sub-buckets per power of two (12.5%).
@@ -104,6 +131,63 @@ struct LinkStats {
   uint32_t vc_peak_occupancy[kMaxVcs] = {};  // peak downstream input buffer occupancy (units)
 };
 
+// What can happen to an Ethernet frame on its way through the fabric other
+// than delivery. Ingress reasons count at the receiving port, egress reasons
+// at the port the frame was bound for.
+#define FABEMU_FRAME_DROPS(X)                                                        \
+  X(runt, "shorter than an Ethernet header (14 bytes, 18 with a VLAN tag)")          \
+  X(oversize, "longer than the port MTU allows")                                     \
+  X(bad_source_mac, "source address is multicast or all zero")                       \
+  X(unknown_vlan, "VLAN that no binding on the port accepts")                        \
+  X(unknown_source, "source MAC in none of the MAC sets bound on the port")          \
+  X(same_endpoint, "destination behind the endpoint it came from (filtered, as a bridge does)") \
+  X(ingress_queue_full, "the endpoint's ingress queue (ports[].queue_frames) was full") \
+  X(mbuf_pool_empty, "no packet buffers left for the frame's fabric packets")        \
+  X(corrupted, "a fabric packet of the frame failed its check at the egress endpoint") \
+  X(reassembly_timeout, "segments still missing after the reassembly time-out")      \
+  X(reassembly_overflow, "the egress endpoint's reassembly table was full")          \
+  X(egress_link_down, "the destination port's link was down")                        \
+  X(tx_full, "the destination port's transmit queue refused the frame")              \
+  X(undelivered_at_end, "still in the fabric when the run ended")
+
+enum class FrameDrop : uint8_t {
+#define FABEMU_X(name, help) name,
+  FABEMU_FRAME_DROPS(FABEMU_X)
+#undef FABEMU_X
+      count
+};
+const char* frame_drop_name(FrameDrop r);
+const char* frame_drop_help(FrameDrop r);
+
+// Counters of one port-bound endpoint.
+struct PortStats {
+  std::string name;
+  std::string device;
+  int32_t endpoint = -1;
+  uint16_t port_id = 0;
+  uint16_t vlan = 0;
+  uint64_t rx_frames = 0, rx_bytes = 0;  // received from the port (all, good or not)
+  uint64_t tx_frames = 0, tx_bytes = 0;  // handed to the port's transmit queue
+  uint64_t flooded = 0;        // received frames sent to every other port (broadcast, unknown)
+  uint64_t fabric_frames = 0;  // frame copies that entered the fabric here
+  uint64_t macs_learned = 0, mac_moves = 0;
+  uint64_t drops[static_cast<int>(FrameDrop::count)] = {};
+  LatencyHistogram frame_latency_ps;  // frames to this port: receive to tail delivery
+  LatencyHistogram frame_hops;
+};
+
+// A snapshot for the real-time progress line.
+struct LiveStats {
+  double wall_s = 0;
+  ps_t now_ps = 0;
+  std::vector<uint64_t> rx_frames, tx_frames;  // per port-bound endpoint, cumulative
+  std::vector<std::string> port_names;
+  uint64_t frame_latency_p99_ps = 0;  // since the previous snapshot
+  uint64_t lateness_p99_ps = 0;       // since the previous snapshot
+  uint64_t lateness_max_ps = 0;
+  uint64_t events_over_bound = 0;     // since the previous snapshot
+};
+
 // Drop reasons are declared once; JSON and the summary print the same names.
 #define FABEMU_DROP_REASONS(X)                                                   \
   X(source_queue_full, "message not generated: source queue at its bound")       \
@@ -141,6 +225,17 @@ struct RunStats {
   LatencyHistogram network_latency_ps; // injection (head leaves source) to tail delivery
   LatencyHistogram hops;
   std::vector<LinkStats> links;
+  // Frames (port-bound endpoints) and real time.
+  std::vector<PortStats> ports;
+  bool realtime = false;
+  double time_scale = 1.0;
+  ps_t lateness_bound_ps = 0;
+  LatencyHistogram lateness_ps;                  // all workers
+  std::vector<LatencyHistogram> worker_lateness_ps;
+  // Emulated time between consecutive receive polls of a worker's ports: a
+  // frame enters the fabric up to one gap after it arrived (ingress lateness).
+  LatencyHistogram poll_gap_ps;
+  uint64_t events_over_bound = 0;
   uint64_t invariant_checks = 0;
   std::string invariant_failure;       // empty when credits were conserved
   std::string error;                   // set when the run could not start or broke down

@@ -15,6 +15,7 @@ enum PacketFlags : uint8_t {
   kPktMeasured = 1u << 0,   // generated during the measurement phase
   kPktLastSegment = 1u << 1,
   kPktNeedsReply = 1u << 2, // a request whose destination answers with a response
+  kPktFrame = 1u << 3,      // a segment of a host's Ethernet frame (payload is real)
 };
 
 struct alignas(8) PacketMeta {

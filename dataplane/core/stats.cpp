@@ -43,4 +43,28 @@ uint64_t LatencyHistogram::percentile(double p) const {
   return max;
 }
 
+const char* frame_drop_name(FrameDrop r) {
+  switch (r) {
+#define FABEMU_X(name, help) \
+  case FrameDrop::name:      \
+    return #name;
+    FABEMU_FRAME_DROPS(FABEMU_X)
+#undef FABEMU_X
+    default:
+      return "?";
+  }
+}
+
+const char* frame_drop_help(FrameDrop r) {
+  switch (r) {
+#define FABEMU_X(name, help) \
+  case FrameDrop::name:      \
+    return help;
+    FABEMU_FRAME_DROPS(FABEMU_X)
+#undef FABEMU_X
+    default:
+      return "?";
+  }
+}
+
 }  // namespace fabemu

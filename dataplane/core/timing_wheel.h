@@ -25,6 +25,7 @@ enum class EventType : uint8_t {
   ep_free,     // an endpoint's injection link finished a packet
   ep_credit,   // credits reach an endpoint's injection link
   ep_deliver,  // the tail of a packet reaches its destination endpoint
+  mac_learn,   // another core learned MAC unit_ps behind endpoint a (real time)
 };
 
 struct Event {
@@ -86,6 +87,16 @@ class TimingWheel {
       }
       advance_to_next_slot();
     }
+  }
+
+  // Visits every pending event, in no particular order (end-of-run accounting).
+  template <class F>
+  void for_each(F&& f) const {
+    for (const auto& s : slots_)
+      for (const Event& e : s) f(e);
+    for (size_t i = cur_pos_; i < cur_.size(); i++) f(cur_[i]);
+    for (const Event& e : near_) f(e);
+    for (const Event& e : far_) f(e);
   }
 
   // Removes the earliest event; call only after next_time() != kNever.

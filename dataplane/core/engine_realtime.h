@@ -1,0 +1,181 @@
+// Engine<R>, continued: the real-time worker loop.
+//
+// Emulated time follows the TSC: now = (TSC - tsc0) / time_scale. A worker
+// runs every event whose emulated time has come, then takes the frames its
+// ports received and injects them at the current emulated time, so events run
+// in time order on each core. An event that runs after its emulated time is
+// late; lateness is recorded per worker and the run warns when it exceeds
+// the bound (the fabric's timing is then no longer what the spec says). Cores
+// exchange events through the same rings as in virtual time but without
+// barriers: an event that arrives after its time runs at once, late.
+#pragma once
+
+namespace fabemu {
+
+// Included from engine.h only.
+
+template <class R>
+void Engine<R>::run_due_events(Worker& w, ps_t until) {
+  while (w.wheel.next_time() <= until) {
+    Event ev = w.wheel.pop();
+    const ps_t real = static_cast<ps_t>(double(rte_rdtsc() - tsc0_) * ps_per_cycle_);
+    const ps_t late = real > ev.t ? real - ev.t : 0;
+    w.st.lateness_ps.add(late);
+    w.lateness_iv.add(late);
+    if (late > cfg_.lateness_bound_ps) {
+      w.st.events_over_bound++;
+      w.over_bound_iv++;
+    }
+    w.now = ev.t;
+    dispatch(w, ev);
+    w.st.events++;
+    if (w.failed) return;
+  }
+}
+
+// Every progress period each core publishes its counters and the p99s of
+// the period; worker 0 prints them.
+template <class R>
+void Engine<R>::publish_live(Worker& w, uint64_t tick) {
+  LivePub& lp = live_[w.id];
+  for (size_t b = 0; b < cfg_.ports.size(); b++) {
+    lp.rx[b].store(w.st.ports[b].rx_frames, std::memory_order_relaxed);
+    lp.tx[b].store(w.st.ports[b].tx_frames, std::memory_order_relaxed);
+  }
+  lp.lateness_p99.store(w.lateness_iv.count ? w.lateness_iv.percentile(99) : 0, std::memory_order_relaxed);
+  lp.lateness_max.store(w.lateness_iv.count ? w.lateness_iv.max : 0, std::memory_order_relaxed);
+  lp.frame_p99.store(w.frame_latency_iv.count ? w.frame_latency_iv.percentile(99) : 0,
+                     std::memory_order_relaxed);
+  lp.over_bound.store(w.over_bound_iv, std::memory_order_relaxed);
+  lp.tick.store(tick, std::memory_order_release);
+  w.lateness_iv = LatencyHistogram{};
+  w.frame_latency_iv = LatencyHistogram{};
+  w.over_bound_iv = 0;
+}
+
+template <class R>
+void Engine<R>::worker_loop_realtime(Worker& w) {
+  const int nw = static_cast<int>(workers_.size());
+  const uint64_t hz = rte_get_tsc_hz();
+  const uint64_t house_cycles = std::max<uint64_t>(1, hz / 2000);  // every 0.5 ms
+  const uint64_t progress_cycles =
+      cfg_.progress_s > 0 ? static_cast<uint64_t>(cfg_.progress_s * double(hz)) : 0;
+  const uint64_t duration_cycles = static_cast<uint64_t>(cfg_.duration_s * double(hz));
+  auto emu_now = [&](uint64_t tsc) { return static_cast<ps_t>(double(tsc - tsc0_) * ps_per_cycle_); };
+  constexpr uint16_t kBurst = 32;
+  rte_mbuf* rx[kBurst];
+  uint64_t next_house = tsc0_ + house_cycles;
+  uint64_t next_progress = progress_cycles ? tsc0_ + progress_cycles : ~uint64_t{0};
+  uint64_t tick = 0;
+  uint32_t quiet_checks = 0;
+  LiveStats live;
+  std::vector<uint64_t> link_check(devices_.size(), 0);
+  uint64_t last_poll = 0;
+
+  for (;;) {
+    const int phase = phase_.load(std::memory_order_acquire);
+    if (phase == kDone || w.failed) break;
+    if (phase == kDraining && w.generating) w.generating = false;
+
+    // Events that came from other cores: they cannot run before what this
+    // core has already run, so a late one runs now (and counts as late).
+    if (nw > 1) {
+      drain_inbox(w);
+      for (Event& ev : w.inbox) {
+        if (ev.t < w.now) ev.t = w.now;
+        w.wheel.push(ev);
+      }
+      w.inbox.clear();
+    }
+
+    // Receive, catch up to now, then inject what was received at now: the
+    // frames arrived by now, so they enter no earlier than they came.
+    if (!w.devices.empty() && phase == kRunning) {
+      const uint64_t t = rte_rdtsc();
+      if (last_poll) w.st.poll_gap_ps.add(static_cast<uint64_t>(double(t - last_poll) * ps_per_cycle_));
+      last_poll = t;
+    }
+    for (uint32_t d : w.devices) {
+      const uint16_t n = phase == kRunning ? rte_eth_rx_burst(devices_[d].port_id, 0, rx, kBurst) : 0;
+      const ps_t now = emu_now(rte_rdtsc());
+      run_due_events(w, now);
+      if (now > w.now) w.now = now;
+      for (uint16_t i = 0; i < n; i++) {
+        ingest_frame(w, devices_[d], rx[i]);
+        rte_pktmbuf_free(rx[i]);
+      }
+    }
+    if (w.devices.empty()) {
+      const ps_t now = emu_now(rte_rdtsc());
+      run_due_events(w, now);
+      if (now > w.now) w.now = now;
+    }
+    flush_tx(w);
+    if (nw > 1) flush_outbox(w);
+
+    const uint64_t tsc = rte_rdtsc();
+    if (tsc < next_house) continue;
+    next_house = tsc + house_cycles;
+    // Housekeeping: link state, counters for the others, phase changes.
+    for (uint32_t d : w.devices) {
+      if (tsc - link_check[d] < hz / 10) continue;
+      link_check[d] = tsc;
+      devices_[d].link_up = eth_port_link_up(devices_[d].port_id);
+    }
+    live_[w.id].injected.store(w.st.injected_packets, std::memory_order_relaxed);
+    live_[w.id].delivered.store(w.st.delivered_packets, std::memory_order_release);
+    if (tsc >= next_progress) {
+      tick++;
+      next_progress += progress_cycles;
+      publish_live(w, tick);
+      if (w.id == 0 && cfg_.live) {
+        live.wall_s = double(tsc - tsc0_) / double(hz);
+        live.now_ps = w.now;
+        live.rx_frames.assign(cfg_.ports.size(), 0);
+        live.tx_frames.assign(cfg_.ports.size(), 0);
+        live.port_names.clear();
+        for (const auto& pc : cfg_.ports) live.port_names.push_back(pc.name);
+        live.frame_latency_p99_ps = live.lateness_p99_ps = live.lateness_max_ps = 0;
+        live.events_over_bound = 0;
+        for (int i = 0; i < nw; i++) {
+          const LivePub& lp = live_[i];
+          lp.tick.load(std::memory_order_acquire);
+          for (size_t b = 0; b < cfg_.ports.size(); b++) {
+            live.rx_frames[b] += lp.rx[b].load(std::memory_order_relaxed);
+            live.tx_frames[b] += lp.tx[b].load(std::memory_order_relaxed);
+          }
+          live.frame_latency_p99_ps = std::max(live.frame_latency_p99_ps, lp.frame_p99.load(std::memory_order_relaxed));
+          live.lateness_p99_ps = std::max(live.lateness_p99_ps, lp.lateness_p99.load(std::memory_order_relaxed));
+          live.lateness_max_ps = std::max(live.lateness_max_ps, lp.lateness_max.load(std::memory_order_relaxed));
+          live.events_over_bound += lp.over_bound.load(std::memory_order_relaxed);
+        }
+        cfg_.live(live);
+      }
+    }
+    if (w.id != 0) continue;
+    // Worker 0 decides when the run stops and when the fabric has drained.
+    if (phase == kRunning) {
+      const bool stop = (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) ||
+                        (duration_cycles && tsc - tsc0_ >= duration_cycles);
+      if (stop) {
+        drain_deadline_ = emu_now(tsc) + cfg_.drain_ps;
+        phase_.store(kDraining, std::memory_order_release);
+      }
+      continue;
+    }
+    uint64_t inj = 0, del = 0;
+    for (int i = 0; i < nw; i++) {
+      del += live_[i].delivered.load(std::memory_order_acquire);
+      inj += live_[i].injected.load(std::memory_order_relaxed);
+    }
+    // Two quiet looks in a row: a packet crossing between cores is counted
+    // injected on one side before it is delivered on the other.
+    quiet_checks = inj == del ? quiet_checks + 1 : 0;
+    if (quiet_checks >= 2 || emu_now(tsc) >= drain_deadline_) phase_.store(kDone, std::memory_order_release);
+  }
+  flush_tx(w);
+  w.st.end_ps = w.now;
+  w.st.drained = w.st.injected_packets == w.st.delivered_packets;
+}
+
+}  // namespace fabemu

@@ -1,0 +1,207 @@
+// Real traffic through the fabric over in-process ring ports: frames come
+// out of the right port unmodified and in order, at the spec's zero-load
+// latency; broadcast reaches every other port exactly once; MAC learning
+// follows a host that moves; bad frames are counted and dropped without
+// disturbing the good ones.
+#include <gtest/gtest.h>
+#include <rte_cycles.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <thread>
+
+#include "control/analysis/analysis.h"
+#include "control/run/runner.h"
+#include "control/spec/spec_loader.h"
+#include "eal_fixture.h"
+#include "ring_port.h"
+
+namespace fabemu {
+namespace {
+
+constexpr uint64_t kBroadcast = 0xffffffffffffULL;
+uint64_t host_mac(int i) { return 0x020000000000ULL + static_cast<uint64_t>(i); }
+
+Spec realtime_spec(const std::string& file, std::vector<std::string> sets) {
+  sets.push_back("run.progress_s=0");
+  Spec s = load_spec(std::string(FABEMU_SOURCE_DIR) + "/topologies/" + file, sets);
+  s.traffic.load = 0;  // only the test's frames
+  s.run.mode = "realtime";
+  s.run.duration_s = 0;
+  return s;
+}
+
+void bind(Spec& s, const RingPort& p, const std::string& name, int endpoint, int vlan = 0) {
+  PortBinding b;
+  b.name = name;
+  b.device = p.name;
+  b.endpoint = endpoint;
+  b.vlan = vlan;
+  s.ports.push_back(b);
+}
+
+// Runs the spec in real time on this thread while `drive` plays the hosts on
+// another; the run stops when drive returns.
+RunResult run_with(const Spec& spec, const std::function<void()>& drive) {
+  std::atomic<bool> stop{false};
+  std::atomic<bool> started{false};
+  std::thread driver([&] {
+    while (!started.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // ports started
+    drive();
+    stop.store(true);
+  });
+  RunResult r;
+  try {
+    r = run_emulation(spec, [&](EngineConfig& c) {
+      c.stop = &stop;
+      c.progress = nullptr;
+      c.live = nullptr;
+      started.store(true);
+    });
+  } catch (...) {
+    stop.store(true);
+    started.store(true);
+    driver.join();
+    throw;
+  }
+  driver.join();
+  return r;
+}
+
+// Frames received on p within `wait` (stops early once `want` have come).
+std::vector<std::vector<uint8_t>> collect(const RingPort& p, size_t want,
+                                          std::chrono::milliseconds wait = std::chrono::milliseconds(500)) {
+  std::vector<std::vector<uint8_t>> got;
+  const auto until = std::chrono::steady_clock::now() + wait;
+  while (std::chrono::steady_clock::now() < until) {
+    for (auto& f : take_frames(p)) got.push_back(std::move(f));
+    if (got.size() >= want && want > 0) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return got;
+}
+
+const PortStats& port(const RunResult& r, const std::string& name) {
+  for (const auto& p : r.stats.ports)
+    if (p.name == name) return p;
+  throw std::runtime_error("no port " + name);
+}
+
+[[maybe_unused]] uint64_t drops(const PortStats& p, FrameDrop why) { return p.drops[static_cast<int>(why)]; }
+
+TEST(Ports, FramesCrossTheTorusUnmodifiedInOrderAtZeroLoadLatency) {
+  RingPort a = make_ring_port(), b = make_ring_port();
+  ASSERT_FALSE(a.name.empty());
+  ASSERT_FALSE(b.name.empty());
+  // time_scale 2000: one emulated ns takes 2 us of wall clock, so the poll
+  // loop's microseconds are small against the fabric's latency.
+  Spec spec = realtime_spec("t3e-4x4x4.yaml", {"run.time_scale=2000"});
+  bind(spec, a, "a", 0);
+  bind(spec, b, "b", 42);  // router (2,2,2): six hops from router 0
+  constexpr int kFrames = 12;
+  // Timestamps that bracket the truth whatever the scheduler does to this
+  // thread: the frame entered the ring between sent_before and sent_after and
+  // left the fabric between last_empty (a poll that found nothing) and recv.
+  std::vector<uint64_t> sent_before(kFrames), sent_after(kFrames), last_empty(kFrames, 0),
+      recv_tsc(kFrames, 0);
+  std::vector<std::vector<uint8_t>> sent(kFrames), got;
+  RunResult r = run_with(spec, [&] {
+    // A first frame shows the ports are being polled (not measured).
+    ASSERT_TRUE(send_frame(a, test_frame(host_mac(2), host_mac(1), 60, 999)));
+    ASSERT_EQ(collect(b, 1, std::chrono::seconds(5)).size(), 1u);
+    for (int i = 0; i < kFrames; i++) {
+      sent[i] = test_frame(host_mac(2), host_mac(1), 60, 1000 + i);  // one fabric packet
+      sent_before[i] = rte_rdtsc();
+      ASSERT_TRUE(send_frame(a, sent[i]));
+      sent_after[i] = rte_rdtsc();
+      // Wait for it (zero load: one frame in the fabric at a time).
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      while (std::chrono::steady_clock::now() < until) {
+        const uint64_t poll = rte_rdtsc();
+        auto fs = take_frames(b);
+        if (fs.empty()) last_empty[i] = poll;
+        if (!fs.empty()) {
+          recv_tsc[i] = rte_rdtsc();
+          for (auto& f : fs) got.push_back(std::move(f));
+          break;
+        }
+      }
+    }
+  });
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  ASSERT_EQ(got.size(), size_t(kFrames));
+  for (int i = 0; i < kFrames; i++) EXPECT_EQ(got[i], sent[i]) << "frame " << i;
+  const EngineConfig cfg = make_engine_config(spec, r.fabric);
+  const ps_t want = zero_load_latency_ps(spec, r.fabric, 0, 42, cfg.format.units_for(60),
+                                         TrafficClass::request);
+  const PortStats& pb = port(r, "b");
+  EXPECT_EQ(pb.tx_frames, uint64_t(kFrames + 1));
+  EXPECT_EQ(pb.frame_latency_ps.count, uint64_t(kFrames + 1));
+  // Emulated time: exactly the spec's latency (rx stamp to tail delivery).
+  EXPECT_EQ(pb.frame_latency_ps.min, want);
+  EXPECT_EQ(pb.frame_latency_ps.max, want);
+  EXPECT_EQ(pb.frame_hops.max, 6u);
+  // Wall clock: never earlier than the scaled latency; later only by what
+  // the run reports as late: events behind their time, plus the gap between
+  // receive polls (the frame waits that long to enter). 2 ms of wall clock
+  // (1 ns emulated) covers the test's own timestamps.
+  const double ps_per_cycle = 1e12 / double(rte_get_tsc_hz()) / spec.run.time_scale;
+  const double slack_ps = 2e-3 * 1e12 / spec.run.time_scale;
+  for (int i = 0; i < kFrames; i++) {
+    const double longest = double(recv_tsc[i] - sent_before[i]) * ps_per_cycle;
+    EXPECT_GE(longest, double(want) * 0.999) << "frame " << i << " left before the fabric delivered it";
+    if (last_empty[i] > sent_after[i]) {
+      const double shortest = double(last_empty[i] - sent_after[i]) * ps_per_cycle;
+      EXPECT_LE(shortest, double(want + r.stats.lateness_ps.max + r.stats.poll_gap_ps.max) + slack_ps)
+          << "frame " << i;
+    }
+  }
+}
+
+TEST(Ports, BroadcastReachesEveryOtherPortOnceAndLearningFollowsAMovedHost) {
+  RingPort a = make_ring_port(), b = make_ring_port(), c = make_ring_port();
+  ASSERT_FALSE(c.name.empty());
+  Spec spec = realtime_spec("t3e-4x4x4.yaml", {});
+  bind(spec, a, "a", 0);
+  bind(spec, b, "b", 21);
+  bind(spec, c, "c", 63);
+  std::vector<std::vector<uint8_t>> ga, gb, gc;
+  RunResult r = run_with(spec, [&] {
+    // 1. Broadcast from host 1 on a: b and c get it once, a never.
+    ASSERT_TRUE(send_frame(a, test_frame(kBroadcast, host_mac(1), 64, 1)));
+    gb = collect(b, 1);
+    gc = collect(c, 1);
+    ga = collect(a, 0, std::chrono::milliseconds(50));
+    EXPECT_EQ(gb.size(), 1u);
+    EXPECT_EQ(gc.size(), 1u);
+    EXPECT_EQ(ga.size(), 0u);
+    // 2. Host 3 on c answers host 1: learned behind a, so only a gets it.
+    ASSERT_TRUE(send_frame(c, test_frame(host_mac(1), host_mac(3), 64, 2)));
+    ga = collect(a, 1);
+    gb = collect(b, 0, std::chrono::milliseconds(50));
+    EXPECT_EQ(ga.size(), 1u);
+    EXPECT_EQ(gb.size(), 0u);
+    // 3. Host 1 moves to b and speaks; frames for it now go to b only.
+    ASSERT_TRUE(send_frame(b, test_frame(host_mac(3), host_mac(1), 64, 3)));
+    EXPECT_EQ(collect(c, 1).size(), 1u);  // host 3 was learned behind c
+    ASSERT_TRUE(send_frame(c, test_frame(host_mac(1), host_mac(3), 64, 4)));
+    gb = collect(b, 1);
+    ga = collect(a, 0, std::chrono::milliseconds(50));
+    EXPECT_EQ(gb.size(), 1u);
+    EXPECT_EQ(ga.size(), 0u);
+    if (!gb.empty()) {
+      EXPECT_EQ(frame_tag(gb[0]), 4u);
+    }
+  });
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  EXPECT_EQ(port(r, "a").flooded, 1u);
+  EXPECT_EQ(port(r, "b").mac_moves, 1u);
+  EXPECT_EQ(port(r, "a").tx_frames, 1u);
+  EXPECT_EQ(port(r, "b").tx_frames, 2u);
+  EXPECT_EQ(port(r, "c").tx_frames, 2u);
+}
+
+}  // namespace
+}  // namespace fabemu

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "control/cli/commands.h"
+#include "control/run/runner.h"
 
 namespace fabemu {
 
@@ -60,14 +61,20 @@ int fabemu_main(int argc, char** argv) {
       "graph has a cycle the routing algorithm promises not to have.");
 
   SpecArgs run_args;
-  std::string run_json;
-  bool run_quiet = false;
+  RunOptions run_opts;
+  std::vector<std::string> run_eal;
   CLI::App* run = app.add_subcommand(
       "run", "Emulate the fabric under its traffic plan and print a summary of the statistics");
   add_spec_args(run, &run_args);
-  run->add_option("--json", run_json, "write the full statistics as JSON to OUT ('-': stdout)")
+  run->add_option("--json", run_opts.json_out,
+                  "write the full statistics as JSON to OUT ('-': stdout)")
       ->type_name("OUT");
-  run->add_flag("--quiet,-q", run_quiet, "no progress line and no terminal summary");
+  run->add_flag("--quiet,-q", run_opts.quiet, "no progress line and no terminal summary");
+  run->add_option("--eal", run_eal,
+                  "extra DPDK EAL arguments, split on white space, passed after the spec's "
+                  "run.eal (repeatable), e.g. --eal '--vdev=net_null0 --no-huge'")
+      ->type_name("ARGS")
+      ->allow_extra_args(false);
   run->footer("The spec is validated first: a bad spec exits 2 and nothing starts.");
 
   // Hidden (empty group): prints the README's spec reference from the table
@@ -106,7 +113,10 @@ int fabemu_main(int argc, char** argv) {
   try {
     if (*check) return check_command(check_args, std::cout, std::cerr);
     if (*describe) return describe_command(describe_args, describe_json, std::cout, std::cerr);
-    if (*run) return run_spec_command(run_args, run_json, run_quiet, std::cout, std::cerr);
+    if (*run) {
+      run_opts.eal_args = split_eal_args(run_eal);
+      return run_spec_command(run_args, run_opts, std::cout, std::cerr);
+    }
     if (*reference) return spec_reference_command(std::cout);
   } catch (const std::exception& e) {
     std::cerr << "fabemu: " << e.what() << "\n";

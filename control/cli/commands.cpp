@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "control/analysis/analysis.h"
 #include "control/cli/cli.h"
@@ -201,14 +202,11 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
   return kExitOk;
 }
 
-int run_spec_command(const SpecArgs& args, const std::string& json_out, bool quiet,
-                     std::ostream& out, std::ostream& err) {
+int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream& out,
+                     std::ostream& err) {
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
   (void)out;  // the runner prints its own summary and progress
-  RunOptions opts;
-  opts.json_out = json_out;
-  opts.quiet = quiet;
   try {
     return run_command(spec, opts);
   } catch (const SpecError& e) {
@@ -218,6 +216,15 @@ int run_spec_command(const SpecArgs& args, const std::string& json_out, bool qui
     err << "fabemu run: " << args.file << ": " << e.what() << "\n";
     return kExitRunFailed;
   }
+}
+
+std::vector<std::string> split_eal_args(const std::vector<std::string>& values) {
+  std::vector<std::string> args;
+  for (const auto& v : values) {
+    std::istringstream words(v);
+    for (std::string w; words >> w;) args.push_back(w);
+  }
+  return args;
 }
 
 int spec_reference_command(std::ostream& out) {

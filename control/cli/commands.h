@@ -11,6 +11,8 @@
 
 namespace fabemu {
 
+struct RunOptions;  // control/run/runner.h
+
 // A spec file and the --set overrides that go with it.
 struct SpecArgs {
   std::string file;
@@ -27,10 +29,15 @@ int check_command(const SpecArgs& args, std::ostream& out, std::ostream& err);
 int describe_command(const SpecArgs& args, const std::string& json_out, std::ostream& out,
                      std::ostream& err);
 
-// Loads the spec (exit 2 on any problem, nothing starts) and hands it to the
-// runner (control/run/runner.h).
-int run_spec_command(const SpecArgs& args, const std::string& json_out, bool quiet,
-                     std::ostream& out, std::ostream& err);
+// Loads the spec (exit 2 on any problem, nothing starts) and hands it with
+// `opts` (JSON output, quiet, --eal arguments) to the runner
+// (control/run/runner.h).
+int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream& out,
+                     std::ostream& err);
+
+// The EAL arguments of `fabemu run --eal ARGS ...`: each ARGS split on white
+// space, in order ("--vdev=net_null0 -l 0-1" is three arguments).
+std::vector<std::string> split_eal_args(const std::vector<std::string>& values);
 
 // Prints the spec reference table (markdown) that README.md carries.
 int spec_reference_command(std::ostream& out);

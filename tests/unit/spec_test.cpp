@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "control/cli/commands.h"
 #include "control/spec/profiles.h"
 #include "control/spec/spec_error.h"
 #include "control/spec/spec_loader.h"
@@ -245,6 +246,12 @@ TEST(SpecSet, PortsAndEalAsWholeLists) {
   e = error_of("", {"run.eal=--vdev=net_null0"});
   EXPECT_EQ(e.field(), "run.eal");
   expect_says(e, "expected a list of EAL arguments");
+}
+
+TEST(SpecCli, EalArgumentsSplitOnWhiteSpace) {
+  EXPECT_EQ(split_eal_args({"--vdev=net_null0 --no-huge", "  -l\t0-1 ", ""}),
+            (std::vector<std::string>{"--vdev=net_null0", "--no-huge", "-l", "0-1"}));
+  EXPECT_TRUE(split_eal_args({}).empty());
 }
 
 // ---- Real time and ports ------------------------------------------------------

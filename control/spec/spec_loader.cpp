@@ -655,8 +655,9 @@ const std::vector<Field>& fields() {
      "destinations: uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.pattern = c.one_of(n, pattern_names()); }},
     {"traffic.load", "number", "fraction", "0.3", "0.3", "fabemu default",
-     "offered load per endpoint as a fraction of its injection bandwidth, in (0, 1]",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.load = c.number(n, 0, true, 1, false); }},
+     "offered load per endpoint as a fraction of its injection bandwidth, in [0, 1]; 0: no "
+     "synthetic traffic (real time: only the ports' frames)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.load = c.number(n, 0, false, 1, false); }},
     {"traffic.process", "string", "", "bernoulli", "bernoulli", "fabemu default",
      "injection process: bernoulli (independent messages) or batch (batch_size at once)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.process = c.one_of(n, {"bernoulli", "batch"}); }},
@@ -1067,6 +1068,10 @@ class Loader {
   // What the port bindings need from the rest of the spec (clashes between
   // bindings are refused as the list is read, in read_ports).
   void validate_ports(const Spec& s, int64_t endpoints) const {
+    if (s.run.mode == "virtual" && s.traffic.load == 0)
+      blame({"traffic.load", "run.mode"},
+            "a virtual-time run with traffic.load 0 has nothing to emulate: give a load in (0, 1], "
+            "or use run.mode: realtime with ports");
     if (!s.ports.empty() && s.run.mode != "realtime")
       blame({"run.mode", "ports"},
             fmt::format("ports carry real frames in wall-clock time: set run.mode: realtime "

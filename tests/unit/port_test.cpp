@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <rte_cycles.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -24,12 +25,8 @@ constexpr uint64_t kBroadcast = 0xffffffffffffULL;
 uint64_t host_mac(int i) { return 0x020000000000ULL + static_cast<uint64_t>(i); }
 
 Spec realtime_spec(const std::string& file, std::vector<std::string> sets) {
-  sets.push_back("run.progress_s=0");
-  Spec s = load_spec(std::string(FABEMU_SOURCE_DIR) + "/topologies/" + file, sets);
-  s.traffic.load = 0;  // only the test's frames
-  s.run.mode = "realtime";
-  s.run.duration_s = 0;
-  return s;
+  sets.insert(sets.begin(), {"run.progress_s=0", "traffic.load=0", "run.mode=realtime"});
+  return load_spec(std::string(FABEMU_SOURCE_DIR) + "/topologies/" + file, sets);
 }
 
 void bind(Spec& s, const RingPort& p, const std::string& name, int endpoint, int vlan = 0) {
@@ -89,7 +86,7 @@ const PortStats& port(const RunResult& r, const std::string& name) {
   throw std::runtime_error("no port " + name);
 }
 
-[[maybe_unused]] uint64_t drops(const PortStats& p, FrameDrop why) { return p.drops[static_cast<int>(why)]; }
+uint64_t drops(const PortStats& p, FrameDrop why) { return p.drops[static_cast<int>(why)]; }
 
 TEST(Ports, FramesCrossTheTorusUnmodifiedInOrderAtZeroLoadLatency) {
   RingPort a = make_ring_port(), b = make_ring_port();
@@ -201,6 +198,171 @@ TEST(Ports, BroadcastReachesEveryOtherPortOnceAndLearningFollowsAMovedHost) {
   EXPECT_EQ(port(r, "a").tx_frames, 1u);
   EXPECT_EQ(port(r, "b").tx_frames, 2u);
   EXPECT_EQ(port(r, "c").tx_frames, 2u);
+}
+
+TEST(Ports, BadFramesAreCountedAndDroppedWithoutDisturbingTheRest) {
+  RingPort a = make_ring_port(), b = make_ring_port();
+  ASSERT_FALSE(b.name.empty());
+  Spec spec = realtime_spec("t3e-4x4x4.yaml", {});
+  bind(spec, a, "a", 0);
+  bind(spec, b, "b", 42);
+  constexpr int kGood = 30;
+  std::vector<std::vector<uint8_t>> sent, got;
+  RunResult r = run_with(spec, [&] {
+    for (int i = 0; i < kGood; i++) {
+      sent.push_back(test_frame(host_mac(2), host_mac(1), 100 + i, 5000 + i));
+      ASSERT_TRUE(send_frame(a, sent.back()));
+      switch (i % 6) {
+        case 0:  // runt: not even an Ethernet header
+          ASSERT_TRUE(send_frame(a, std::vector<uint8_t>(10, 0xee)));
+          break;
+        case 1:  // oversize: 1600 bytes on a 1500-byte MTU port
+          ASSERT_TRUE(send_frame(a, test_frame(host_mac(2), host_mac(1), 1600, 1)));
+          break;
+        case 2: {  // garbage whose source address is a group address
+          std::vector<uint8_t> g(77);
+          for (size_t k = 0; k < g.size(); k++) g[k] = static_cast<uint8_t>(k * 73 + 0x11);
+          g[6] = 0x01;
+          ASSERT_TRUE(send_frame(a, g));
+          break;
+        }
+        case 3: {  // tagged with a VLAN no binding takes
+          auto t = test_frame(host_mac(2), host_mac(1), 80, 2);
+          const uint8_t tag[4] = {0x81, 0x00, 0x00, 0x07};
+          t.insert(t.begin() + 12, tag, tag + 4);
+          ASSERT_TRUE(send_frame(a, t));
+          break;
+        }
+        case 4: {  // a VLAN tag cut short
+          auto t = test_frame(host_mac(2), host_mac(1), 16, 3);
+          t[12] = 0x81;
+          t[13] = 0x00;
+          ASSERT_TRUE(send_frame(a, t));
+          break;
+        }
+        default:  // all-zero source
+          ASSERT_TRUE(send_frame(a, test_frame(host_mac(2), 0, 64, 4)));
+          break;
+      }
+    }
+    got = collect(b, kGood, std::chrono::seconds(5));
+  });
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  ASSERT_EQ(got.size(), sent.size());
+  for (size_t i = 0; i < sent.size(); i++) EXPECT_EQ(got[i], sent[i]) << "good frame " << i;
+  const PortStats& pa = port(r, "a");
+  EXPECT_EQ(pa.rx_frames, uint64_t(2 * kGood));
+  EXPECT_EQ(drops(pa, FrameDrop::runt), 10u);
+  EXPECT_EQ(drops(pa, FrameDrop::oversize), 5u);
+  EXPECT_EQ(drops(pa, FrameDrop::bad_source_mac), 10u);
+  EXPECT_EQ(drops(pa, FrameDrop::unknown_vlan), 5u);
+  EXPECT_EQ(port(r, "b").tx_frames, uint64_t(kGood));
+}
+
+// Frames up to the MTU become many fabric packets (24 T3E packets or 46
+// YARC packets for 1514 bytes), sent back to back so they queue; each comes
+// out whole, byte for byte, in order.
+void expect_large_frames_whole(const std::string& file, std::vector<std::string> sets, int far_ep) {
+  RingPort a = make_ring_port(), b = make_ring_port();
+  ASSERT_FALSE(b.name.empty());
+  sets.push_back("run.time_scale=10");
+  Spec spec = realtime_spec(file, sets);
+  bind(spec, a, "a", 0);
+  bind(spec, b, "b", far_ep);
+  std::vector<std::vector<uint8_t>> sent, got;
+  RunResult r = run_with(spec, [&] {
+    for (int i = 0; i < 40; i++) {
+      const uint32_t len = i % 4 == 0 ? 1514 : 60 + static_cast<uint32_t>(i * 37 % 1450);
+      sent.push_back(test_frame(host_mac(2), host_mac(1), len, 7000 + i));
+      ASSERT_TRUE(send_frame(a, sent.back()));
+    }
+    got = collect(b, sent.size(), std::chrono::seconds(10));
+  });
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  ASSERT_EQ(got.size(), sent.size());
+  for (size_t i = 0; i < sent.size(); i++) EXPECT_EQ(got[i], sent[i]) << "frame " << i;
+  uint64_t dropped = 0;
+  for (const auto& p : r.stats.ports)
+    for (uint64_t d : p.drops) dropped += d;
+  EXPECT_EQ(dropped, 0u);
+  EXPECT_TRUE(r.stats.drained);
+}
+
+TEST(Ports, LargeFramesCrossTheTorusWhole) { expect_large_frames_whole("t3e-4x4x4.yaml", {}, 42); }
+
+TEST(Ports, LargeFramesCrossTheClosWhole) {
+  expect_large_frames_whole("yarc-r2-1024.yaml", {"topology.endpoints=64", "run.workers=1"}, 63);
+}
+
+TEST(Ports, VlanBindingsTakeTheirTagOffAndPutItBack) {
+  RingPort trunk = make_ring_port(), c = make_ring_port();
+  ASSERT_FALSE(c.name.empty());
+  Spec spec = realtime_spec("t3e-4x4x4.yaml", {});
+  bind(spec, trunk, "v10", 0, 10);
+  bind(spec, trunk, "v20", 5, 20);
+  bind(spec, c, "c", 42);
+  std::vector<std::vector<uint8_t>> on_trunk, on_c;
+  const auto plain = test_frame(kBroadcast, host_mac(3), 90, 11);
+  RunResult r = run_with(spec, [&] {
+    // A broadcast from c leaves the trunk once per VLAN, tagged.
+    ASSERT_TRUE(send_frame(c, plain));
+    on_trunk = collect(trunk, 2);
+    // A tagged frame from VLAN 20 to host 3 reaches c untagged.
+    auto tagged = test_frame(host_mac(3), host_mac(4), 90, 12);
+    const uint8_t tag[4] = {0x81, 0x00, 0x00, 20};
+    tagged.insert(tagged.begin() + 12, tag, tag + 4);
+    ASSERT_TRUE(send_frame(trunk, tagged));
+    on_c = collect(c, 1);
+  });
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  ASSERT_EQ(on_trunk.size(), 2u);
+  std::vector<int> vlans;
+  for (const auto& f : on_trunk) {
+    ASSERT_EQ(f.size(), plain.size() + 4);
+    EXPECT_EQ(f[12], 0x81);
+    EXPECT_EQ(f[13], 0x00);
+    vlans.push_back(((f[14] & 0x0f) << 8) | f[15]);
+    std::vector<uint8_t> untagged(f);
+    untagged.erase(untagged.begin() + 12, untagged.begin() + 16);
+    EXPECT_EQ(untagged, plain);
+  }
+  std::sort(vlans.begin(), vlans.end());
+  EXPECT_EQ(vlans, (std::vector<int>{10, 20}));
+  ASSERT_EQ(on_c.size(), 1u);
+  EXPECT_EQ(on_c[0], test_frame(host_mac(3), host_mac(4), 90, 12));
+  EXPECT_EQ(port(r, "v20").rx_frames, 1u);
+  EXPECT_EQ(port(r, "v10").rx_frames, 0u);
+}
+
+TEST(Ports, HostsGetThroughUnderSyntheticBackgroundLoad) {
+  RingPort a = make_ring_port(), b = make_ring_port();
+  ASSERT_FALSE(b.name.empty());
+  Spec spec = realtime_spec("t3e-4x4x4.yaml", {"run.time_scale=200"});
+  spec.traffic.load = 0.02;  // every other endpoint sends 64-byte packets
+  bind(spec, a, "a", 0);
+  bind(spec, b, "b", 42);
+  std::vector<std::vector<uint8_t>> sent, got;
+  RunResult r = run_with(spec, [&] {
+    for (int i = 0; i < 20; i++) {
+      sent.push_back(test_frame(host_mac(2), host_mac(1), 200 + 50 * i, 9000 + i));
+      ASSERT_TRUE(send_frame(a, sent.back()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    got = collect(b, sent.size(), std::chrono::seconds(10));
+  });
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  ASSERT_EQ(got.size(), sent.size());
+  for (size_t i = 0; i < sent.size(); i++) EXPECT_EQ(got[i], sent[i]) << "frame " << i;
+  // The background traffic ran too, at its offered load, and everything it
+  // sent arrived. 62 synthetic endpoints each offer load x 1 packet per 10
+  // flit times (64-byte packets are 10 flits).
+  const EngineConfig cfg = make_engine_config(spec, r.fabric);
+  const double flit_ps = double(r.fabric.endpoints[0].unit_ps);
+  const double offered = 62 * spec.traffic.load / cfg.format.units_for(64) * double(r.stats.end_ps) / flit_ps;
+  EXPECT_GT(double(r.stats.generated_messages), 0.8 * offered) << "end " << r.stats.end_ps << " ps";
+  EXPECT_LT(double(r.stats.generated_messages), 1.2 * offered) << "end " << r.stats.end_ps << " ps";
+  EXPECT_GT(r.stats.delivered_packets, 100u);
+  EXPECT_TRUE(r.stats.drained);
 }
 
 }  // namespace

@@ -362,7 +362,7 @@ fi
 
 fabemu_tail() {
   echo "--- last lines of the fabemu log:" >&2
-  tail -n 25 "$tmp/fabemu.log" >&2
+  tail -n 25 "$tmp/fabemu.log" | awk '{ print "  " $0 }' >&2
   echo "---" >&2
 }
 
@@ -487,7 +487,11 @@ if [[ -n $fabemu_pid ]]; then
       "  real time          time scale \(.realtime.time_scale | num), \(.realtime.wall_s | num) s wall",
       "  lateness           p50 \(.realtime.lateness_ns.p50 | ns), p99 \(.realtime.lateness_ns.p99 | ns)," +
         " max \(.realtime.lateness_ns.max | ns); \(.realtime.lateness_ns.over_bound | num) events" +
-        " over the \(.realtime.lateness_ns.bound | ns) bound"
+        " over the \(.realtime.lateness_ns.bound | ns) bound",
+      (if (.realtime.lateness_ns.over_bound // 0) > 0 then
+        "  (the emulation fell behind the wall clock at times, so the fabric ran slower than" +
+        " its spec then: --set run.time_scale=10 slows the fabric down, or free some cores)"
+       else empty end)
     ' "$tmp/run.json"
   else
     failures+=("fabemu: wrote no JSON report")

@@ -32,3 +32,6 @@ done
 rss=$( { /usr/bin/time -f '%M' "$bin" run "$FABEMU_ROOT/topologies/yarc-r2-1024.yaml" --quiet \
          --set run.progress_s=0 >/dev/null; } 2>&1 | tail -1)
 echo "yarc rank-2 Clos, 1024 endpoints: peak resident memory ${rss} KiB"
+# Real time: frames per second through a 4x4x4 torus over in-process ring
+# ports on one worker core (64- and 1500-byte frames), with lateness.
+"$FABEMU_BUILD/fabemu_bench" "$FABEMU_ROOT/topologies/t3e-4x4x4.yaml" 3

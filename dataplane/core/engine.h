@@ -1451,7 +1451,11 @@ RunStats Engine<R>::merge() {
       }
     }
   }
-  if (cfg_.realtime) out.measure_end_ps = std::max(out.end_ps, measure_start_);
+  if (cfg_.realtime) {
+    out.measure_end_ps = std::max(out.end_ps, measure_start_);
+    // Packets cross cores: only the totals say whether the fabric emptied.
+    out.drained = out.injected_packets == out.delivered_packets;
+  }
   if (out.injected_packets > out.delivered_packets)
     out.drops[static_cast<int>(DropReason::undelivered_at_end)] =
         out.injected_packets - out.delivered_packets;

@@ -175,7 +175,6 @@ void Engine<R>::worker_loop_realtime(Worker& w) {
   }
   flush_tx(w);
   w.st.end_ps = w.now;
-  w.st.drained = w.st.injected_packets == w.st.delivered_packets;
 }
 
 }  // namespace fabemu

@@ -157,10 +157,15 @@ TEST(Ports, FramesCrossTheTorusUnmodifiedInOrderAtZeroLoadLatency) {
   }
 }
 
-TEST(Ports, BroadcastReachesEveryOtherPortOnceAndLearningFollowsAMovedHost) {
+// With two workers, c's router is on the other core: what a's core learns
+// reaches c's core through the rings.
+class PortsLearning : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(Workers, PortsLearning, ::testing::Values(1, 2));
+
+TEST_P(PortsLearning, BroadcastReachesEveryOtherPortOnceAndLearningFollowsAMovedHost) {
   RingPort a = make_ring_port(), b = make_ring_port(), c = make_ring_port();
   ASSERT_FALSE(c.name.empty());
-  Spec spec = realtime_spec("t3e-4x4x4.yaml", {});
+  Spec spec = realtime_spec("t3e-4x4x4.yaml", {"run.workers=" + std::to_string(GetParam())});
   bind(spec, a, "a", 0);
   bind(spec, b, "b", 21);
   bind(spec, c, "c", 63);
@@ -289,6 +294,12 @@ void expect_large_frames_whole(const std::string& file, std::vector<std::string>
 }
 
 TEST(Ports, LargeFramesCrossTheTorusWhole) { expect_large_frames_whole("t3e-4x4x4.yaml", {}, 42); }
+
+// Two worker cores: the frames cross between cores through the rings, and a
+// MAC learned on one core is learned on the other.
+TEST(Ports, LargeFramesCrossTheTorusWholeWithTwoWorkers) {
+  expect_large_frames_whole("t3e-4x4x4.yaml", {"run.workers=2"}, 42);
+}
 
 TEST(Ports, LargeFramesCrossTheClosWhole) {
   expect_large_frames_whole("yarc-r2-1024.yaml", {"topology.endpoints=64", "run.workers=1"}, 63);

@@ -490,7 +490,8 @@ if [[ -n $fabemu_pid ]]; then
         " over the \(.realtime.lateness_ns.bound | ns) bound",
       (if (.realtime.lateness_ns.over_bound // 0) > 0 then
         "  (the emulation fell behind the wall clock at times, so the fabric ran slower than" +
-        " its spec then: --set run.time_scale=10 slows the fabric down, or free some cores)"
+        " its spec then: a larger run.time_scale, e.g. --set run.time_scale=" +
+        "\(((.realtime.time_scale // 1) * 10) | num), slows the fabric down; or free some cores)"
        else empty end)
     ' "$tmp/run.json"
   else

@@ -10,8 +10,7 @@
 # Passes when, on both fabrics, ping got replies, iperf3 moved data, fabemu
 # stopped cleanly on SIGINT and its JSON report shows frames in and out of
 # both host ports. Exits 77 (ctest: skipped) when network namespaces cannot be
-# created here (not root, no CAP_NET_ADMIN), a tool is missing, or this
-# fabemu does not accept run.mode realtime with ports.
+# created here (not root, no CAP_NET_ADMIN) or a tool is missing.
 set -uo pipefail
 
 fabemu=${1:?usage: netns_demo.sh FABEMU_BINARY SOURCE_DIR}
@@ -38,19 +37,6 @@ if ! err=$(ip netns add "$probe" 2>&1); then
   skip "cannot create a network namespace (ip netns add: $err)"
 fi
 ip netns del "$probe"
-
-# An engine without real-time ports rejects the demo's settings as a spec
-# error; say so and skip rather than fail.
-if ! err=$("$fabemu" check "$src/topologies/t3e-4x4x4.yaml" --set run.mode=realtime \
-  --set run.duration_s=0 --set traffic.load=0 \
-  --set 'ports=[{name: h0, device: "net_af_packet0,iface=fe0-probe", endpoint: 0}]' 2>&1); then
-  if grep -qE "field '(run\.mode|run\.duration_s|traffic\.load|ports)'" <<<"$err"; then
-    skip "this fabemu does not run real-time ports yet: $err"
-  fi
-  echo "FAIL: fabemu check rejects the demo's settings:"
-  echo "$err"
-  exit 1
-fi
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

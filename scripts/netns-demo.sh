@@ -277,28 +277,22 @@ choose_endpoints() {
     echo "$prog: fabemu describe failed on $spec" >&2
     exit 2
   fi
-  local family n_ep n_rt name
-  IFS=$'\t' read -r family n_ep n_rt name < <(jq -r '[.topology, .endpoints, .routers, .name] | map(tostring) | @tsv' "$dj")
+  local family n_ep name
+  IFS=$'\t' read -r family n_ep name < <(jq -r '[.topology, .endpoints, .name] | map(tostring) | @tsv' "$dj")
   fabric_name=$name
   fabric_endpoints=$n_ep
   ep0=0
   ep1=$((n_ep - 1))
   if [[ $family == torus ]]; then
-    local kx ky kz
-    # describe names a torus "t3e KXxKYxKZ"; a future .dims wins.
-    if read -r kx ky kz < <(jq -r '.dims // empty | map(tostring) | join(" ")' "$dj") && [[ -n $kz ]]; then
-      :
-    elif [[ $name =~ ([0-9]+)x([0-9]+)x([0-9]+) ]]; then
-      kx=${BASH_REMATCH[1]} ky=${BASH_REMATCH[2]} kz=${BASH_REMATCH[3]}
+    # The first endpoint on router (kx/2, ky/2, kz/2): farthest from router 0.
+    local far
+    far=$(jq -r '(.dims | map(. / 2 | floor)) as $c
+                 | [.endpoint_list[] | select(.coord == $c) | .id] | first // empty' "$dj")
+    if [[ -n $far ]]; then
+      ep1=$far
+      far_note="router ($(jq -r '.dims | map(. / 2 | floor) | map(tostring) | join(",")' "$dj")), farthest from router 0"
     else
-      kx=
-    fi
-    if [[ -n $kx ]] && ((n_rt > 0 && n_ep % n_rt == 0)); then
-      local epr=$((n_ep / n_rt))
-      ep1=$(((((kx / 2) * ky + ky / 2) * kz + kz / 2) * epr))
-      far_note="router ($((kx / 2)),$((ky / 2)),$((kz / 2))), farthest from router 0"
-    else
-      echo "$prog: warning: cannot tell the torus size of '$name': using the last endpoint" >&2
+      echo "$prog: warning: cannot find the torus centre of '$name': using the last endpoint" >&2
     fi
   fi
 }

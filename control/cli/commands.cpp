@@ -194,6 +194,15 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
     std::vector<uint32_t> buf(f.vc_buffer_units.begin(),
                               f.vc_buffer_units.begin() + std::min(f.num_vcs, kMaxVcs));
     j["vc_buffer_units"] = buf;
+    if (spec.topology.family == "torus") j["dims"] = spec.topology.dims;
+    // Where each endpoint attaches: scripts pick hosts by router position.
+    nlohmann::json eps = nlohmann::json::array();
+    for (const auto& e : f.endpoints)
+      eps.push_back({{"id", e.id},
+                     {"router", e.router},
+                     {"port", e.port},
+                     {"coord", f.routers[e.router].coord}});
+    j["endpoint_list"] = eps;
     if (!write_json(j, json_out, out, err)) return kExitRunFailed;
   }
   // Broken tables or a cycle where the algorithm promises none: the fabric

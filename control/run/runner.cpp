@@ -227,6 +227,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                        {"fabric_frames", p.fabric_frames},
                        {"macs_learned", p.macs_learned},
                        {"mac_moves", p.mac_moves},
+                       {"mac_table_full", p.mac_table_full},
                        {"dropped", total},
                        {"drops", drops},
                        {"frame_latency_ns", histogram_ns(p.frame_latency_ps)},

@@ -1430,6 +1430,7 @@ RunStats Engine<R>::merge() {
       a.fabric_frames += o.fabric_frames;
       a.macs_learned += o.macs_learned;
       a.mac_moves += o.mac_moves;
+      a.mac_table_full += o.mac_table_full;
       for (int r = 0; r < static_cast<int>(FrameDrop::count); r++) a.drops[r] += o.drops[r];
       a.frame_latency_ps.merge(o.frame_latency_ps);
       a.frame_hops.merge(o.frame_hops);

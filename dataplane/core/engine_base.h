@@ -171,6 +171,7 @@ struct PortStats {
   uint64_t flooded = 0;        // received frames sent to every other port (broadcast, unknown)
   uint64_t fabric_frames = 0;  // frame copies that entered the fabric here
   uint64_t macs_learned = 0, mac_moves = 0;
+  uint64_t mac_table_full = 0;  // sources not learned: the table had no room (their frames flood)
   uint64_t drops[static_cast<int>(FrameDrop::count)] = {};
   LatencyHistogram frame_latency_ps;  // frames to this port: receive to tail delivery
   LatencyHistogram frame_hops;

@@ -131,6 +131,7 @@ void Engine<R>::ingest_frame(Worker& w, const Device& dev, rte_mbuf* f) {
   const uint32_t from = cfg_.ports[b].endpoint;
   const uint64_t tsc = rte_rdtsc();
   const MacTable::Learn learned = w.mac.learn(src, static_cast<int32_t>(from), tsc);
+  if (learned == MacTable::Learn::full) ps.mac_table_full++;
   if (learned == MacTable::Learn::learned || learned == MacTable::Learn::moved) {
     (learned == MacTable::Learn::moved ? ps.mac_moves : ps.macs_learned)++;
     // The other cores learn it too, through the rings.

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cctype>
 
+#include <net/if.h>
+
 #include "dataplane/core/packet_meta.h"
 
 namespace fabemu {
@@ -40,9 +42,22 @@ bool eth_port_open(const std::string& device, int socket, EthPort* port, std::st
   port->name = device.substr(0, device.find(','));
   uint16_t pid = 0;
   if (rte_eth_dev_get_port_by_name(port->name.c_str(), &pid) != 0) {
+    // The commonest mistake gets its own answer: an af_packet interface that
+    // does not exist (DPDK would only say "operation not permitted").
+    const size_t at = device.find("iface=");
+    if (port->name.rfind("net_af_packet", 0) == 0 && at != std::string::npos) {
+      const std::string iface = device.substr(at + 6, device.find(',', at) - (at + 6));
+      if (if_nametoindex(iface.c_str()) == 0) {
+        *err = "network interface '" + iface + "' of device '" + device +
+               "' does not exist here (see `ip link`; in a namespace, run fabemu where the "
+               "interface is)";
+        return false;
+      }
+    }
     const int rc = rte_dev_probe(device.c_str());
     if (rc != 0) {
-      *err = "cannot create DPDK device '" + device + "': " + errtext(rc) +
+      *err = "DPDK could not create device '" + device + "' (" + errtext(rc) +
+             "; its log above says why)" +
              (device_is_pci(device)
                   ? " (is the NIC bound to vfio-pci or uio?)"
                   : " (expected a virtual device such as net_af_packet0,iface=IF, net_tap0, "

@@ -343,6 +343,7 @@ class Engine final : public EngineBase {
   // Port-bound endpoints.
   std::vector<Device> devices_;
   std::vector<uint32_t> bound_eps_;   // flood targets: every port-bound endpoint
+  std::vector<uint32_t> binding_device_;  // binding -> index into devices_
   uint32_t seg_cap_ = 1;              // most segments one frame needs
   uint32_t max_frame_ = 0;            // largest untagged frame any port accepts
   static constexpr uint32_t kFrameSlots = 64;

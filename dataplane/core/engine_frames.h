@@ -19,6 +19,7 @@ template <class R>
 bool Engine<R>::setup_ports(std::string* err) {
   devices_.clear();
   bound_eps_.clear();
+  binding_device_.clear();
   max_frame_ = 0;
   for (uint32_t b = 0; b < cfg_.ports.size(); b++) {
     const PortEndpointConfig& pc = cfg_.ports[b];
@@ -42,6 +43,7 @@ bool Engine<R>::setup_ports(std::string* err) {
       return false;
     }
     dev->bindings.push_back(b);
+    binding_device_.push_back(static_cast<uint32_t>(dev - devices_.data()));
     bound_eps_.push_back(pc.endpoint);
     max_frame_ = std::max(max_frame_, pc.max_frame_bytes);
   }
@@ -272,10 +274,8 @@ void Engine<R>::emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t nseg
     count_drop(w, b, FrameDrop::corrupted);
     return;
   }
-  int32_t dev = -1;
-  for (uint32_t d : w.devices)
-    if (devices_[d].port_id == pc.port_id) dev = static_cast<int32_t>(d);
-  if (dev < 0 || !devices_[dev].link_up) {
+  const uint32_t dev = binding_device_[b];
+  if (!devices_[dev].link_up) {
     count_drop(w, b, FrameDrop::egress_link_down);
     return;
   }

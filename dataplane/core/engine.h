@@ -234,6 +234,17 @@ class Engine final : public EngineBase {
   void frame_segment(Worker& w, uint32_t e, rte_mbuf* m);
   void emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t nseg, ps_t gen_ps, uint8_t hops);
   void flush_tx(Worker& w);
+  // Counters of binding b, zero, labelled with its name, device and endpoint.
+  PortStats port_identity(uint32_t b) const {
+    const PortEndpointConfig& pc = cfg_.ports[b];
+    PortStats ps;
+    ps.name = pc.name;
+    ps.device = pc.device;
+    ps.endpoint = static_cast<int32_t>(pc.endpoint);
+    ps.port_id = pc.port_id;
+    ps.vlan = pc.vlan;
+    return ps;
+  }
   void count_drop(Worker& w, uint32_t binding, FrameDrop why) {
     w.st.ports[binding].drops[static_cast<int>(why)]++;
   }
@@ -658,15 +669,10 @@ bool Engine<R>::setup_worker(Worker& w, std::string* err) {
   }
   bufs += uint64_t(owned_eps) * 2 * cfg_.source_queue_packets + 4096;
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
-  w.st.ports.assign(cfg_.ports.size(), PortStats{});
+  w.st.ports.clear();
   for (uint32_t b = 0; b < cfg_.ports.size(); b++) {
     const PortEndpointConfig& pc = cfg_.ports[b];
-    PortStats& ps = w.st.ports[b];
-    ps.name = pc.name;
-    ps.device = pc.device;
-    ps.endpoint = static_cast<int32_t>(pc.endpoint);
-    ps.port_id = pc.port_id;
-    ps.vlan = pc.vlan;
+    w.st.ports.push_back(port_identity(b));
     w.ep[pc.endpoint].binding = static_cast<int32_t>(b);
     if (router_worker_[f_.endpoints[pc.endpoint].router] != w.id) continue;
     Endpoint& ep = w.ep[pc.endpoint];
@@ -1384,16 +1390,7 @@ RunStats Engine<R>::merge() {
   out.realtime = cfg_.realtime;
   out.time_scale = cfg_.time_scale;
   out.lateness_bound_ps = cfg_.lateness_bound_ps;
-  if (!workers_.empty()) out.ports = workers_[0]->st.ports;
-  for (auto& p : out.ports) {
-    const PortStats keep = p;
-    p = PortStats{};
-    p.name = keep.name;
-    p.device = keep.device;
-    p.endpoint = keep.endpoint;
-    p.port_id = keep.port_id;
-    p.vlan = keep.vlan;
-  }
+  for (uint32_t b = 0; b < cfg_.ports.size(); b++) out.ports.push_back(port_identity(b));
   out.measure_start_ps = measure_start_;
   out.measure_end_ps = measure_end_;
   out.drained = true;
@@ -1420,38 +1417,11 @@ RunStats Engine<R>::merge() {
     out.poll_gap_ps.merge(s.poll_gap_ps);
     out.worker_lateness_ps.push_back(s.lateness_ps);
     out.events_over_bound += s.events_over_bound;
-    for (size_t b = 0; b < out.ports.size(); b++) {
-      PortStats& a = out.ports[b];
-      const PortStats& o = s.ports[b];
-      a.rx_frames += o.rx_frames;
-      a.rx_bytes += o.rx_bytes;
-      a.tx_frames += o.tx_frames;
-      a.tx_bytes += o.tx_bytes;
-      a.flooded += o.flooded;
-      a.fabric_frames += o.fabric_frames;
-      a.macs_learned += o.macs_learned;
-      a.mac_moves += o.mac_moves;
-      a.mac_table_full += o.mac_table_full;
-      for (int r = 0; r < static_cast<int>(FrameDrop::count); r++) a.drops[r] += o.drops[r];
-      a.frame_latency_ps.merge(o.frame_latency_ps);
-      a.frame_hops.merge(o.frame_hops);
-    }
+    for (size_t b = 0; b < out.ports.size(); b++) out.ports[b].merge(s.ports[b]);
     if (out.invariant_failure.empty() && s.error.rfind("credit", 0) == 0)
       out.invariant_failure = s.error;
     if (out.error.empty()) out.error = s.error;
-    for (size_t l = 0; l < out.links.size(); l++) {
-      LinkStats& a = out.links[l];
-      const LinkStats& b = s.links[l];
-      a.packets += b.packets;
-      a.units += b.units;
-      a.busy_ps += b.busy_ps;
-      a.credit_stalls += b.credit_stalls;
-      for (int v = 0; v < kMaxVcs; v++) {
-        a.vc_packets[v] += b.vc_packets[v];
-        a.vc_units[v] += b.vc_units[v];
-        a.vc_peak_occupancy[v] = std::max(a.vc_peak_occupancy[v], b.vc_peak_occupancy[v]);
-      }
-    }
+    for (size_t l = 0; l < out.links.size(); l++) out.links[l].merge(s.links[l]);
   }
   if (cfg_.realtime) {
     out.measure_end_ps = std::max(out.end_ps, measure_start_);

@@ -129,6 +129,7 @@ struct LinkStats {
   uint64_t vc_packets[kMaxVcs] = {};
   uint64_t vc_units[kMaxVcs] = {};
   uint32_t vc_peak_occupancy[kMaxVcs] = {};  // peak downstream input buffer occupancy (units)
+  void merge(const LinkStats& o);  // adds o's counters (same link)
 };
 
 // What can happen to an Ethernet frame on its way through the fabric other
@@ -175,6 +176,7 @@ struct PortStats {
   uint64_t drops[static_cast<int>(FrameDrop::count)] = {};
   LatencyHistogram frame_latency_ps;  // frames to this port: receive to tail delivery
   LatencyHistogram frame_hops;
+  void merge(const PortStats& o);  // adds o's counters (same binding)
 };
 
 // A snapshot for the real-time progress line.

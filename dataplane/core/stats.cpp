@@ -43,6 +43,33 @@ uint64_t LatencyHistogram::percentile(double p) const {
   return max;
 }
 
+void LinkStats::merge(const LinkStats& o) {
+  packets += o.packets;
+  units += o.units;
+  busy_ps += o.busy_ps;
+  credit_stalls += o.credit_stalls;
+  for (int v = 0; v < kMaxVcs; v++) {
+    vc_packets[v] += o.vc_packets[v];
+    vc_units[v] += o.vc_units[v];
+    vc_peak_occupancy[v] = std::max(vc_peak_occupancy[v], o.vc_peak_occupancy[v]);
+  }
+}
+
+void PortStats::merge(const PortStats& o) {
+  rx_frames += o.rx_frames;
+  rx_bytes += o.rx_bytes;
+  tx_frames += o.tx_frames;
+  tx_bytes += o.tx_bytes;
+  flooded += o.flooded;
+  fabric_frames += o.fabric_frames;
+  macs_learned += o.macs_learned;
+  mac_moves += o.mac_moves;
+  mac_table_full += o.mac_table_full;
+  for (int r = 0; r < static_cast<int>(FrameDrop::count); r++) drops[r] += o.drops[r];
+  frame_latency_ps.merge(o.frame_latency_ps);
+  frame_hops.merge(o.frame_hops);
+}
+
 const char* frame_drop_name(FrameDrop r) {
   switch (r) {
 #define FABEMU_X(name, help) \

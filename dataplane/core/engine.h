@@ -859,7 +859,6 @@ inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
     return;
   }
   const uint32_t nbits = max_ports_ << vc_shift_;
-  bool stalled = false;
   ps_t wake = kNever;
   // Round-robin over the waiting requesters, starting after the last grant.
   uint32_t i = o.rr;
@@ -875,17 +874,19 @@ inline void Engine<R>::try_output(Worker& w, uint32_t r, uint16_t op) {
     }
     const uint32_t in_p = i >> vc_shift_, in_v = i & ((1u << vc_shift_) - 1);
     const uint32_t c = ch(r, in_p, in_v);
-    const PacketMeta* pm = meta(w.q[c * qcap_ + w.qhead[c]].m);
+    PacketMeta* pm = meta(w.q[c * qcap_ + w.qhead[c]].m);
     if (o.credits[pm->out_vc].available(pm->units, w.now, &wake)) {
       o.rr = static_cast<uint16_t>(i + 1 >= nbits ? 0 : i + 1);
       grant(w, r, op, o, in_p, in_v);
       if (o.nreq) arm_wake(w, r, op, o, o.free_ps);  // the others go when the link frees
       return;
     }
-    stalled = true;
+    if (!(pm->flags & kPktCreditStalled)) {  // ready, link free, credits short: once per packet and hop
+      pm->flags |= kPktCreditStalled;
+      w.st.links[o.link].credit_stalls++;
+    }
     i++;
   }
-  if (stalled) w.st.links[o.link].credit_stalls++;
   // Credits still streaming back will be enough at `wake`: look again then.
   if (wake != kNever) arm_wake(w, r, op, o, wake);
 }
@@ -903,6 +904,7 @@ inline void Engine<R>::grant(Worker& w, uint32_t r, uint16_t op, OutPort& o, uin
 
   rte_mbuf* m = qe.m;
   PacketMeta* pm = meta(m);
+  pm->flags &= static_cast<uint8_t>(~kPktCreditStalled);
   const uint32_t units = pm->units;
   const uint8_t ov = pm->out_vc;
   const ps_t dur = units * o.unit_ps;
@@ -1088,7 +1090,10 @@ void Engine<R>::try_inject(Worker& w, uint32_t e) {
     const uint8_t v = pm->vc;
     ps_t wake = kNever;
     if (!ep.credits[v].available(pm->units, w.now, &wake)) {
-      w.st.links[ep.link].credit_stalls++;
+      if (!(pm->flags & kPktCreditStalled)) {  // once per packet
+        pm->flags |= kPktCreditStalled;
+        w.st.links[ep.link].credit_stalls++;
+      }
       if (wake < ep.wake_ps) {
         ep.wake_ps = wake;
         Event ev{};
@@ -1101,6 +1106,7 @@ void Engine<R>::try_inject(Worker& w, uint32_t e) {
     }
     ep.srcq_head[qi] = (ep.srcq_head[qi] + 1) & qmask;
     ep.srcq_len[qi]--;
+    pm->flags &= static_cast<uint8_t>(~kPktCreditStalled);
     const FabricEndpoint& fe = f_.endpoints[e];
     const ps_t dur = pm->units * fe.unit_ps;
     ep.credits[v].take(pm->units);

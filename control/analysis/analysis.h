@@ -11,9 +11,9 @@
 #include "control/spec/spec.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
-#include "dataplane/core/routing_policy.h"
+#include "dataplane/routing/routing_policy.h"
 #include "control/topology/registry.h"
-#include "dataplane/core/time.h"
+#include "dataplane/sim/time.h"
 
 namespace fabemu {
 

@@ -14,7 +14,7 @@
 
 #include "control/spec/spec.h"
 #include "dataplane/core/fabric.h"
-#include "dataplane/core/routing_policy.h"
+#include "dataplane/routing/routing_policy.h"
 
 namespace fabemu {
 

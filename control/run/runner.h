@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "control/spec/spec.h"
-#include "dataplane/core/engine_base.h"
+#include "dataplane/engine/engine_base.h"
 #include "dataplane/core/fabric.h"
 
 namespace fabemu {

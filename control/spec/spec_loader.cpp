@@ -22,9 +22,9 @@
 
 #include "control/spec/profiles.h"
 #include "control/topology/registry.h"
-#include "dataplane/core/engine_base.h"
+#include "dataplane/engine/engine_base.h"
 #include "dataplane/core/fabric.h"
-#include "dataplane/core/traffic.h"
+#include "dataplane/endpoint/traffic.h"
 
 namespace fabemu {
 namespace {
@@ -311,7 +311,7 @@ struct Field {
   ReadFn read;
 };
 
-// Spec names of the traffic patterns of dataplane/core/engine_base.h.
+// Spec names of the traffic patterns of dataplane/engine/engine_base.h.
 const std::vector<std::pair<std::string, Pattern>>& patterns() {
   static const std::vector<std::pair<std::string, Pattern>> v{
       {"uniform", Pattern::uniform},  {"transpose", Pattern::transpose},

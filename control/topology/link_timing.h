@@ -6,7 +6,7 @@
 //   wire_ps = round(wire_ns * 1000)
 #pragma once
 #include "control/spec/spec.h"
-#include "dataplane/core/time.h"
+#include "dataplane/sim/time.h"
 
 namespace fabemu {
 

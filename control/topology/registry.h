@@ -9,11 +9,11 @@
 
 #include "control/spec/spec.h"
 #include "dataplane/core/fabric.h"
-#include "dataplane/core/routing_policy.h"
+#include "dataplane/routing/routing_policy.h"
 
 namespace fabemu {
 
-class EngineBase;       // dataplane/core/engine_base.h
+class EngineBase;       // dataplane/engine/engine_base.h
 struct EngineConfig;
 
 struct TopologyInfo {

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "control/topology/registry.h"
-#include "dataplane/core/engine.h"
+#include "dataplane/engine/engine_factory.h"
 
 namespace fabemu {
 

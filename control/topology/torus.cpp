@@ -13,7 +13,6 @@
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/routing_registration.h"
-#include "dataplane/core/engine.h"
 
 namespace fabemu {
 

@@ -12,7 +12,7 @@
 
 #include "dataplane/codec/t3e_flit.h"
 #include "dataplane/codec/yarc_phit.h"
-#include "dataplane/core/engine_base.h"
+#include "dataplane/engine/engine_base.h"
 #include "dataplane/core/packet_meta.h"
 
 namespace fabemu {

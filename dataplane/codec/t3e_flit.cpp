@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "dataplane/core/engine_base.h"
+#include "dataplane/engine/engine_base.h"
 #include "dataplane/core/packet_meta.h"
 
 namespace fabemu {

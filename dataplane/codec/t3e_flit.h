@@ -37,7 +37,7 @@
 
 namespace fabemu {
 
-struct PacketFormat;  // dataplane/core/engine_base.h
+struct PacketFormat;  // dataplane/engine/engine_base.h
 struct PacketMeta;    // dataplane/core/packet_meta.h
 
 inline constexpr uint32_t kT3eFlitBytes = 9;

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "dataplane/codec/crc16.h"
-#include "dataplane/core/engine_base.h"
+#include "dataplane/engine/engine_base.h"
 #include "dataplane/core/packet_meta.h"
 
 namespace fabemu {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/core/time.h"
+#include "dataplane/sim/time.h"
 
 namespace fabemu {
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "dataplane/core/time.h"
+#include "dataplane/sim/time.h"
 
 namespace fabemu {
 
@@ -16,7 +16,7 @@ enum PacketFlags : uint8_t {
   kPktLastSegment = 1u << 1,
   kPktNeedsReply = 1u << 2, // a request whose destination answers with a response
   kPktFrame = 1u << 3,      // a segment of a host's Ethernet frame (payload is real)
-  kPktCreditStalled = 1u << 4,  // counted as a credit stall at its current hop
+  kPktCreditStalled = 1u << 4,  // counted as a credit stall at the injection link
 };
 
 struct alignas(8) PacketMeta {

@@ -1,5 +1,5 @@
 // Cray T3E direction-order routing (Scott & Thorson, Hot Interconnects 1996,
-// sections 2-4) as a routing policy for Engine<R> (dataplane/core/routing_policy.h).
+// sections 2-4) as a routing policy for Engine<R> (dataplane/routing/routing_policy.h).
 //
 //  - Source table lookup: at the source the PE interface looks up the
 //    destination in the routing table (one entry per destination: the
@@ -40,8 +40,8 @@
 
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
-#include "dataplane/core/route.h"
-#include "dataplane/core/time.h"
+#include "dataplane/routing/route.h"
+#include "dataplane/sim/time.h"
 
 namespace fabemu {
 

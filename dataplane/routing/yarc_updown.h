@@ -1,6 +1,6 @@
 // Cray BlackWidow / YARC up/down routing of a folded Clos (Scott et al.,
 // ISCA 2006, sections 5 and 7.8.2) as a routing policy for Engine<R>
-// (dataplane/core/routing_policy.h).
+// (dataplane/routing/routing_policy.h).
 //
 // Each router (every tile of a YARC is programmed alike, so one copy per
 // router here) holds:
@@ -40,8 +40,8 @@
 
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
-#include "dataplane/core/route.h"
-#include "dataplane/core/time.h"
+#include "dataplane/routing/route.h"
+#include "dataplane/sim/time.h"
 
 namespace fabemu {
 

@@ -1,4 +1,4 @@
-#include "dataplane/core/traffic.h"
+#include "dataplane/endpoint/traffic.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-// Engine<R>, continued: the real-time worker loop.
+// Engine<R, Link>, continued: the real-time worker loop.
 //
 // Emulated time follows the TSC: now = (TSC - tsc0) / time_scale. A worker
 // runs every event whose emulated time has come, then takes the frames its
@@ -14,8 +14,8 @@ namespace fabemu {
 
 // Included from engine.h only.
 
-template <class R>
-void Engine<R>::run_due_events(Worker& w, ps_t until) {
+template <class R, class L>
+void Engine<R, L>::run_due_events(Worker& w, ps_t until) {
   while (w.wheel.next_time() <= until) {
     Event ev = w.wheel.pop();
     const ps_t real = static_cast<ps_t>(double(rte_rdtsc() - tsc0_) * ps_per_cycle_);
@@ -35,8 +35,8 @@ void Engine<R>::run_due_events(Worker& w, ps_t until) {
 
 // Every progress period each core publishes its counters and the p99s of
 // the period; worker 0 prints them.
-template <class R>
-void Engine<R>::publish_live(Worker& w, uint64_t tick) {
+template <class R, class L>
+void Engine<R, L>::publish_live(Worker& w, uint64_t tick) {
   LivePub& lp = live_[w.id];
   for (size_t b = 0; b < cfg_.ports.size(); b++) {
     lp.rx[b].store(w.st.ports[b].rx_frames, std::memory_order_relaxed);
@@ -53,8 +53,8 @@ void Engine<R>::publish_live(Worker& w, uint64_t tick) {
   w.over_bound_iv = 0;
 }
 
-template <class R>
-void Engine<R>::worker_loop_realtime(Worker& w) {
+template <class R, class L>
+void Engine<R, L>::worker_loop_realtime(Worker& w) {
   const int nw = static_cast<int>(workers_.size());
   const uint64_t hz = rte_get_tsc_hz();
   const uint64_t house_cycles = std::max<uint64_t>(1, hz / 2000);  // every 0.5 ms
@@ -81,11 +81,7 @@ void Engine<R>::worker_loop_realtime(Worker& w) {
     // core has already run, so a late one runs now (and counts as late).
     if (nw > 1) {
       drain_inbox(w);
-      for (Event& ev : w.inbox) {
-        if (ev.t < w.now) ev.t = w.now;
-        w.wheel.push(ev);
-      }
-      w.inbox.clear();
+      take_inbox(w, true);
     }
 
     // Receive, catch up to now, then inject what was received at now: the

@@ -1,4 +1,4 @@
-// Engine<R>, continued: Ethernet frames at port-bound endpoints.
+// Engine<R, Link>, continued: Ethernet frames at port-bound endpoints.
 //
 // The fabric behaves as one learning bridge whose ports are the port-bound
 // endpoints. A frame received on a DPDK port is classified to its binding
@@ -15,8 +15,8 @@ namespace fabemu {
 
 // Included from engine.h only.
 
-template <class R>
-bool Engine<R>::setup_ports(std::string* err) {
+template <class R, class L>
+bool Engine<R, L>::setup_ports(std::string* err) {
   devices_.clear();
   bound_eps_.clear();
   binding_device_.clear();
@@ -57,8 +57,8 @@ bool Engine<R>::setup_ports(std::string* err) {
   return true;
 }
 
-template <class R>
-void Engine<R>::ingest_frame(Worker& w, const Device& dev, rte_mbuf* f) {
+template <class R, class L>
+void Engine<R, L>::ingest_frame(Worker& w, const Device& dev, rte_mbuf* f) {
   const uint32_t len = rte_pktmbuf_pkt_len(f);
   // Device-level faults belong to the device's first binding.
   uint32_t b = dev.bindings[0];
@@ -143,7 +143,7 @@ void Engine<R>::ingest_frame(Worker& w, const Device& dev, rte_mbuf* f) {
     ev.a = from;
     ev.unit_ps = src;
     for (uint32_t o = 0; o < workers_.size(); o++)
-      if (o != static_cast<uint32_t>(w.id)) schedule(w, ev, o);
+      if (o != static_cast<uint32_t>(w.id)) send_remote(w, ev, o);
   }
   const uint16_t flow = flow_hash(buf, flen);
   const int32_t to = mac_is_group(dst) ? -1 : w.mac.lookup(dst, tsc);
@@ -161,8 +161,8 @@ void Engine<R>::ingest_frame(Worker& w, const Device& dev, rte_mbuf* f) {
 }
 
 // One copy of the frame in w.frame from endpoint `from` to `to`.
-template <class R>
-void Engine<R>::send_frame(Worker& w, uint32_t from, uint32_t to, uint32_t len, uint16_t flow) {
+template <class R, class L>
+void Engine<R, L>::send_frame(Worker& w, uint32_t from, uint32_t to, uint32_t len, uint16_t flow) {
   const uint32_t b = static_cast<uint32_t>(w.ep[from].binding);
   const uint8_t flags = kPktFrame | (w.now >= measure_start_ ? kPktMeasured : 0);
   switch (enqueue_message(w, from, to, len, static_cast<uint8_t>(TrafficClass::request), flags,
@@ -181,9 +181,9 @@ void Engine<R>::send_frame(Worker& w, uint32_t from, uint32_t to, uint32_t len, 
 }
 
 // A frame segment reached its egress endpoint: keep it until the frame is whole.
-template <class R>
-void Engine<R>::frame_segment(Worker& w, uint32_t e, rte_mbuf* m) {
-  Endpoint& ep = w.ep[e];
+template <class R, class L>
+void Engine<R, L>::frame_segment(Worker& w, uint32_t e, rte_mbuf* m) {
+  Nic& ep = w.ep[e];
   PacketMeta* pm = meta(m);
   if (ep.binding < 0) {  // cannot happen: frames go only to port-bound endpoints
     fail(w, "frame packet " + std::to_string(pm->id) + " reached endpoint " + std::to_string(e) +
@@ -253,8 +253,8 @@ void Engine<R>::frame_segment(Worker& w, uint32_t e, rte_mbuf* m) {
 
 // Decodes the segments (freeing them) into one transmit buffer, puts the
 // binding's VLAN tag back and queues it for the port.
-template <class R>
-void Engine<R>::emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t nseg, ps_t gen_ps,
+template <class R, class L>
+void Engine<R, L>::emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t nseg, ps_t gen_ps,
                            uint8_t hops) {
   const uint32_t b = static_cast<uint32_t>(w.ep[e].binding);
   const PortEndpointConfig& pc = cfg_.ports[b];
@@ -312,8 +312,8 @@ void Engine<R>::emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t nseg
   if (q.size() >= 32) flush_tx(w);
 }
 
-template <class R>
-void Engine<R>::flush_tx(Worker& w) {
+template <class R, class L>
+void Engine<R, L>::flush_tx(Worker& w) {
   for (uint32_t d : w.devices) {
     auto& q = w.txb[d];
     if (q.empty()) continue;
@@ -337,12 +337,12 @@ void Engine<R>::flush_tx(Worker& w) {
 // At the end of a run: frames still in the fabric or half reassembled are
 // counted, once each, at the binding they were bound for. note_undelivered
 // sees every packet still in the fabric (before drop_partial_frames).
-template <class R>
-void Engine<R>::note_undelivered(rte_mbuf* m) {
+template <class R, class L>
+void Engine<R, L>::note_undelivered(rte_mbuf* m) {
   const PacketMeta* pm = meta(m);
   if (!(pm->flags & kPktFrame) || pm->seg != 0 || pm->dst >= nep_) return;
   Worker& wd = *workers_[router_worker_[f_.endpoints[pm->dst].router]];
-  const Endpoint& ep = wd.ep[pm->dst];
+  const Nic& ep = wd.ep[pm->dst];
   if (ep.binding < 0) return;
   if (pm->nseg > 1) {
     const uint64_t key = ((uint64_t(pm->src) << 32) | pm->msg_seq) + 1;
@@ -352,8 +352,8 @@ void Engine<R>::note_undelivered(rte_mbuf* m) {
   wd.st.ports[ep.binding].drops[static_cast<int>(FrameDrop::undelivered_at_end)]++;
 }
 
-template <class R>
-void Engine<R>::drop_partial_frames(Worker& w) {
+template <class R, class L>
+void Engine<R, L>::drop_partial_frames(Worker& w) {
   for (auto& ep : w.ep) {
     if (ep.binding < 0) continue;
     for (uint32_t i = 0; i < ep.fslot.size(); i++) {

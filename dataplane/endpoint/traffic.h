@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/core/engine_base.h"
+#include "dataplane/engine/engine_base.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/rng.h"
 

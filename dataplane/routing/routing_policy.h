@@ -26,7 +26,7 @@
 
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
-#include "dataplane/core/route.h"
+#include "dataplane/routing/route.h"
 
 namespace fabemu {
 

@@ -1,4 +1,4 @@
-#include "dataplane/core/engine.h"
+#include "dataplane/engine/engine.h"
 
 #include <atomic>
 

@@ -10,39 +10,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "dataplane/core/time.h"
-
-struct rte_mbuf;
+#include "dataplane/sim/event.h"
+#include "dataplane/sim/time.h"
 
 namespace fabemu {
-
-enum class EventType : uint8_t {
-  arrive,      // head of a packet reaches a router input (router, port, vc, m)
-  ready,       // the head packet of an input VC has crossed the router pipeline
-  out_free,    // an output link finished serialising a packet
-  credit,      // credits reach a router output (router, port, vc, amount)
-  ep_generate, // an endpoint's traffic source produces its next message
-  ep_free,     // an endpoint's injection link finished a packet
-  ep_credit,   // credits reach an endpoint's injection link
-  ep_deliver,  // the tail of a packet reaches its destination endpoint
-  mac_learn,   // another core learned MAC unit_ps behind endpoint a (real time)
-};
-
-struct Event {
-  ps_t t;
-  union {
-    rte_mbuf* m;   // packet events
-    ps_t unit_ps;  // credit events: time between the streamed credits
-  };
-  uint32_t a;       // router or endpoint id
-  uint32_t seq;     // insertion order (ties at equal t)
-  uint16_t port;
-  uint16_t amount;  // credits, in flow units
-  EventType type;
-  uint8_t vc;
-  uint8_t pad[2];
-};
-static_assert(sizeof(Event) == 32, "events are two per cache line");
 
 class TimingWheel {
  public:

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "dataplane/core/engine_base.h"
+#include "dataplane/stats/stats.h"
 
 namespace fabemu {
 

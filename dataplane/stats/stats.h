@@ -1,96 +1,15 @@
-// The run-level interface of an emulation engine (one virtual call per run,
-// never per packet) and the plain configuration and results it exchanges with
-// control/.
+// Run statistics declared once: the latency histogram, per-link and per-port
+// counters, drop reasons (X-macros, so the JSON, the summary and the analyzer
+// print the same names) and the run's totals.
 #pragma once
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "dataplane/core/fabric.h"
-#include "dataplane/core/time.h"
+#include "dataplane/sim/time.h"
 
 namespace fabemu {
-
-enum class Pattern : uint8_t {
-  uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor
-};
-
-// How payload bytes map to flow units for the profile's packet format.
-struct PacketFormat {
-  uint32_t header_units = 2;     // head (+hash, +transport header) units
-  uint32_t tail_units = 0;       // EOP/tail units (YARC: 1)
-  uint32_t payload_bits_per_unit = 64;  // usable payload bits per unit
-  uint32_t max_units = 10;       // longest packet
-  uint32_t min_units = 1;        // shortest packet
-  uint32_t units_for(uint32_t payload_bytes) const {
-    uint32_t pu = (payload_bytes * 8 + payload_bits_per_unit - 1) / payload_bits_per_unit;
-    uint32_t u = header_units + pu + tail_units;
-    return u < min_units ? min_units : u;
-  }
-  // Largest payload one packet carries (whole bytes).
-  uint32_t max_payload_bytes() const {
-    return (max_units - header_units - tail_units) * payload_bits_per_unit / 8;
-  }
-};
-
-struct LiveStats;
-
-// A port-bound endpoint as the engine sees it: control/ has opened the DPDK
-// port (dataplane/ethernet/eth_port.h) and resolved the spec's binding.
-struct PortEndpointConfig {
-  std::string name;           // label in reports
-  std::string device;         // as the spec gave it
-  uint16_t port_id = 0;       // DPDK port to poll and transmit on
-  uint32_t endpoint = 0;      // fabric endpoint the frames enter and leave at
-  uint16_t vlan = 0;          // 0: untagged; else only frames of this 802.1Q VLAN
-  std::vector<uint64_t> macs; // pinned MAC addresses (48-bit, network order in the low bytes)
-  uint32_t queue_frames = 64; // ingress queue bound (frames)
-  uint32_t max_frame_bytes = 1514;  // untagged frame limit: port MTU + Ethernet header
-};
-
-struct EngineConfig {
-  uint64_t seed = 1;
-  ps_t warmup_ps = 0;
-  ps_t measure_ps = 0;
-  ps_t drain_ps = 0;
-  int workers = 1;
-  bool check_invariants = false;
-  uint32_t source_queue_packets = 256;
-  // Traffic.
-  Pattern pattern = Pattern::uniform;
-  double load = 0.0;            // fraction of injection bandwidth
-  uint32_t batch_size = 1;      // >1: batch (bursty) injection
-  std::vector<uint32_t> size_bytes{64};
-  std::vector<double> size_weight{1.0};
-  double reply_fraction = 0.0;
-  uint32_t reply_bytes = 8;
-  uint32_t hotspot = 0;
-  double hotspot_fraction = 0.1;
-  PacketFormat format;
-  uint8_t codec = 0;            // CodecKind of dataplane/codec/codec.h
-  // Which worker owns each router (filled by control/ placement).
-  std::vector<int> router_worker;
-  // Progress: called from the main thread about every progress_s wall seconds.
-  double progress_s = 1.0;
-  std::function<void(double fraction, ps_t now, uint64_t delivered)> progress;
-  // Per-packet delivery hook for tests (slow; nullptr in normal runs). It is
-  // called on the worker core that delivers, so it must be thread-safe.
-  std::function<void(uint64_t packet_id, uint32_t src, uint32_t dst, ps_t latency_ps, uint32_t hops)>
-      on_deliver;
-
-  // Real time: emulated time follows the TSC, time_scale wall ps per emulated ps.
-  bool realtime = false;
-  double time_scale = 1.0;
-  double duration_s = 0;           // wall seconds; 0: until *stop becomes true
-  ps_t lateness_bound_ps = 1000 * 1000;
-  double mac_aging_s = 300;
-  const std::atomic<bool>* stop = nullptr;  // set by a signal handler to end a real-time run
-  std::vector<PortEndpointConfig> ports;
-  // Real-time progress: called from worker 0 about every progress_s seconds.
-  std::function<void(const LiveStats&)> live;
-};
 
 // Log-bucketed latency histogram: 8 sub-buckets per power of two (12.5%).
 struct LatencyHistogram {
@@ -266,12 +185,5 @@ inline const char* drop_reason_help(DropReason r) {
       return "?";
   }
 }
-
-class EngineBase {
- public:
-  virtual ~EngineBase() = default;
-  // Runs warm-up, measurement and drain; returns the statistics.
-  virtual RunStats run() = 0;
-};
 
 }  // namespace fabemu

@@ -1,0 +1,124 @@
+// The network interface of one endpoint: its traffic source's random
+// stream, the source queues (requests and responses), the injection link
+// (serialization and credits of the router input it feeds), and at egress
+// the reassembly of multi-packet messages and of port-bound frames.
+#pragma once
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "dataplane/core/fabric.h"
+#include "dataplane/core/packet_meta.h"
+#include "dataplane/core/rng.h"
+#include "dataplane/link/credit_counter.h"
+#include "dataplane/sim/time.h"
+
+namespace fabemu {
+
+// (src, msg_seq) -> segments seen, open addressing with backward-shift
+// deletion (probe chains stay intact without tombstones).
+class MessageReassembly {
+ public:
+  enum class Result : uint8_t { partial, complete, overflow };
+  void init(uint32_t slots) {
+    key_.assign(slots, 0);
+    count_.assign(slots, 0);
+    used_ = 0;
+  }
+  Result add(const PacketMeta& pm) {
+    if (pm.nseg <= 1) return Result::complete;
+    const uint64_t key = ((uint64_t(pm.src) << 32) | pm.msg_seq) + 1;
+    const uint32_t mask = static_cast<uint32_t>(key_.size()) - 1;
+    uint32_t h = home(key, mask);
+    for (uint32_t probe = 0; probe <= mask; probe++, h = (h + 1) & mask) {
+      if (key_[h] == key) {
+        if (++count_[h] < pm.nseg) return Result::partial;
+        erase(h, mask);
+        return Result::complete;
+      }
+      if (key_[h] == 0) {
+        // Keep the table at most 3/4 full so probe chains stay short.
+        if (used_ * 4 >= (mask + 1) * 3) return Result::overflow;
+        key_[h] = key;
+        count_[h] = 1;
+        used_++;
+        return Result::partial;
+      }
+    }
+    return Result::overflow;
+  }
+
+ private:
+  static uint32_t home(uint64_t key, uint32_t mask) {
+    return static_cast<uint32_t>((key * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
+  }
+  void erase(uint32_t h, uint32_t mask) {
+    key_[h] = 0;
+    used_--;
+    uint32_t hole = h, j = (h + 1) & mask;
+    while (key_[j]) {
+      if (((j - home(key_[j], mask)) & mask) >= ((j - hole) & mask)) {
+        key_[hole] = key_[j];
+        count_[hole] = count_[j];
+        key_[j] = 0;
+        hole = j;
+      }
+      j = (j + 1) & mask;
+    }
+  }
+  std::vector<uint64_t> key_;
+  std::vector<uint16_t> count_;
+  uint32_t used_ = 0;
+};
+
+// A frame being reassembled at a port-bound endpoint.
+struct FrameSlot {
+  uint64_t key = 0;   // (src << 32 | msg_seq) + 1; 0: free
+  ps_t first_ps = 0;  // first segment's arrival
+  uint16_t got = 0;
+  uint16_t nseg = 0;
+};
+
+// Source queue: a power-of-two ring of packets waiting for the injection link.
+struct SourceQueue {
+  std::vector<rte_mbuf*> ring;
+  uint32_t head = 0, len = 0;
+  void init(uint32_t bound) {
+    uint32_t sq = 1;
+    while (sq < bound) sq <<= 1;
+    ring.assign(sq, nullptr);
+    head = len = 0;
+  }
+  uint32_t mask() const { return static_cast<uint32_t>(ring.size()) - 1; }
+  rte_mbuf* front() const { return ring[head]; }
+  void push(rte_mbuf* m) { ring[(head + len++) & mask()] = m; }
+  void pop() {
+    head = (head + 1) & mask();
+    len--;
+  }
+  rte_mbuf* at(uint32_t i) const { return ring[(head + i) & mask()]; }
+};
+
+struct Nic {
+  Rng rng;
+  ps_t inj_free = 0;       // the injection link is serialising until then
+  ps_t wake_ps = kNever;   // a pending ep_wake
+  uint32_t msg_seq = 0;
+  uint64_t pkt_seq = 0;
+  std::vector<CreditCounter> credits;  // per VC, of the router input it feeds
+  // [0] requests, [1] responses (responses go first so a reply never waits
+  // behind requests: the request-response deadlock).
+  SourceQueue srcq[2];
+  uint32_t srcq_bound = 0;  // packets the source queues may hold
+  uint32_t link = 0;        // injection link statistics
+  MessageReassembly reassembly;
+  // Port-bound endpoints: frames being reassembled at egress. Slot i holds
+  // segments fseg[i * seg_cap .. + nseg) in segment order.
+  int32_t binding = -1;     // index into the run's ports, -1: synthetic endpoint
+  std::vector<FrameSlot> fslot;
+  std::vector<rte_mbuf*> fseg;
+  bool queued() const { return srcq[0].len + srcq[1].len > 0; }
+};
+
+}  // namespace fabemu

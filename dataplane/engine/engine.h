@@ -1,0 +1,316 @@
+// Engine<R, Link>: wires the components of one run together and runs them.
+//
+//   sim/       the kernel: timing wheel, worker windows, real-time clock
+//   router/    InputQueuedRouter: per-(port, VC) FIFOs, requests, arbiter
+//   link/      OutLink / InLink: serialization, wire, credits; LinkLayer hooks
+//   routing/   R (the routing policy, chosen at compile time), selection
+//   endpoint/  Nic: traffic source, source queues, injection, reassembly
+//   ethernet/  ports and the learning bridge (engine_frames.h)
+//   stats/     counters and histograms
+//
+// Each worker core owns a set of routers (and the endpoints attached to
+// them) outright. A fabric link whose two routers live on different workers
+// is a pair of SPSC rte_rings carrying packet arrivals one way and credit
+// returns the other, each stamped with its emulated time. Workers advance in
+// windows no longer than the smallest cross-core link latency (conservative
+// parallel discrete-event simulation), so a run is deterministic for a given
+// seed and placement.
+//
+// Few events per hop: a link that grants a packet enters it into the input
+// FIFO at the far end at once, stamped with its arrival time, and (when it
+// is the head) routes it there and then; the only event of the hop is the
+// output's wake-up when the packet is ready and the link free. Credits are
+// written into the upstream counter as a stream when downstream grants the
+// packet; an output is woken only when it was waiting for them.
+#pragma once
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataplane/codec/codec.h"
+#include "dataplane/core/rng.h"
+#include "dataplane/endpoint/nic.h"
+#include "dataplane/endpoint/packet_pool.h"
+#include "dataplane/endpoint/traffic.h"
+#include "dataplane/engine/engine_base.h"
+#include "dataplane/engine/engine_factory.h"
+#include "dataplane/ethernet/eth_port.h"
+#include "dataplane/ethernet/ether.h"
+#include "dataplane/ethernet/mac_table.h"
+#include "dataplane/link/link.h"
+#include "dataplane/router/input_queued.h"
+#include "dataplane/routing/routing_policy.h"
+#include "dataplane/routing/selection.h"
+#include "dataplane/sim/spin_barrier.h"
+#include "dataplane/sim/timing_wheel.h"
+
+namespace fabemu {
+
+// A process-wide counter: DPDK object names (pools, rings) must be unique.
+int next_engine_instance();
+// Bytes that fill synthetic payloads (a fixed, recognisable pattern).
+const uint8_t* synthetic_payload();
+
+template <class R, class LinkLayer = NoLinkLayer>
+class Engine final : public EngineBase {
+ public:
+  using Tables = typename R::Tables;
+  using Router = InputQueuedRouter;
+
+  Engine(Tables tables, const Fabric& fabric, const EngineConfig& cfg)
+      : tables_(std::move(tables)), f_(fabric), cfg_(cfg) {}
+
+  RunStats run() override;
+
+ private:
+  static constexpr uint16_t kEndpointPort = 0xFFFF;  // credit events for an endpoint
+
+  struct Worker {
+    int id = 0;
+    unsigned lcore = 0;
+    TimingWheel wheel;
+    PacketPool pool;
+    Router router;                      // every router this worker owns
+    std::vector<int32_t> routers;       // local router -> global id
+    std::vector<OutLink> out;           // [output]
+    std::vector<InLink> in;             // [output index of the input port]
+    std::vector<CreditCounter> credits; // [output * nv + vc]
+    std::vector<Nic> ep;                // all endpoints; only owned ones used
+    std::vector<uint32_t> owned_eps;
+    // Credit-conservation bookkeeping (cumulative, each written by one side).
+    std::vector<uint64_t> out_sent, out_crecv;   // [output * nv + vc]
+    std::vector<uint64_t> out_vc_packets;        // [output * nv + vc]
+    std::vector<uint64_t> in_arrived, in_csent;  // [channel]
+    std::vector<uint64_t> ep_sent, ep_crecv;     // [endpoint * nv + vc]
+    RunStats st;
+    std::vector<rte_ring*> tx;      // to worker w (nullptr for self)
+    std::vector<rte_ring*> rx;      // from worker w
+    std::vector<std::vector<Event>> outbox;  // staged per destination worker
+    ps_t outbox_min = kNever;       // earliest event staged this window
+    std::vector<Event> inbox;
+    std::vector<rte_mbuf*> seg_scratch = std::vector<rte_mbuf*>(64);  // a message's segments
+    ps_t now = 0;
+    bool failed = false;
+    RouteCandidates rc;
+    // Ports (real time): the devices this core polls, their transmit bursts,
+    // the bridge table and a frame's bytes on their way into segments.
+    std::vector<uint32_t> devices;           // indices into devices_
+    std::vector<std::vector<rte_mbuf*>> txb; // per device index
+    rte_mempool* tx_pool = nullptr;
+    MacTable mac;
+    std::vector<uint8_t> frame;
+    bool generating = true;
+    LatencyHistogram lateness_iv, frame_latency_iv;  // since the last progress tick
+    uint64_t over_bound_iv = 0;
+  };
+
+  // One DPDK port and the bindings (endpoints) that share it.
+  struct Device {
+    uint16_t port_id = 0;
+    uint16_t worker = 0;
+    bool link_up = true;
+    std::vector<uint32_t> bindings;
+  };
+
+  // ---- setup (engine_setup.h) ---------------------------------------------
+  bool setup(std::string* err);
+  bool setup_links(std::string* err);
+  bool setup_traffic(std::string* err);
+  bool setup_worker(Worker& w, std::string* err);
+  void seed_traffic(Worker& w);
+
+  // ---- a hop: router and link (engine_hop.h) ------------------------------
+  void dispatch(Worker& w, const Event& e);
+  void enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive);
+  void setup_head(Worker& w, uint32_t c, ps_t not_before);
+  bool compute_route(Worker& w, uint32_t c, const QEntry& e);
+  void finish_route(Worker& w, uint32_t c, QEntry& e, ps_t not_before);
+  void try_output(Worker& w, uint32_t o);
+  void grant(Worker& w, uint32_t o, uint32_t c);
+  void return_credits(Worker& w, uint32_t c, uint32_t units, ps_t first, ps_t every);
+  void add_credit_stream(Worker& w, uint32_t o, uint32_t v, uint32_t units, ps_t first, ps_t every,
+                         bool resumed = false);
+  void arm_wake(Worker& w, uint32_t o, ps_t t) {
+    ps_t& wake = w.router.wake(o);
+    if (t >= wake) return;
+    wake = t;
+    Event ev{};
+    ev.t = t;
+    ev.type = EventType::out_wake;
+    ev.a = o;
+    w.wheel.push(ev);
+  }
+
+  // ---- endpoints (engine_endpoint.h) --------------------------------------
+  void on_generate(Worker& w, uint32_t e);
+  void make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
+                    bool needs_reply, bool measured, ps_t gen_ps);
+  enum class Enqueue : uint8_t { ok, queue_full, no_mbuf };
+  Enqueue enqueue_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
+                          uint8_t flags, ps_t gen_ps, const uint8_t* payload, int32_t flow);
+  void try_inject(Worker& w, uint32_t e);
+  void arm_ep_wake(Worker& w, uint32_t e, ps_t t) {
+    Nic& ep = w.ep[e];
+    if (t >= ep.wake_ps) return;
+    ep.wake_ps = t;
+    Event ev{};
+    ev.t = t;
+    ev.type = EventType::ep_wake;
+    ev.a = e;
+    w.wheel.push(ev);
+  }
+  void add_ep_credit_stream(Worker& w, uint32_t e, uint32_t v, uint32_t units, ps_t first,
+                            ps_t every, bool resumed = false);
+  void eject(Worker& w, const OutLink& L, uint32_t o, rte_mbuf* m, ps_t now, ps_t dur);
+  void on_deliver(Worker& w, uint32_t e, rte_mbuf* m, ps_t t);
+
+  // ---- Ethernet frames at port-bound endpoints (engine_frames.h) -------------
+  bool setup_ports(std::string* err);
+  void ingest_frame(Worker& w, const Device& dev, rte_mbuf* f);
+  void send_frame(Worker& w, uint32_t from, uint32_t to, uint32_t len, uint16_t flow);
+  void frame_segment(Worker& w, uint32_t e, rte_mbuf* m);
+  void emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t nseg, ps_t gen_ps, uint8_t hops);
+  void flush_tx(Worker& w);
+  // Counters of binding b, zero, labelled with its name, device and endpoint.
+  PortStats port_identity(uint32_t b) const {
+    const PortEndpointConfig& pc = cfg_.ports[b];
+    PortStats ps;
+    ps.name = pc.name;
+    ps.device = pc.device;
+    ps.endpoint = static_cast<int32_t>(pc.endpoint);
+    ps.port_id = pc.port_id;
+    ps.vlan = pc.vlan;
+    return ps;
+  }
+  void count_drop(Worker& w, uint32_t binding, FrameDrop why) {
+    w.st.ports[binding].drops[static_cast<int>(why)]++;
+  }
+  void note_undelivered(rte_mbuf* m);
+  void drop_partial_frames(Worker& w);
+
+  // ---- the run (engine_run.h, engine_realtime.h) ---------------------------
+  // Every packet buffer a worker still holds: input buffers, source queues,
+  // pending events and events received from other cores.
+  template <class F>
+  void for_each_packet_left(Worker& w, F&& f) {
+    for (size_t c = 0; c < w.router.channels(); c++)
+      for (uint32_t i = 0; i < w.router.len(static_cast<uint32_t>(c)); i++)
+        f(w.router.at(static_cast<uint32_t>(c), i).m);
+    for (uint32_t e : w.owned_eps)
+      for (auto& q : w.ep[e].srcq)
+        for (uint32_t i = 0; i < q.len; i++) f(q.at(i));
+    auto packet_event = [&](const Event& ev) {
+      if (ev.m && (ev.type == EventType::remote_arrive || ev.type == EventType::ep_deliver)) f(ev.m);
+    };
+    w.wheel.for_each(packet_event);
+    for (const Event& ev : w.inbox) packet_event(ev);
+  }
+  void send_remote(Worker& w, const Event& ev, uint32_t dest_worker) {
+    w.outbox[dest_worker].push_back(ev);
+    if (ev.t < w.outbox_min) w.outbox_min = ev.t;
+  }
+  void apply_remote(Worker& w, Event& ev);
+  void add_busy(ps_t& busy, ps_t start, ps_t dur) const {
+    const ps_t a = std::max(start, measure_start_), b = std::min(start + dur, measure_end_);
+    if (b > a) busy += b - a;
+  }
+  void fold_link_counters(Worker& w);
+  void fail(Worker& w, const std::string& why) {
+    if (!w.failed) {
+      w.failed = true;
+      w.st.error = why;
+    }
+  }
+  static int worker_main(void* arg);
+  void worker_loop(Worker& w);
+  void worker_loop_realtime(Worker& w);
+  void run_due_events(Worker& w, ps_t until);
+  void publish_live(Worker& w, uint64_t tick);
+  void flush_outbox(Worker& w);
+  void drain_inbox(Worker& w);
+  void take_inbox(Worker& w, bool late_ok);
+  std::string check_credits() const;
+  RunStats merge();
+  void release();
+
+  Tables tables_;
+  Fabric f_;
+  EngineConfig cfg_;
+  TrafficPattern pattern_;
+  uint32_t nv_ = 0, max_ports_ = 0, nrouters_ = 0, nep_ = 0;
+  uint32_t qcap_ = 0;
+  int inst_ = 0;
+  std::vector<uint32_t> cap_;            // buffer units per VC
+  std::vector<uint16_t> router_worker_;  // global router -> worker
+  std::vector<uint32_t> router_local_;   // global router -> index on its worker
+  std::vector<LinkStats> link_proto_;
+  std::vector<uint32_t> out_link_;       // global output -> link index
+  std::vector<uint32_t> ep_link_;        // endpoint -> injection link index
+  ps_t measure_start_ = 0, measure_end_ = 0, gen_end_ = 0, drain_end_ = 0;
+  ps_t window_ = 0;
+  double gen_p_ = 0;                     // per-slot message probability
+  ps_t gen_slot_ps_ = 0;
+  std::vector<double> size_cdf_;
+  uint32_t max_payload_ = 0;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::unique_ptr<SpinBarrier> barrier_;
+  // Published per window by each worker (two sets, by window parity, so one
+  // barrier per window suffices), read by all after the barrier.
+  struct alignas(64) Published {
+    ps_t next_time;
+    uint64_t injected, delivered;
+    bool failed;
+  };
+  std::vector<Published> pub_[2];
+  std::chrono::steady_clock::time_point wall_start_;
+
+  // Port-bound endpoints.
+  std::vector<Device> devices_;
+  std::vector<uint32_t> bound_eps_;      // flood targets: every port-bound endpoint
+  std::vector<uint32_t> binding_device_; // binding -> index into devices_
+  uint32_t seg_cap_ = 1;                 // most segments one frame needs
+  uint32_t max_frame_ = 0;               // largest untagged frame any port accepts
+  static constexpr uint32_t kFrameSlots = 64;
+
+  // Real time: emulated ps = (TSC - tsc0_) * ps_per_cycle_.
+  enum Phase : int { kRunning, kDraining, kDone };
+  std::atomic<int> phase_{kRunning};
+  uint64_t tsc0_ = 0;
+  double ps_per_cycle_ = 0;
+  ps_t drain_deadline_ = kNever;
+  struct alignas(64) LivePub {
+    std::atomic<uint64_t> injected{0}, delivered{0};
+    std::atomic<uint64_t> tick{0};
+    std::atomic<uint64_t> lateness_p99{0}, lateness_max{0}, frame_p99{0}, over_bound{0};
+    std::unique_ptr<std::atomic<uint64_t>[]> rx, tx;  // per binding
+  };
+  std::unique_ptr<LivePub[]> live_;
+};
+
+template <class R>
+std::unique_ptr<EngineBase> make_engine(typename R::Tables tables, const Fabric& fabric,
+                                        const EngineConfig& cfg) {
+  return std::make_unique<Engine<R>>(std::move(tables), fabric, cfg);
+}
+
+}  // namespace fabemu
+
+#include "dataplane/engine/engine_setup.h"
+#include "dataplane/engine/engine_hop.h"
+#include "dataplane/engine/engine_endpoint.h"
+#include "dataplane/engine/engine_run.h"
+#include "dataplane/engine/engine_frames.h"
+#include "dataplane/engine/engine_realtime.h"

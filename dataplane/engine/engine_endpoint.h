@@ -1,0 +1,246 @@
+// Engine<R, Link>, continued: the endpoints' network interfaces. Traffic
+// sources generate messages, which are segmented into packets in the source
+// queues; the injection link sends one packet at a time when the router
+// input has credits for it; at egress packets are delivered, messages
+// reassembled and requests answered. Included from engine.h only.
+#pragma once
+
+namespace fabemu {
+
+template <class R, class L>
+void Engine<R, L>::on_generate(Worker& w, uint32_t e) {
+  if (w.now >= gen_end_ || !w.generating) return;
+  Nic& ep = w.ep[e];
+  const bool measured = w.now >= measure_start_;
+  for (uint32_t b = 0; b < std::max<uint32_t>(1, cfg_.batch_size); b++) {
+    const uint32_t dst = pattern_.destination(e, ep.rng);
+    uint32_t bytes = cfg_.size_bytes[0];
+    if (size_cdf_.size() > 1) {
+      const double u = ep.rng.unit();
+      for (size_t i = 0; i < size_cdf_.size(); i++)
+        if (u <= size_cdf_[i] || i + 1 == size_cdf_.size()) {
+          bytes = cfg_.size_bytes[i];
+          break;
+        }
+    }
+    const bool needs_reply = cfg_.reply_fraction > 0 && ep.rng.unit() <= cfg_.reply_fraction;
+    make_message(w, e, dst, bytes, static_cast<uint8_t>(TrafficClass::request), needs_reply,
+                 measured, w.now);
+  }
+  Event ev{};
+  ev.t = w.now + ep.rng.geometric(gen_p_) * gen_slot_ps_;
+  ev.type = EventType::ep_generate;
+  ev.a = e;
+  w.wheel.push(ev);
+  try_inject(w, e);
+}
+
+template <class R, class L>
+void Engine<R, L>::make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
+                                bool needs_reply, bool measured, ps_t gen_ps) {
+  w.st.generated_messages++;
+  const uint8_t flags = (measured ? kPktMeasured : 0) | (needs_reply ? kPktNeedsReply : 0);
+  switch (enqueue_message(w, e, dst, bytes, cls, flags, gen_ps, synthetic_payload(), -1)) {
+    case Enqueue::queue_full:
+      w.st.drops[static_cast<int>(DropReason::source_queue_full)]++;
+      break;
+    case Enqueue::no_mbuf:
+      w.st.drops[static_cast<int>(DropReason::mbuf_pool_empty)]++;
+      break;
+    default:
+      break;
+  }
+}
+
+// Segments a message into packets of at most max_payload_ bytes and appends
+// them to the source queue of endpoint e. `flags` apply to every segment
+// (kPktNeedsReply only to the last). flow >= 0: every segment carries that
+// hash (one path, in order); -1: each segment its own (spread).
+template <class R, class L>
+typename Engine<R, L>::Enqueue Engine<R, L>::enqueue_message(Worker& w, uint32_t e, uint32_t dst,
+                                                             uint32_t bytes, uint8_t cls,
+                                                             uint8_t flags, ps_t gen_ps,
+                                                             const uint8_t* payload, int32_t flow) {
+  Nic& ep = w.ep[e];
+  const uint32_t nseg = bytes == 0 ? 1 : (bytes + max_payload_ - 1) / max_payload_;
+  SourceQueue& q = ep.srcq[cls == static_cast<uint8_t>(TrafficClass::response) ? 1 : 0];
+  if (q.len + nseg > ep.srcq_bound) return Enqueue::queue_full;
+  if (w.seg_scratch.size() < nseg) w.seg_scratch.resize(nseg);  // grows once, then reused
+  rte_mbuf** mv = w.seg_scratch.data();
+  if (!w.pool.alloc_bulk(mv, nseg)) return Enqueue::no_mbuf;
+  const uint32_t seq = ep.msg_seq++;
+  const bool measured = (flags & kPktMeasured) != 0;
+  for (uint32_t s = 0; s < nseg; s++) {
+    rte_mbuf* m = mv[s];
+    PacketMeta* pm = meta(m);
+    std::memset(pm, 0, sizeof(*pm));
+    const uint32_t off = std::min(bytes, s * max_payload_);
+    const uint32_t sb = std::min(max_payload_, bytes - off);
+    pm->id = (uint64_t(e) << 40) | ep.pkt_seq++;
+    pm->gen_ps = gen_ps;
+    pm->src = e;
+    pm->dst = dst;
+    pm->msg_seq = seq;
+    pm->units = static_cast<uint16_t>(cfg_.format.units_for(sb));
+    pm->payload_bytes = static_cast<uint16_t>(sb);
+    pm->seg = static_cast<uint16_t>(s);
+    pm->nseg = static_cast<uint16_t>(nseg);
+    pm->hash = flow >= 0 ? static_cast<uint16_t>(flow & 0x7fff)
+                         : static_cast<uint16_t>((seq * 0x9e37u + s * 0x7f4bu) & 0x7fff);
+    pm->cls = cls;
+    pm->flags = static_cast<uint8_t>((flags & ~kPktNeedsReply) |
+                                     (s + 1 == nseg ? (kPktLastSegment | (flags & kPktNeedsReply)) : 0));
+    R::on_inject(tables_, f_, *pm);  // source-side lookup: route tag, starting VC
+    const uint8_t* seg_payload = payload == synthetic_payload() ? payload : payload + off;
+    if (encode_packet(static_cast<CodecKind>(cfg_.codec), m, *pm, seg_payload) == 0)
+      fail(w, "packet " + std::to_string(pm->id) + " could not be encoded (" +
+                  std::to_string(sb) + " payload bytes)");
+    q.push(m);
+    w.st.injected_packets++;
+    if (measured) {
+      w.st.measured_injected++;
+      if (gen_ps < measure_end_) w.st.offered_units += pm->units;
+    }
+  }
+  return Enqueue::ok;
+}
+
+// The injection link sends the first packet (responses first) whose VC has
+// credits at the router input; it looks again when the link frees or the
+// credits come.
+template <class R, class L>
+void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
+  Nic& ep = w.ep[e];
+  if (!ep.queued()) return;
+  if (ep.inj_free > w.now) {
+    arm_ep_wake(w, e, ep.inj_free);
+    return;
+  }
+  for (int qi = 1; qi >= 0; qi--) {
+    SourceQueue& q = ep.srcq[qi];
+    if (q.len == 0) continue;
+    rte_mbuf* m = q.front();
+    PacketMeta* pm = meta(m);
+    const uint8_t v = pm->vc;
+    ps_t wake = kNever;
+    if (!ep.credits[v].available(pm->units, w.now, &wake)) {
+      if (!(pm->flags & kPktCreditStalled)) {  // once per packet
+        pm->flags |= kPktCreditStalled;
+        w.st.links[ep.link].credit_stalls++;
+      }
+      if (wake != kNever) arm_ep_wake(w, e, wake);
+      continue;
+    }
+    q.pop();
+    pm->flags &= static_cast<uint8_t>(~kPktCreditStalled);
+    const FabricEndpoint& fe = f_.endpoints[e];
+    const ps_t dur = pm->units * fe.unit_ps;
+    ep.credits[v].take(pm->units);
+    w.ep_sent[size_t(e) * nv_ + v] += pm->units;
+    pm->inj_ps = w.now;
+    ep.inj_free = w.now + dur;
+    LinkStats& ls = w.st.links[ep.link];
+    ls.packets++;
+    ls.units += pm->units;
+    ls.vc_packets[v]++;
+    ls.vc_units[v] += pm->units;
+    add_busy(ls.busy_ps, w.now, dur);
+    const uint32_t c = w.router.channel(router_local_[fe.router], static_cast<uint32_t>(fe.port), v);
+    enter_input(w, c, m, w.now + fe.wire_ps);
+    if (ep.queued()) arm_ep_wake(w, e, ep.inj_free);
+    return;
+  }
+}
+
+template <class R, class L>
+void Engine<R, L>::add_ep_credit_stream(Worker& w, uint32_t e, uint32_t v, uint32_t units, ps_t first,
+                                        ps_t every, bool resumed) {
+  Nic& ep = w.ep[e];
+  if (resumed) {
+    ep.credits[v].add_resumed(units, first, every);
+  } else if (!ep.credits[v].add_stream(units, first, every)) {
+    Event ev{};
+    ev.t = first;
+    ev.type = EventType::credit;
+    ev.unit_ps = every;
+    ev.a = e;
+    ev.port = kEndpointPort;
+    ev.vc = static_cast<uint8_t>(v);
+    ev.amount = static_cast<uint16_t>(units);
+    w.wheel.push(ev);
+    return;
+  }
+  w.ep_crecv[size_t(e) * nv_ + v] += units;
+  if (ep.queued()) arm_ep_wake(w, e, first > ep.inj_free ? first : ep.inj_free);
+}
+
+// A router output hands a packet to its endpoint, which sinks it at line
+// rate: the tail is delivered at now + wire + serialization, the credits
+// stream back as the units arrive. Delivery needs no event of its own unless
+// it does something at that time (answer a request, pass a frame on).
+template <class R, class L>
+inline void Engine<R, L>::eject(Worker& w, const OutLink& ol, uint32_t o, rte_mbuf* m, ps_t now,
+                                ps_t dur) {
+  PacketMeta* pm = meta(m);
+  const uint32_t units = pm->units;
+  const uint8_t ov = pm->vc;
+  add_credit_stream(w, o, ov, units, now + ol.wire_ps + ol.unit_ps + ol.wire_ps, ol.unit_ps);
+  const ps_t t = now + ol.wire_ps + dur;
+  const uint32_t e = static_cast<uint32_t>(ol.peer_endpoint);
+  // (A multi-packet message is answered only when its last packet completes
+  // it, so with replies its packets are delivered in time order too.)
+  if ((pm->flags & (kPktFrame | kPktNeedsReply)) || (pm->nseg > 1 && cfg_.reply_fraction > 0)) {
+    Event ev{};
+    ev.t = t;
+    ev.type = EventType::ep_deliver;
+    ev.a = e;
+    ev.vc = ov;
+    ev.m = m;
+    w.wheel.push(ev);
+    return;
+  }
+  on_deliver(w, e, m, t);
+}
+
+// The tail of packet m reaches endpoint e at time t.
+template <class R, class L>
+void Engine<R, L>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m, ps_t t) {
+  PacketMeta* pm = meta(m);
+  if (pm->dst != e) {
+    fail(w, "packet " + std::to_string(pm->id) + " for endpoint " + std::to_string(pm->dst) +
+                " was delivered to endpoint " + std::to_string(e) + " (misrouted)");
+  }
+  if (cfg_.check_invariants && !decode_check(static_cast<CodecKind>(cfg_.codec), m, *pm)) {
+    fail(w, "packet " + std::to_string(pm->id) + " arrived with an encoding that does not "
+                "match its metadata");
+  }
+  w.st.delivered_packets++;
+  if (t >= measure_start_ && t < measure_end_) w.st.accepted_units += pm->units;
+  if (pm->flags & kPktMeasured) {
+    w.st.measured_delivered++;
+    w.st.latency_ps.add(t - pm->gen_ps);
+    w.st.network_latency_ps.add(t - pm->inj_ps);
+    w.st.hops.add(pm->hops);
+  }
+  if (cfg_.on_deliver) cfg_.on_deliver(pm->id, pm->src, pm->dst, t - pm->gen_ps, pm->hops);
+  if (pm->flags & kPktFrame) {
+    frame_segment(w, e, m);  // keeps the mbuf until the frame is whole
+    return;
+  }
+  const MessageReassembly::Result ra = w.ep[e].reassembly.add(*pm);
+  if (ra == MessageReassembly::Result::overflow) {
+    // The first segment found the table full: its message cannot be tracked.
+    w.st.drops[static_cast<int>(DropReason::reassembly_overflow)]++;
+  }
+  if (ra == MessageReassembly::Result::complete) {
+    w.st.delivered_messages++;
+    if (pm->flags & kPktNeedsReply) {
+      make_message(w, e, pm->src, cfg_.reply_bytes, static_cast<uint8_t>(TrafficClass::response),
+                   false, (pm->flags & kPktMeasured) != 0, t);
+      try_inject(w, e);
+    }
+  }
+  rte_pktmbuf_free(m);
+}
+
+}  // namespace fabemu

@@ -1,0 +1,298 @@
+// Engine<R, Link>, continued: one hop. A packet enters a router input when
+// the upstream link grants it; at the head of its FIFO it is routed and
+// requests its output for the time it is through the pipeline; the output
+// arbitrates when it is free and a requester is ready, and grants a packet
+// the downstream buffer has credits for (virtual cut-through). The grant
+// serialises the packet onto the link, enters it at the far end and writes
+// the freed buffer's credits into the upstream counter as a stream.
+// Included from engine.h only.
+#pragma once
+
+namespace fabemu {
+
+template <class R, class L>
+inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
+  switch (e.type) {
+    case EventType::out_wake: {
+      ps_t& wake = w.router.wake(e.a);
+      if (wake == e.t) wake = kNever;
+      try_output(w, e.a);
+      break;
+    }
+    case EventType::route: {
+      QEntry& q = w.router.head(e.a);
+      if (compute_route(w, e.a, q)) finish_route(w, e.a, q, 0);
+      break;
+    }
+    case EventType::ep_generate:
+      on_generate(w, e.a);
+      break;
+    case EventType::ep_wake: {
+      Nic& ep = w.ep[e.a];
+      if (ep.wake_ps == e.t) ep.wake_ps = kNever;
+      try_inject(w, e.a);
+      break;
+    }
+    case EventType::ep_deliver:
+      on_deliver(w, e.a, e.m, e.t);
+      break;
+    case EventType::credit:
+      // A stream that had to wait for room in the counter's queue: the
+      // streams before it have arrived by now.
+      if (e.port == kEndpointPort)
+        add_ep_credit_stream(w, e.a, e.vc, e.amount, e.t, e.unit_ps, true);
+      else
+        add_credit_stream(w, e.a, e.vc, e.amount, e.t, e.unit_ps, true);
+      break;
+    case EventType::remote_arrive:
+    case EventType::mac_learn:
+      break;  // applied when taken from the ring (apply_remote)
+  }
+}
+
+// Packet m enters input channel c; its head arrives at `arrive` (now or
+// later: the buffer space is already the packet's, as the credits say).
+template <class R, class L>
+inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive) {
+  Router& rt = w.router;
+  const uint32_t units = meta(m)->units;
+  const uint32_t v = rt.vc_of_channel(c);
+  if (rt.occupancy(c) + units > cap_[v] || rt.len(c) >= qcap_) {
+    const uint32_t lr = rt.router_of_channel(c);
+    fail(w, "credit violation: router " + std::to_string(w.routers[lr]) + " port " +
+                std::to_string(rt.port_of_channel(c)) + " VC " + std::to_string(v) + " holds " +
+                std::to_string(rt.occupancy(c)) + " units in a " + std::to_string(cap_[v]) +
+                "-unit buffer and is sent " + std::to_string(units) + " more");
+    rte_pktmbuf_free(m);
+    return;
+  }
+  w.in_arrived[c] += units;
+  QEntry e{};
+  e.m = m;
+  e.arrive = arrive;
+  e.units = static_cast<uint16_t>(units);
+  if (rt.push(c, e) == 1) setup_head(w, c, 0);
+}
+
+// The entry at the head of channel c is routed. An adaptive choice is made
+// with the state of the moment its head arrives (a route event when that is
+// later than now); a deterministic one at once. not_before: the previous
+// packet's tail leaves the buffer then (0: nothing ahead of it).
+template <class R, class L>
+inline void Engine<R, L>::setup_head(Worker& w, uint32_t c, ps_t not_before) {
+  QEntry& e = w.router.head(c);
+  if (!compute_route(w, c, e)) return;
+  if (w.rc.adaptive && w.rc.count > 1 && e.arrive > w.now) {
+    Event ev{};
+    ev.t = e.arrive;
+    ev.type = EventType::route;
+    ev.a = c;
+    w.wheel.push(ev);
+    return;
+  }
+  finish_route(w, c, e, not_before);
+}
+
+// The routing function's candidates for the head of channel c, in w.rc.
+template <class R, class L>
+inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) {
+  const Router& rt = w.router;
+  const int32_t r = w.routers[rt.router_of_channel(c)];
+  const PacketMeta* pm = meta(e.m);
+  w.rc.count = 0;
+  w.rc.adaptive = false;
+  R::route(tables_, r, static_cast<uint8_t>(rt.port_of_channel(c)), *pm, w.rc);
+  if (w.rc.count == 0) {
+    fail(w, "no route at router " + std::to_string(r) + " for a packet to endpoint " +
+                std::to_string(pm->dst) + " (routing tables are incomplete)");
+    return false;
+  }
+  return true;
+}
+
+// Selects among w.rc's candidates and requests the output for the time the
+// packet is through the router pipeline.
+template <class R, class L>
+inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t not_before) {
+  Router& rt = w.router;
+  const uint32_t lr = rt.router_of_channel(c), p = rt.port_of_channel(c), v = rt.vc_of_channel(c);
+  const int32_t r = w.routers[lr];
+  PacketMeta* pm = meta(e.m);
+  const uint32_t o0 = rt.output(lr, 0);
+  const RouteCandidate pick =
+      select_most_credits(w.rc, QueueView(&w.credits[size_t(o0) * nv_], nv_, cap_.data(), w.now));
+  pm->out_port = pick.port;
+  pm->out_vc = pick.vc;
+  e.out_port = pick.port;
+  e.out_vc = pick.vc;
+  e.routed = 1;
+  ps_t ready = e.arrive + R::pipeline_ps(tables_, r, static_cast<uint8_t>(p), pick.port);
+  if (ready < not_before) ready = not_before;
+  e.ready = ready;
+  const uint32_t o = o0 + pick.port;
+  rt.request(o, rt.requester(p, v));
+  const ps_t free = w.out[o].free_ps;
+  arm_wake(w, o, ready > free ? ready : free);
+}
+
+// Output o looks at its requesters: the link must be free; the round-robin
+// arbiter picks among those through the pipeline whose packet the
+// downstream buffer has credits for.
+template <class R, class L>
+inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
+  Router& rt = w.router;
+  if (rt.requests(o) == 0) return;
+  OutLink& ol = w.out[o];
+  const ps_t now = w.now;
+  if (ol.free_ps > now) {
+    arm_wake(w, o, ol.free_ps);  // busy: look again when the link frees
+    return;
+  }
+  const uint32_t ch0 = (o - o % max_ports_) * nv_;  // channel of (port 0, VC 0) of this router
+  const CreditCounter* cr = &w.credits[size_t(o) * nv_];
+  // Per VC: the fewest units known to be short now, so that one credit
+  // lookup per VC serves the requesters behind it.
+  uint16_t short_units[kMaxVcs];
+  for (uint32_t v = 0; v < nv_; v++) short_units[v] = 0xFFFF;
+  ps_t wake = kNever;
+  uint32_t won_c = 0;
+  const int32_t won = rt.arbitrate(o, [&](uint32_t i) {
+    const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
+    QEntry& e = rt.head(c);
+    if (e.ready > now) {
+      if (e.ready < wake) wake = e.ready;
+      return false;
+    }
+    const uint32_t v = e.out_vc;
+    if (e.units < short_units[v]) {
+      ps_t ignored = kNever;
+      if (cr[v].available(e.units, now, &ignored)) {
+        won_c = c;
+        return true;
+      }
+      short_units[v] = e.units;
+    }
+    if (!e.stalled) {  // ready, link free, credits short: once per packet and hop
+      e.stalled = 1;
+      ol.credit_stalls++;
+    }
+    return false;
+  });
+  if (won >= 0) {
+    grant(w, o, won_c);
+    if (rt.requests(o)) arm_wake(w, o, ol.free_ps);  // the others go when the link frees
+    return;
+  }
+  // A requester's pipeline or credits still streaming back end at `wake`;
+  // credits not yet written wake the output when they are (add_credit_stream).
+  for (uint32_t v = 0; v < nv_; v++)
+    if (short_units[v] != 0xFFFF) cr[v].available(short_units[v], now, &wake);
+  if (wake != kNever) arm_wake(w, o, wake);
+}
+
+template <class R, class L>
+inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
+  Router& rt = w.router;
+  OutLink& ol = w.out[o];
+  const uint32_t in_p = rt.port_of_channel(c), in_v = rt.vc_of_channel(c);
+  rt.withdraw(o, rt.requester(in_p, in_v));
+  const QEntry e = rt.pop(c);
+  rte_mbuf* m = e.m;
+  const uint32_t units = e.units;
+  const uint8_t ov = e.out_vc;
+  const ps_t now = w.now;
+  const ps_t dur = ol.serialize(units);
+  w.credits[size_t(o) * nv_ + ov].take(units);
+  w.out_sent[size_t(o) * nv_ + ov] += units;
+  ol.free_ps = now + dur;  // requesters arriving meanwhile schedule the wake-up
+  ol.packets++;
+  ol.units += units;
+  w.out_vc_packets[size_t(o) * nv_ + ov]++;
+  add_busy(ol.busy_ps, now, dur);
+  w.st.packet_hops++;
+
+  // The packet streams out of this input buffer one unit per ol.unit_ps from
+  // now; each freed unit's credit reaches the upstream sender after the
+  // reverse link's latency, the first at now + unit + wire.
+  w.in_csent[c] += units;
+  return_credits(w, c, units, now + ol.unit_ps + w.in[c / nv_].up_wire_ps, ol.unit_ps);
+
+  PacketMeta* pm = meta(m);
+  const uint32_t lr = rt.router_of_channel(c);
+  R::on_forward(tables_, w.routers[lr], static_cast<uint8_t>(o % max_ports_), *pm);
+  pm->vc = ov;
+  if (ol.peer_router >= 0) {
+    pm->hops++;
+    if (L::kActive && !L::on_transmit(ol.stats, m, now)) {
+      // The link layer keeps the packet (retransmit buffer).
+    } else if (!ol.remote) {
+      enter_input(w, ol.peer_channel0 + ov, m, now + ol.wire_ps);
+    } else {
+      Event ev{};
+      ev.t = now + ol.wire_ps;
+      ev.type = EventType::remote_arrive;
+      ev.m = m;
+      ev.a = static_cast<uint32_t>(ol.peer_router);
+      ev.port = ol.peer_port;
+      ev.vc = ov;
+      send_remote(w, ev, ol.peer_worker);
+    }
+  } else {
+    eject(w, ol, o, m, now, dur);
+  }
+  // The next packet in this input FIFO may cross the switch once this one's
+  // tail has been read out (when it had already arrived).
+  if (rt.len(c)) {
+    const QEntry& nx = rt.head(c);
+    setup_head(w, c, nx.arrive <= now ? now + dur : 0);
+  }
+}
+
+// Credits of input channel c go back to the sender of its link.
+template <class R, class L>
+inline void Engine<R, L>::return_credits(Worker& w, uint32_t c, uint32_t units, ps_t first, ps_t every) {
+  const InLink& in = w.in[c / nv_];
+  const uint32_t v = c % nv_;
+  if (in.up_router < 0) {
+    add_ep_credit_stream(w, static_cast<uint32_t>(in.up_endpoint), v, units, first, every);
+  } else if (!in.remote) {
+    add_credit_stream(w, in.up_output, v, units, first, every);
+  } else {
+    Event ev{};
+    ev.t = first;
+    ev.type = EventType::credit;
+    ev.unit_ps = every;
+    ev.a = static_cast<uint32_t>(in.up_router);
+    ev.port = in.up_port;
+    ev.vc = static_cast<uint8_t>(v);
+    ev.amount = static_cast<uint16_t>(units);
+    send_remote(w, ev, in.up_worker);
+  }
+}
+
+template <class R, class L>
+inline void Engine<R, L>::add_credit_stream(Worker& w, uint32_t o, uint32_t v, uint32_t units,
+                                            ps_t first, ps_t every, bool resumed) {
+  CreditCounter& cc = w.credits[size_t(o) * nv_ + v];
+  if (resumed) {
+    cc.add_resumed(units, first, every);
+  } else if (!cc.add_stream(units, first, every)) {
+    // The counter's stream queue is full: deliver this one when it begins.
+    Event ev{};
+    ev.t = first;
+    ev.type = EventType::credit;
+    ev.unit_ps = every;
+    ev.a = o;
+    ev.vc = static_cast<uint8_t>(v);
+    ev.amount = static_cast<uint16_t>(units);
+    w.wheel.push(ev);
+    return;
+  }
+  w.out_crecv[size_t(o) * nv_ + v] += units;
+  if (w.router.requests(o)) {
+    const ps_t free = w.out[o].free_ps;
+    arm_wake(w, o, first > free ? first : free);
+  }
+}
+
+}  // namespace fabemu

@@ -1,0 +1,362 @@
+// Engine<R, Link>, continued: the virtual-time run. Each worker processes
+// the events of one window [start, start + lookahead), hands what crosses
+// cores to the rings, meets the others at one barrier, takes what they sent
+// and moves on to the next window with an event anywhere. Also the end of a
+// run: the credit-conservation check, the merge of the workers' counters and
+// the release of what they hold. Included from engine.h only.
+#pragma once
+
+namespace fabemu {
+
+template <class R, class L>
+void Engine<R, L>::flush_outbox(Worker& w) {
+  for (size_t d = 0; d < w.outbox.size(); d++) {
+    auto& ob = w.outbox[d];
+    size_t sent = 0;
+    while (sent < ob.size()) {
+      sent += rte_ring_enqueue_burst_elem(w.tx[d], ob.data() + sent, sizeof(Event),
+                                          static_cast<unsigned>(ob.size() - sent), nullptr);
+      if (sent < ob.size()) drain_inbox(w);  // let the peer make room; keep its messages
+    }
+    ob.clear();
+  }
+  w.outbox_min = kNever;
+}
+
+template <class R, class L>
+void Engine<R, L>::drain_inbox(Worker& w) {
+  Event buf[64];
+  for (size_t s = 0; s < w.rx.size(); s++) {
+    if (!w.rx[s]) continue;
+    unsigned n;
+    while ((n = rte_ring_dequeue_burst_elem(w.rx[s], buf, sizeof(Event), 64, nullptr)) > 0)
+      w.inbox.insert(w.inbox.end(), buf, buf + n);
+  }
+}
+
+// Applies what other cores sent, in the order each sent it. late_ok (real
+// time): an event whose time has passed here runs now, late.
+template <class R, class L>
+void Engine<R, L>::take_inbox(Worker& w, bool late_ok) {
+  for (Event& ev : w.inbox) {
+    if (late_ok && ev.t < w.now) ev.t = w.now;
+    apply_remote(w, ev);
+  }
+  w.inbox.clear();
+}
+
+template <class R, class L>
+void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
+  switch (ev.type) {
+    case EventType::remote_arrive: {
+      const uint32_t c = w.router.channel(router_local_[ev.a], ev.port, ev.vc);
+      enter_input(w, c, ev.m, ev.t);
+      break;
+    }
+    case EventType::credit:
+      add_credit_stream(w, router_local_[ev.a] * max_ports_ + ev.port, ev.vc, ev.amount, ev.t,
+                        ev.unit_ps);
+      break;
+    case EventType::mac_learn:
+      w.mac.learn(ev.unit_ps, static_cast<int32_t>(ev.a), rte_rdtsc());
+      break;
+    default:
+      w.wheel.push(ev);
+      break;
+  }
+}
+
+template <class R, class L>
+int Engine<R, L>::worker_main(void* arg) {
+  auto* pair = static_cast<std::pair<Engine*, Worker*>*>(arg);
+  if (pair->first->cfg_.realtime)
+    pair->first->worker_loop_realtime(*pair->second);
+  else
+    pair->first->worker_loop(*pair->second);
+  return 0;
+}
+
+template <class R, class L>
+void Engine<R, L>::worker_loop(Worker& w) {
+  const int nw = static_cast<int>(workers_.size());
+  ps_t wstart = 0;
+  auto last_progress = std::chrono::steady_clock::now();
+  const ps_t total_ps = gen_end_;
+  const bool check_each_event = cfg_.check_invariants && nw == 1;
+  for (int parity = 0;; parity ^= 1) {
+    const ps_t wend = wstart + window_;
+    // Every event of this window.
+    for (;;) {
+      const ps_t t = w.wheel.next_time();
+      if (t >= wend) break;
+      const Event ev = w.wheel.pop();
+      w.now = ev.t;
+      dispatch(w, ev);
+      w.st.events++;
+      if (check_each_event) {
+        std::string bad = check_credits();
+        w.st.invariant_checks++;
+        if (!bad.empty()) fail(w, "credit conservation broken at t=" + std::to_string(w.now) +
+                                      " ps: " + bad);
+      }
+      if (w.failed) break;
+    }
+    // What this worker sent counts towards the next event anywhere.
+    const ps_t sent_min = w.outbox_min;
+    if (nw > 1) flush_outbox(w);
+    pub_[parity][w.id] = Published{std::min(w.wheel.next_time(), sent_min), w.st.injected_packets,
+                                   w.st.delivered_packets, w.failed};
+    if (nw > 1) {
+      barrier_->wait([&] { drain_inbox(w); });
+      drain_inbox(w);
+      take_inbox(w, false);
+    }
+    if (cfg_.check_invariants && nw > 1) {
+      barrier_->wait();  // every worker has taken its inbox
+      if (w.id == 0) {
+        std::string bad = check_credits();
+        w.st.invariant_checks++;
+        if (!bad.empty()) fail(w, "credit conservation broken at a window edge t=" +
+                                      std::to_string(wend) + " ps: " + bad);
+        pub_[parity][0].failed = w.failed;
+      }
+      barrier_->wait();
+    }
+    ps_t gnext = kNever;
+    uint64_t inj = 0, del = 0;
+    bool any_failed = false;
+    for (int i = 0; i < nw; i++) {
+      const Published& p = pub_[parity][i];
+      gnext = std::min(gnext, p.next_time);
+      inj += p.injected;
+      del += p.delivered;
+      any_failed |= p.failed;
+    }
+    if (w.id == 0 && cfg_.progress && cfg_.progress_s > 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (std::chrono::duration<double>(now - last_progress).count() >= cfg_.progress_s) {
+        last_progress = now;
+        cfg_.progress(std::min(1.0, double(wend) / double(std::max<ps_t>(1, total_ps))), wend, del);
+      }
+    }
+    if (any_failed) break;
+    if (wend >= gen_end_ && inj == del) {
+      w.st.drained = true;
+      w.st.end_ps = wend;
+      break;
+    }
+    if (wend >= drain_end_ || gnext == kNever) {
+      w.st.end_ps = wend;
+      break;
+    }
+    wstart = std::max(wend, gnext);
+  }
+}
+
+template <class R, class L>
+std::string Engine<R, L>::check_credits() const {
+  // For every link and VC: credits held by the sender (in hand and streaming
+  // back) + units in flight forward + units buffered downstream + credits in
+  // flight back (not yet written to the sender) = buffer size.
+  auto units_queued = [&](const Worker& w, uint32_t c) {
+    uint64_t u = 0;
+    for (uint32_t i = 0; i < w.router.len(c); i++) u += w.router.at(c, i).units;
+    return u;
+  };
+  for (uint32_t r = 0; r < nrouters_; r++) {
+    const Worker& ws = *workers_[router_worker_[r]];
+    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
+      const FabricPort& fp = f_.routers[r].ports[p];
+      if (!fp.connected()) continue;
+      const uint32_t o = router_local_[r] * max_ports_ + p;
+      for (uint32_t v = 0; v < nv_; v++) {
+        const size_t s = size_t(o) * nv_ + v;
+        const uint32_t held = ws.credits[s].held();
+        int64_t fwd, buffered, back;
+        if (fp.peer_router >= 0) {
+          const Worker& wr = *workers_[router_worker_[fp.peer_router]];
+          const uint32_t c = (router_local_[fp.peer_router] * max_ports_ + uint32_t(fp.peer_port)) * nv_ + v;
+          fwd = int64_t(ws.out_sent[s]) - int64_t(wr.in_arrived[c]);
+          buffered = int64_t(units_queued(wr, c));
+          back = int64_t(wr.in_csent[c]) - int64_t(ws.out_crecv[s]);
+        } else {
+          // The endpoint sinks at line rate: credits leave as units are sent.
+          fwd = 0;
+          buffered = 0;
+          back = int64_t(ws.out_sent[s]) - int64_t(ws.out_crecv[s]);
+        }
+        const int64_t total = int64_t(held) + fwd + buffered + back;
+        if (total != int64_t(cap_[v]) || fwd < 0 || back < 0)
+          return "router " + std::to_string(r) + " port " + std::to_string(p) + " VC " +
+                 std::to_string(v) + ": credits " + std::to_string(held) + " + in flight " +
+                 std::to_string(fwd) + " + buffered " + std::to_string(buffered) +
+                 " + credits returning " + std::to_string(back) + " != " + std::to_string(cap_[v]);
+      }
+    }
+  }
+  for (uint32_t e = 0; e < nep_; e++) {
+    const FabricEndpoint& fe = f_.endpoints[e];
+    const Worker& w = *workers_[router_worker_[fe.router]];
+    for (uint32_t v = 0; v < nv_; v++) {
+      const size_t s = size_t(e) * nv_ + v;
+      const uint32_t c = (router_local_[fe.router] * max_ports_ + uint32_t(fe.port)) * nv_ + v;
+      const int64_t total = int64_t(w.ep[e].credits[v].held()) +
+                            (int64_t(w.ep_sent[s]) - int64_t(w.in_arrived[c])) +
+                            int64_t(units_queued(w, c)) +
+                            (int64_t(w.in_csent[c]) - int64_t(w.ep_crecv[s]));
+      if (total != int64_t(cap_[v]))
+        return "injection link of endpoint " + std::to_string(e) + " VC " + std::to_string(v) +
+               ": credits do not add up to " + std::to_string(cap_[v]);
+    }
+  }
+  return {};
+}
+
+// The outputs' hot counters and the inputs' peak occupancy into the link
+// statistics (vc_units: every packet of a VC on a link has its length
+// counted there once, so units per VC come from the sent totals).
+template <class R, class L>
+void Engine<R, L>::fold_link_counters(Worker& w) {
+  for (size_t o = 0; o < w.out.size(); o++) {
+    OutLink& ol = w.out[o];
+    if (ol.unit_ps == 0) continue;  // not connected
+    LinkStats& ls = w.st.links[ol.stats];
+    ls.packets += ol.packets;
+    ls.units += ol.units;
+    ls.busy_ps += ol.busy_ps;
+    ls.credit_stalls += ol.credit_stalls;
+    for (uint32_t v = 0; v < nv_; v++) {
+      ls.vc_packets[v] += w.out_vc_packets[o * nv_ + v];
+      ls.vc_units[v] += w.out_sent[o * nv_ + v];
+    }
+    ol.packets = ol.units = ol.busy_ps = ol.credit_stalls = 0;
+  }
+  for (size_t c = 0; c < w.router.channels(); c++) {
+    const InLink& in = w.in[c / nv_];
+    if (in.up_router < 0 && in.up_endpoint < 0) continue;
+    uint32_t& peak = w.st.links[in.stats].vc_peak_occupancy[c % nv_];
+    peak = std::max(peak, w.router.peak(static_cast<uint32_t>(c)));
+  }
+}
+
+template <class R, class L>
+RunStats Engine<R, L>::merge() {
+  RunStats out;
+  out.links = link_proto_;
+  out.realtime = cfg_.realtime;
+  out.time_scale = cfg_.time_scale;
+  out.lateness_bound_ps = cfg_.lateness_bound_ps;
+  for (uint32_t b = 0; b < cfg_.ports.size(); b++) out.ports.push_back(port_identity(b));
+  out.measure_start_ps = measure_start_;
+  out.measure_end_ps = measure_end_;
+  out.drained = true;
+  for (auto& wp : workers_) {
+    RunStats& s = wp->st;
+    out.end_ps = std::max(out.end_ps, s.end_ps);
+    out.drained = out.drained && s.drained;
+    out.generated_messages += s.generated_messages;
+    out.injected_packets += s.injected_packets;
+    out.delivered_packets += s.delivered_packets;
+    out.delivered_messages += s.delivered_messages;
+    out.measured_injected += s.measured_injected;
+    out.measured_delivered += s.measured_delivered;
+    out.offered_units += s.offered_units;
+    out.accepted_units += s.accepted_units;
+    for (int i = 0; i < static_cast<int>(DropReason::count); i++) out.drops[i] += s.drops[i];
+    out.packet_hops += s.packet_hops;
+    out.events += s.events;
+    out.latency_ps.merge(s.latency_ps);
+    out.network_latency_ps.merge(s.network_latency_ps);
+    out.hops.merge(s.hops);
+    out.invariant_checks += s.invariant_checks;
+    out.lateness_ps.merge(s.lateness_ps);
+    out.poll_gap_ps.merge(s.poll_gap_ps);
+    out.worker_lateness_ps.push_back(s.lateness_ps);
+    out.events_over_bound += s.events_over_bound;
+    for (size_t b = 0; b < out.ports.size(); b++) out.ports[b].merge(s.ports[b]);
+    if (out.invariant_failure.empty() && s.error.rfind("credit", 0) == 0)
+      out.invariant_failure = s.error;
+    if (out.error.empty()) out.error = s.error;
+    for (size_t l = 0; l < out.links.size(); l++) out.links[l].merge(s.links[l]);
+  }
+  if (cfg_.realtime) {
+    out.measure_end_ps = std::max(out.end_ps, measure_start_);
+    // Packets cross cores: only the totals say whether the fabric emptied.
+    out.drained = out.injected_packets == out.delivered_packets;
+  }
+  if (out.injected_packets > out.delivered_packets)
+    out.drops[static_cast<int>(DropReason::undelivered_at_end)] =
+        out.injected_packets - out.delivered_packets;
+  return out;
+}
+
+// Frees what is still in the fabric (after a failed or undrained run), the
+// rings and the pools.
+template <class R, class L>
+void Engine<R, L>::release() {
+  for (auto& w : workers_) {
+    for_each_packet_left(*w, [](rte_mbuf* m) { rte_pktmbuf_free(m); });
+    w->inbox.clear();
+    w->wheel = TimingWheel{};
+  }
+  for (auto& w : workers_) {
+    for (rte_ring* r : w->tx)
+      if (r) rte_ring_free(r);
+    w->tx.assign(w->tx.size(), nullptr);
+  }
+  for (auto& w : workers_) {
+    w->pool.release();
+    if (w->tx_pool) rte_mempool_free(w->tx_pool);
+    w->tx_pool = nullptr;
+  }
+}
+
+template <class R, class L>
+RunStats Engine<R, L>::run() {
+  std::string err;
+  if (!setup(&err)) {
+    release();
+    RunStats s;
+    s.error = err;
+    return s;
+  }
+  for (auto& w : workers_) seed_traffic(*w);
+  if (cfg_.realtime) {
+    ps_per_cycle_ = 1e12 / double(rte_get_tsc_hz()) / cfg_.time_scale;
+    tsc0_ = rte_rdtsc();
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const int nw = static_cast<int>(workers_.size());
+  std::vector<std::pair<Engine*, Worker*>> args;
+  for (auto& w : workers_) args.emplace_back(this, w.get());
+  for (int i = 1; i < nw; i++) {
+    const int rc = rte_eal_remote_launch(&Engine::worker_main, &args[i], workers_[i]->lcore);
+    if (rc != 0) {
+      RunStats s;
+      s.error = "cannot launch worker " + std::to_string(i) + " on lcore " +
+                std::to_string(workers_[i]->lcore) + " (busy?)";
+      return s;
+    }
+  }
+  if (cfg_.realtime)
+    worker_loop_realtime(*workers_[0]);
+  else
+    worker_loop(*workers_[0]);
+  for (int i = 1; i < nw; i++) rte_eal_wait_lcore(workers_[i]->lcore);
+  // Frames that did not make it are counted before their buffers go.
+  for (auto& w : workers_) {
+    drain_inbox(*w);
+    for_each_packet_left(*w, [&](rte_mbuf* m) { note_undelivered(m); });
+  }
+  for (auto& w : workers_) {
+    drop_partial_frames(*w);
+    fold_link_counters(*w);
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  RunStats out = merge();
+  out.wall_s = wall;
+  release();
+  return out;
+}
+
+}  // namespace fabemu

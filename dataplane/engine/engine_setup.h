@@ -1,0 +1,367 @@
+// Engine<R, Link>, continued: setup. Checks the fabric the engine was given,
+// places routers on workers, numbers the links, sizes queues and pools, and
+// creates the rings between cores. Included from engine.h only.
+#pragma once
+
+namespace fabemu {
+
+template <class R, class L>
+bool Engine<R, L>::setup(std::string* err) {
+  inst_ = next_engine_instance();
+  nv_ = static_cast<uint32_t>(f_.num_vcs);
+  if (nv_ < 1 || nv_ > kMaxVcs) {
+    *err = "the fabric has " + std::to_string(nv_) + " VCs; 1.." + std::to_string(kMaxVcs) +
+           " are supported";
+    return false;
+  }
+  nrouters_ = static_cast<uint32_t>(f_.routers.size());
+  nep_ = static_cast<uint32_t>(f_.endpoints.size());
+  if (nep_ == 0) {
+    *err = "the fabric has no endpoints";
+    return false;
+  }
+  max_ports_ = 0;
+  for (const auto& r : f_.routers)
+    max_ports_ = std::max<uint32_t>(max_ports_, static_cast<uint32_t>(r.ports.size()));
+  if (max_ports_ > kMaxPorts) {
+    *err = "a router has " + std::to_string(max_ports_) + " ports; at most " +
+           std::to_string(kMaxPorts) + " are supported";
+    return false;
+  }
+  cap_.assign(nv_, 0);
+  uint32_t maxcap = 1;
+  for (uint32_t v = 0; v < nv_; v++) {
+    cap_[v] = f_.vc_buffer_units[v];
+    if (cap_[v] < cfg_.format.max_units) {
+      *err = "VC " + std::to_string(v) + " buffer (" + std::to_string(cap_[v]) +
+             " units) cannot hold a maximum-length packet (" +
+             std::to_string(cfg_.format.max_units) +
+             " units): virtual cut-through needs room for a whole packet";
+      return false;
+    }
+    maxcap = std::max(maxcap, cap_[v]);
+  }
+  const uint32_t minu = std::max<uint32_t>(1, cfg_.format.min_units);
+  qcap_ = 1;
+  while (qcap_ < maxcap / minu + 1) qcap_ <<= 1;
+  if (qcap_ > 0x8000) {
+    *err = "a VC buffer of " + std::to_string(maxcap) + " units holds more than 32768 packets";
+    return false;
+  }
+
+  // Placement: which worker owns each router, and its index there.
+  const int nw = std::max(1, cfg_.workers);
+  router_worker_.assign(nrouters_, 0);
+  router_local_.assign(nrouters_, 0);
+  std::vector<uint32_t> per_worker(nw, 0);
+  for (uint32_t r = 0; r < nrouters_; r++) {
+    int w = r < cfg_.router_worker.size() ? cfg_.router_worker[r]
+                                          : static_cast<int>(uint64_t(r) * nw / nrouters_);
+    if (w < 0 || w >= nw) {
+      *err = "router " + std::to_string(r) + " placed on worker " + std::to_string(w) +
+             " but the run has " + std::to_string(nw) + " workers";
+      return false;
+    }
+    router_worker_[r] = static_cast<uint16_t>(w);
+    router_local_[r] = per_worker[w]++;
+  }
+  if (!setup_links(err)) return false;
+  if (!setup_traffic(err)) return false;
+  if (!setup_ports(err)) return false;
+  if (cfg_.realtime) {
+    // Real time: generation and measurement last until the run is stopped.
+    gen_end_ = kNever;
+    measure_end_ = kNever;
+    drain_end_ = kNever;
+  }
+
+  workers_.clear();
+  for (int i = 0; i < nw; i++) {
+    workers_.push_back(std::make_unique<Worker>());
+    workers_.back()->id = i;
+  }
+  pub_[0].assign(nw, Published{});
+  pub_[1].assign(nw, Published{});
+  live_ = std::make_unique<LivePub[]>(nw);
+  for (int i = 0; i < nw; i++) {
+    live_[i].rx = std::make_unique<std::atomic<uint64_t>[]>(cfg_.ports.size() + 1);
+    live_[i].tx = std::make_unique<std::atomic<uint64_t>[]>(cfg_.ports.size() + 1);
+    for (size_t b = 0; b <= cfg_.ports.size(); b++) {
+      live_[i].rx[b].store(0);
+      live_[i].tx[b].store(0);
+    }
+  }
+  barrier_ = std::make_unique<SpinBarrier>(nw);
+  // Lcores: the main lcore runs worker 0, the next enabled lcores the rest.
+  unsigned lc = rte_get_main_lcore();
+  workers_[0]->lcore = lc;
+  for (int i = 1; i < nw; i++) {
+    lc = rte_get_next_lcore(lc, 1, 0);
+    if (lc >= RTE_MAX_LCORE) {
+      *err = "run.workers is " + std::to_string(nw) + " but DPDK has only " +
+             std::to_string(rte_lcore_count()) + " lcore(s); lower run.workers";
+      return false;
+    }
+    workers_[i]->lcore = lc;
+  }
+  for (auto& w : workers_)
+    if (!setup_worker(*w, err)) return false;
+  // Cross-core rings, one per ordered pair.
+  for (int a = 0; a < nw; a++) {
+    for (int b = 0; b < nw; b++) {
+      if (a == b) continue;
+      const std::string name = "fx" + std::to_string(inst_) + "_" + std::to_string(a) + "_" +
+                               std::to_string(b);
+      rte_ring* ring = rte_ring_create_elem(name.c_str(), sizeof(Event), 1 << 16,
+                                            rte_lcore_to_socket_id(workers_[b]->lcore),
+                                            RING_F_SP_ENQ | RING_F_SC_DEQ);
+      if (!ring) {
+        *err = "cannot create cross-core ring " + name + ": " + rte_strerror(rte_errno);
+        return false;
+      }
+      workers_[a]->tx[b] = ring;
+      workers_[b]->rx[a] = ring;
+    }
+  }
+  return true;
+}
+
+// Links: every connected router output, then every endpoint injection link;
+// the conservative window is the smallest latency of a link between cores.
+template <class R, class L>
+bool Engine<R, L>::setup_links(std::string* err) {
+  const int nw = std::max(1, cfg_.workers);
+  link_proto_.clear();
+  out_link_.assign(size_t(nrouters_) * max_ports_, ~0u);
+  window_ = kNever;
+  for (uint32_t r = 0; r < nrouters_; r++) {
+    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
+      const FabricPort& fp = f_.routers[r].ports[p];
+      if (!fp.connected()) continue;
+      if (fp.unit_ps == 0) {
+        *err = "router " + std::to_string(r) + " port " + std::to_string(p) +
+               " has a zero unit time (link rate missing)";
+        return false;
+      }
+      LinkStats ls;
+      ls.router = static_cast<int32_t>(r);
+      ls.port = static_cast<int16_t>(p);
+      ls.peer_router = fp.peer_router;
+      ls.peer_port = fp.peer_port;
+      ls.endpoint = fp.endpoint;
+      out_link_[size_t(r) * max_ports_ + p] = static_cast<uint32_t>(link_proto_.size());
+      link_proto_.push_back(ls);
+      if (fp.peer_router >= 0 && router_worker_[fp.peer_router] != router_worker_[r])
+        window_ = std::min(window_, fp.wire_ps);
+    }
+  }
+  ep_link_.assign(nep_, 0);
+  for (uint32_t e = 0; e < nep_; e++) {
+    const FabricEndpoint& fe = f_.endpoints[e];
+    if (fe.router < 0 || static_cast<uint32_t>(fe.router) >= nrouters_ ||
+        fe.port < 0 || static_cast<uint32_t>(fe.port) >= f_.routers[fe.router].ports.size() ||
+        f_.routers[fe.router].ports[fe.port].endpoint != static_cast<int32_t>(e)) {
+      *err = "endpoint " + std::to_string(e) + " is not attached to the router port it names";
+      return false;
+    }
+    LinkStats ls;
+    ls.router = -1;
+    ls.endpoint = static_cast<int32_t>(e);
+    ls.peer_router = fe.router;
+    ls.peer_port = fe.port;
+    ep_link_[e] = static_cast<uint32_t>(link_proto_.size());
+    link_proto_.push_back(ls);
+  }
+  if (nw > 1) {
+    if (window_ == kNever) window_ = 1000 * kPsPerNs;  // no cross-core link at all
+    if (window_ == 0) {
+      *err = "a link between routers on different workers has zero latency; conservative "
+             "parallel emulation needs link.wire_ns > 0 (or run.workers: 1)";
+      return false;
+    }
+  } else {
+    window_ = 1000 * kPsPerNs;  // one worker: windows only pace progress and termination
+  }
+  return true;
+}
+
+// Traffic: Bernoulli trials, one per injection-link unit time, each
+// succeeding with p = load / (mean units per message), so that the offered
+// load is the configured fraction of the injection bandwidth.
+template <class R, class L>
+bool Engine<R, L>::setup_traffic(std::string* err) {
+  measure_start_ = cfg_.warmup_ps;
+  measure_end_ = cfg_.warmup_ps + cfg_.measure_ps;
+  gen_end_ = measure_end_;
+  drain_end_ = gen_end_ + cfg_.drain_ps;
+  if (!pattern_.init(f_, cfg_, err)) return false;
+  max_payload_ = cfg_.format.max_payload_bytes();
+  if (max_payload_ == 0) {
+    *err = "the packet format leaves no room for payload (max_units too small)";
+    return false;
+  }
+  double wsum = 0, mean_units = 0;
+  size_cdf_.clear();
+  for (size_t i = 0; i < cfg_.size_bytes.size(); i++) wsum += cfg_.size_weight[i];
+  double acc = 0;
+  for (size_t i = 0; i < cfg_.size_bytes.size(); i++) {
+    const uint32_t b = cfg_.size_bytes[i];
+    const uint32_t nseg = b == 0 ? 1 : (b + max_payload_ - 1) / max_payload_;
+    double units = 0;
+    for (uint32_t s = 0; s < nseg; s++) {
+      const uint32_t sb = std::min(max_payload_, b - std::min(b, s * max_payload_));
+      units += cfg_.format.units_for(sb);
+    }
+    mean_units += units * cfg_.size_weight[i] / wsum;
+    acc += cfg_.size_weight[i] / wsum;
+    size_cdf_.push_back(acc);
+  }
+  gen_slot_ps_ = f_.endpoints[0].unit_ps;
+  gen_p_ = cfg_.load / mean_units / std::max<uint32_t>(1, cfg_.batch_size);
+  if (gen_p_ > 1.0) gen_p_ = 1.0;
+  return true;
+}
+
+template <class R, class L>
+bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
+  const int nw = static_cast<int>(workers_.size());
+  for (uint32_t r = 0; r < nrouters_; r++)
+    if (router_worker_[r] == w.id) w.routers.push_back(static_cast<int32_t>(r));
+  const uint32_t nlr = static_cast<uint32_t>(w.routers.size());
+  w.router.init(nlr, max_ports_, nv_, qcap_);
+  const size_t nout = size_t(nlr) * max_ports_;
+  w.out.assign(nout, OutLink{});
+  w.in.assign(nout, InLink{});
+  w.credits.assign(nout * nv_, CreditCounter{});
+  w.out_sent.assign(nout * nv_, 0);
+  w.out_crecv.assign(nout * nv_, 0);
+  w.out_vc_packets.assign(nout * nv_, 0);
+  w.in_arrived.assign(w.router.channels(), 0);
+  w.in_csent.assign(w.router.channels(), 0);
+  w.ep_sent.assign(size_t(nep_) * nv_, 0);
+  w.ep_crecv.assign(w.ep_sent.size(), 0);
+  w.ep.resize(nep_);
+  w.st = RunStats{};
+  w.st.links = link_proto_;
+  w.tx.assign(nw, nullptr);
+  w.rx.assign(nw, nullptr);
+  w.outbox.assign(nw, {});
+  for (auto& ob : w.outbox) ob.reserve(4096);
+  w.inbox.reserve(4096);
+  // Buffers that can be in flight at once: every input buffer full of the
+  // shortest packets, plus the source queues (the pool grows to this only
+  // when the fabric really fills).
+  uint64_t bufs = 0;
+  const uint32_t minu = std::max<uint32_t>(1, cfg_.format.min_units);
+  for (uint32_t lr = 0; lr < nlr; lr++) {
+    const uint32_t r = static_cast<uint32_t>(w.routers[lr]);
+    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
+      const FabricPort& fp = f_.routers[r].ports[p];
+      if (!fp.connected()) continue;
+      const uint32_t o = w.router.output(lr, p);
+      OutLink& ol = w.out[o];
+      ol.unit_ps = fp.unit_ps;
+      ol.wire_ps = fp.wire_ps;
+      ol.peer_router = fp.peer_router;
+      ol.peer_port = static_cast<uint16_t>(fp.peer_port < 0 ? 0 : fp.peer_port);
+      ol.peer_endpoint = fp.endpoint;
+      ol.peer_worker = fp.peer_router >= 0 ? router_worker_[fp.peer_router] : w.id;
+      ol.remote = ol.peer_worker != w.id;
+      if (fp.peer_router >= 0)
+        ol.peer_channel0 = (router_local_[fp.peer_router] * max_ports_ + ol.peer_port) * nv_;
+      ol.stats = out_link_[size_t(r) * max_ports_ + p];
+      for (uint32_t v = 0; v < nv_; v++) {
+        w.credits[size_t(o) * nv_ + v] = CreditCounter(cap_[v]);
+        bufs += cap_[v] / minu + 1;
+      }
+      // The input side of the same port: where its credits go back to.
+      InLink& in = w.in[o];
+      if (fp.endpoint >= 0) {
+        in.up_endpoint = fp.endpoint;
+        in.up_wire_ps = f_.endpoints[fp.endpoint].wire_ps;
+        in.stats = ep_link_[fp.endpoint];
+      } else if (fp.peer_router >= 0) {
+        in.up_router = fp.peer_router;
+        in.up_port = static_cast<uint16_t>(fp.peer_port);
+        in.up_worker = router_worker_[fp.peer_router];
+        in.remote = in.up_worker != w.id;
+        in.up_output = router_local_[fp.peer_router] * max_ports_ + in.up_port;
+        in.up_wire_ps = f_.routers[fp.peer_router].ports[fp.peer_port].wire_ps;
+        in.stats = out_link_[size_t(fp.peer_router) * max_ports_ + fp.peer_port];
+      }
+    }
+  }
+  for (uint32_t e = 0; e < nep_; e++) {
+    if (router_worker_[f_.endpoints[e].router] != w.id) continue;
+    w.owned_eps.push_back(e);
+    Nic& ep = w.ep[e];
+    ep.rng = Rng(cfg_.seed, e);
+    ep.credits.assign(nv_, CreditCounter{});
+    for (uint32_t v = 0; v < nv_; v++) ep.credits[v] = CreditCounter(cap_[v]);
+    ep.srcq_bound = cfg_.source_queue_packets;
+    for (auto& q : ep.srcq) q.init(ep.srcq_bound);
+    ep.link = ep_link_[e];
+    ep.reassembly.init(1024);
+    bufs += 2ull * cfg_.source_queue_packets;
+  }
+  bufs += 4096;
+  // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
+  w.st.ports.clear();
+  for (uint32_t b = 0; b < cfg_.ports.size(); b++) {
+    const PortEndpointConfig& pc = cfg_.ports[b];
+    w.st.ports.push_back(port_identity(b));
+    w.ep[pc.endpoint].binding = static_cast<int32_t>(b);
+    if (router_worker_[f_.endpoints[pc.endpoint].router] != w.id) continue;
+    Nic& ep = w.ep[pc.endpoint];
+    ep.srcq_bound = std::max<uint32_t>(cfg_.source_queue_packets, pc.queue_frames * seg_cap_);
+    for (auto& q : ep.srcq) q.init(ep.srcq_bound);
+    ep.fslot.assign(kFrameSlots, FrameSlot{});
+    ep.fseg.assign(size_t(kFrameSlots) * seg_cap_, nullptr);
+    bufs += uint64_t(ep.srcq_bound) + uint64_t(kFrameSlots) * seg_cap_;
+  }
+  const double cycles_per_s = double(rte_get_tsc_hz());
+  w.mac = MacTable(4096, static_cast<uint64_t>(cfg_.mac_aging_s * cycles_per_s));
+  for (uint32_t b = 0; b < cfg_.ports.size(); b++)
+    for (uint64_t mac : cfg_.ports[b].macs) w.mac.pin(mac, static_cast<int32_t>(cfg_.ports[b].endpoint));
+  w.txb.assign(devices_.size(), {});
+  for (uint32_t d = 0; d < devices_.size(); d++) {
+    if (devices_[d].worker != w.id) continue;
+    w.devices.push_back(d);
+    w.txb[d].reserve(64);
+  }
+  if (!cfg_.ports.empty()) w.frame.assign(std::max<uint32_t>(max_frame_ + 64, 16384), 0);
+  if (!w.devices.empty()) {
+    const std::string tname = "ft" + std::to_string(inst_) + "_" + std::to_string(w.id);
+    const uint16_t troom = static_cast<uint16_t>(
+        std::max<uint32_t>(RTE_MBUF_DEFAULT_BUF_SIZE, max_frame_ + kVlanTagBytes + RTE_PKTMBUF_HEADROOM));
+    w.tx_pool = rte_pktmbuf_pool_create(tname.c_str(), 4095 + 2048 * w.devices.size(), 256,
+                                        kMbufPrivSize, troom, rte_lcore_to_socket_id(w.lcore));
+    if (!w.tx_pool) {
+      *err = "cannot create the transmit buffer pool (" + tname + "): " + rte_strerror(rte_errno) +
+             "; give DPDK more memory (FABEMU_DPDK_MEM_MB)";
+      return false;
+    }
+  }
+  const uint32_t limit = static_cast<uint32_t>(std::min<uint64_t>(bufs, 1u << 21));
+  // Data room: the largest encoded packet (up to 16 bytes a unit) plus slack.
+  const uint16_t room = static_cast<uint16_t>(16 * cfg_.format.max_units + 64);
+  const uint32_t first = w.devices.empty() ? 8192 : 32768;  // ports: no growth while frames flow
+  return w.pool.init("fp" + std::to_string(inst_) + "_" + std::to_string(w.id), first, limit,
+                     kMbufPrivSize, room, static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err);
+}
+
+template <class R, class L>
+void Engine<R, L>::seed_traffic(Worker& w) {
+  if (cfg_.load <= 0) return;
+  for (uint32_t e : w.owned_eps) {
+    Nic& ep = w.ep[e];
+    if (ep.binding >= 0) continue;  // its traffic comes from its port
+    Event ev{};
+    ev.t = (ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_;
+    ev.type = EventType::ep_generate;
+    ev.a = e;
+    w.wheel.push(ev);
+  }
+}
+
+}  // namespace fabemu

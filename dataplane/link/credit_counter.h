@@ -1,0 +1,140 @@
+// Credits of one (output, VC): flow units the downstream input buffer can
+// still accept.
+//
+// Downstream frees a packet's units one at a time as they stream out of its
+// buffer, so credits come back as a stream: n units, the first at `start`,
+// then one every `unit` ps (the downstream output's unit time). A stream is
+// written into the counter when downstream grants the packet, before its
+// first credit is due (no event per credit, none per packet): "are there k
+// credits at time t" is a walk over at most kStreams streams, each a multiply
+// and a compare. Streams from one downstream FIFO never overlap in time (it
+// reads one packet at a time), so they queue in time order.
+#pragma once
+#include <cstdint>
+
+#include "dataplane/sim/time.h"
+
+namespace fabemu {
+
+class CreditCounter {
+ public:
+  static constexpr uint32_t kStreams = 4;
+
+  CreditCounter() = default;
+  explicit CreditCounter(uint32_t initial) : settled_(initial), held_(initial) {}
+
+  // Credits held for the conservation check: in hand plus every stream.
+  uint32_t held() const { return held_; }
+  // Credits in hand or in a stream that has begun by `now` (what the sender
+  // would know of at `now`): the adaptive selection's view.
+  uint32_t held_at(ps_t now) const {
+    uint32_t h = settled_;
+    for (uint32_t i = 0; i < count_; i++) {
+      const Stream& s = q_[(head_ + i) % kStreams];
+      if (s.start > now) break;
+      h += s.n;
+    }
+    return h;
+  }
+  uint32_t pending_streams() const { return count_; }
+
+  // Are `units` credits available at `now`? If not, *when is lowered to the
+  // time they will be (left alone if only more streams can provide them).
+  bool available(uint32_t units, ps_t now, ps_t* when) const {
+    if (settled_ >= units) return true;
+    uint32_t k = units - settled_;
+    for (uint32_t i = 0; i < count_; i++) {
+      const Stream& s = q_[(head_ + i) % kStreams];
+      if (k <= s.n) {
+        const ps_t t = s.start + ps_t(k - 1) * s.unit;
+        if (now >= t) return true;
+        if (t < *when) *when = t;
+        return false;
+      }
+      k -= s.n;
+    }
+    return false;
+  }
+
+  // Takes `units` credits (after available() said yes): those in hand, then
+  // the fronts of the streams.
+  void take(uint32_t units) {
+    held_ -= units;
+    if (settled_ >= units) {
+      settled_ -= units;
+      return;
+    }
+    uint32_t k = units - settled_;
+    settled_ = 0;
+    while (k) {
+      Stream& s = q_[head_];
+      if (k < s.n) {
+        s.start += ps_t(k) * s.unit;
+        s.n -= k;
+        return;
+      }
+      k -= s.n;
+      pop();
+    }
+  }
+
+  // A stream written ahead of time. Returns false when kStreams are already
+  // pending (or an earlier stream is still deferred): the caller delivers it
+  // again at `first`, after resume(first), when the older streams have
+  // arrived; streams thus stay in time order.
+  bool add_stream(uint32_t units, ps_t first, ps_t every) {
+    if (count_ == kStreams || deferred_ > 0) {
+      deferred_++;
+      return false;
+    }
+    q_[(head_ + count_) % kStreams] = Stream{first, static_cast<uint32_t>(every), units};
+    count_++;
+    held_ += units;
+    return true;
+  }
+
+  // A deferred stream comes back at its `first`: the streams before it have
+  // all arrived by then, so it finds room.
+  void add_resumed(uint32_t units, ps_t first, ps_t every) {
+    settle(first);
+    deferred_--;
+    q_[(head_ + count_) % kStreams] = Stream{first, static_cast<uint32_t>(every), units};
+    count_++;
+    held_ += units;
+  }
+
+  // Streams whose last credit has arrived by `now` move into hand.
+  void settle(ps_t now) {
+    while (count_) {
+      const Stream& s = q_[head_];
+      if (s.start + ps_t(s.n - 1) * s.unit > now) return;
+      settled_ += s.n;
+      pop();
+    }
+  }
+
+  // Credits that arrive all at once (tests).
+  void add(uint32_t units) {
+    settled_ += units;
+    held_ += units;
+  }
+
+ private:
+  struct Stream {
+    ps_t start;
+    uint32_t unit;
+    uint32_t n;
+  };
+  void pop() {
+    head_ = (head_ + 1) % kStreams;
+    count_--;
+  }
+  uint32_t settled_ = 0;
+  uint32_t held_ = 0;
+  uint8_t head_ = 0;
+  uint8_t count_ = 0;
+  uint16_t deferred_ = 0;  // streams handed back to the caller, not yet resumed
+  Stream q_[kStreams] = {};
+};
+
+}  // namespace fabemu

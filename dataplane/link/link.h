@@ -1,0 +1,59 @@
+// The sending end of a link: serialization (a packet occupies the link for
+// units x unit time), the wire (SerDes + cable latency), the per-VC credits
+// of the buffer at the far end, and where the link ends (a router input on
+// this core, one on another core through a ring, or an endpoint).
+//
+// The data-link layer attaches at the LinkLayer hooks: the engine calls
+// on_transmit when a packet is granted onto the link and on_receive when its
+// head reaches the far end. NoLinkLayer (an ideal, error-free link) makes
+// both free; go-back-N retry with CRC, bit-error injection and capture taps
+// are further LinkLayer types chosen at compile time, never per packet.
+#pragma once
+#include <rte_mbuf.h>
+
+#include <cstdint>
+
+#include "dataplane/link/credit_counter.h"
+#include "dataplane/sim/time.h"
+
+namespace fabemu {
+
+struct OutLink {
+  ps_t free_ps = 0;         // the link is serialising until then
+  ps_t unit_ps = 0;         // one flow unit on the link
+  ps_t wire_ps = 0;         // head leaves -> head arrives
+  int32_t peer_router = -1; // global router id at the far end (-1: endpoint)
+  int32_t peer_endpoint = -1;
+  uint32_t peer_channel0 = 0;  // far end's channel for VC 0 (local index when on this core)
+  uint16_t peer_port = 0;
+  uint16_t peer_worker = 0;
+  uint32_t stats = 0;       // index into the link statistics
+  bool remote = false;      // the far end is on another core
+  // Hot counters, folded into the link statistics at the end of the run.
+  uint64_t packets = 0, units = 0, credit_stalls = 0;
+  ps_t busy_ps = 0;
+  ps_t serialize(uint32_t units) const { return units * unit_ps; }
+};
+
+// Where a router input's credits go back to: the sending end of its link.
+struct InLink {
+  int32_t up_router = -1;   // -1: an endpoint's injection link
+  int32_t up_endpoint = -1;
+  uint16_t up_port = 0;
+  uint16_t up_worker = 0;
+  uint32_t up_output = 0;   // sender's output index (local when on this core)
+  bool remote = false;
+  ps_t up_wire_ps = 0;      // credits travel the reverse direction of the link
+  uint32_t stats = 0;       // the link whose occupancy this buffer reports
+};
+
+// An ideal link: nothing lost, nothing copied, nothing recorded.
+struct NoLinkLayer {
+  static constexpr bool kActive = false;
+  // A packet leaves on `link` at `now`; false: the layer keeps it (retry).
+  static bool on_transmit(uint32_t /*link*/, rte_mbuf* /*m*/, ps_t /*now*/) { return true; }
+  // A packet's head reaches the far end; false: the receiver discards it.
+  static bool on_receive(uint32_t /*link*/, rte_mbuf* /*m*/, ps_t /*t*/) { return true; }
+};
+
+}  // namespace fabemu

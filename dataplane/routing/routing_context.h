@@ -1,0 +1,42 @@
+// What a routing decision may look at besides the tables and the packet:
+// the endpoint's or router's random stream (VAL, UGAL choose intermediate
+// nodes) and a read-only view of the router's outputs: credits per
+// (output, VC) and the occupancy the sender believes downstream has.
+// Selection among candidates (routing/selection.h) reads the same view.
+#pragma once
+#include <cstdint>
+
+#include "dataplane/core/rng.h"
+#include "dataplane/link/credit_counter.h"
+#include "dataplane/sim/time.h"
+
+namespace fabemu {
+
+class QueueView {
+ public:
+  QueueView(const CreditCounter* credits, uint32_t nv, const uint32_t* capacity, ps_t now)
+      : credits_(credits), nv_(nv), cap_(capacity), now_(now) {}
+  // Credits for (out_port, vc) the router knows of at now (in hand or streaming back).
+  uint32_t credits(uint32_t out_port, uint32_t vc) const {
+    return credits_[out_port * nv_ + vc].held_at(now_);
+  }
+  // Units the downstream buffer holds or has been promised, as credits tell.
+  uint32_t occupancy(uint32_t out_port, uint32_t vc) const {
+    const uint32_t c = credits(out_port, vc);
+    return cap_[vc] > c ? cap_[vc] - c : 0;
+  }
+  ps_t now() const { return now_; }
+
+ private:
+  const CreditCounter* credits_;  // this router's outputs: [port * nv + vc]
+  uint32_t nv_;
+  const uint32_t* cap_;           // buffer units per VC
+  ps_t now_;
+};
+
+struct RoutingContext {
+  Rng* rng;
+  QueueView view;
+};
+
+}  // namespace fabemu

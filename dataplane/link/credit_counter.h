@@ -31,7 +31,9 @@ class CreditCounter {
     uint32_t h = settled_;
     for (uint32_t i = 0; i < count_; i++) {
       const Stream& s = q_[(head_ + i) % kStreams];
-      if (s.start > now) break;
+      // take() moves a begun head stream's start to its next credit: it has
+      // begun all the same.
+      if (s.start > now && !(i == 0 && head_begun_)) break;
       h += s.n;
     }
     return h;
@@ -71,6 +73,7 @@ class CreditCounter {
       if (k < s.n) {
         s.start += ps_t(k) * s.unit;
         s.n -= k;
+        head_begun_ = true;
         return;
       }
       k -= s.n;
@@ -128,11 +131,13 @@ class CreditCounter {
   void pop() {
     head_ = (head_ + 1) % kStreams;
     count_--;
+    head_begun_ = false;
   }
   uint32_t settled_ = 0;
   uint32_t held_ = 0;
   uint8_t head_ = 0;
   uint8_t count_ = 0;
+  bool head_begun_ = false;  // the head stream was partly taken (so it has begun)
   uint16_t deferred_ = 0;  // streams handed back to the caller, not yet resumed
   Stream q_[kStreams] = {};
 };

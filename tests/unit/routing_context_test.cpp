@@ -1,0 +1,120 @@
+// What routing and selection see of a router's outputs
+// (dataplane/routing/routing_context.h, dataplane/routing/selection.h).
+#include "dataplane/routing/routing_context.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "dataplane/link/credit_counter.h"
+#include "dataplane/routing/route.h"
+#include "dataplane/routing/selection.h"
+
+namespace fabemu {
+namespace {
+
+constexpr uint32_t kPorts = 3, kNv = 2;
+
+TEST(QueueView, ReadsThePerPortVcCounters) {
+  std::vector<CreditCounter> cc;
+  for (uint32_t p = 0; p < kPorts; p++)
+    for (uint32_t v = 0; v < kNv; v++) cc.emplace_back(10 * p + v);
+  const uint32_t cap[kNv] = {30, 25};
+  const QueueView view(cc.data(), kNv, cap, 500);
+  EXPECT_EQ(view.now(), 500u);
+  for (uint32_t p = 0; p < kPorts; p++)
+    for (uint32_t v = 0; v < kNv; v++) {
+      EXPECT_EQ(view.credits(p, v), 10 * p + v) << p << " " << v;
+      const uint32_t credits = 10 * p + v;
+      EXPECT_EQ(view.occupancy(p, v), cap[v] > credits ? cap[v] - credits : 0) << p << " " << v;
+    }
+  EXPECT_EQ(view.occupancy(0, 0), 30u);
+  EXPECT_EQ(view.occupancy(2, 1), 4u);
+}
+
+TEST(QueueView, CountsOnlyStreamsBegunByNow) {
+  std::vector<CreditCounter> cc(kPorts * kNv);
+  cc[1 * kNv + 0] = CreditCounter(4);
+  ASSERT_TRUE(cc[1 * kNv + 0].add_stream(3, 1000, 10));
+  ASSERT_TRUE(cc[1 * kNv + 0].add_stream(2, 2000, 10));
+  const uint32_t cap[kNv] = {10, 6};
+  const QueueView before(cc.data(), kNv, cap, 999);
+  EXPECT_EQ(before.credits(1, 0), 4u);
+  EXPECT_EQ(before.occupancy(1, 0), 6u);
+  const QueueView at(cc.data(), kNv, cap, 1000);
+  EXPECT_EQ(at.credits(1, 0), 7u);  // the stream has begun: all of it
+  EXPECT_EQ(at.occupancy(1, 0), 3u);
+  const QueueView later(cc.data(), kNv, cap, 2000);
+  EXPECT_EQ(later.credits(1, 0), 9u);
+  EXPECT_EQ(later.occupancy(1, 0), 1u);
+  // Other (port, VC)s are not affected.
+  EXPECT_EQ(later.credits(1, 1), 0u);
+  EXPECT_EQ(later.credits(0, 0), 0u);
+  EXPECT_EQ(later.occupancy(1, 1), 6u);
+}
+
+TEST(QueueView, OccupancyIsZeroWhenCreditsExceedTheBuffer) {
+  std::vector<CreditCounter> cc(kPorts * kNv);
+  cc[0] = CreditCounter(12);
+  const uint32_t cap[kNv] = {10, 10};
+  const QueueView view(cc.data(), kNv, cap, 0);
+  EXPECT_EQ(view.credits(0, 0), 12u);
+  EXPECT_EQ(view.occupancy(0, 0), 0u);
+}
+
+RouteCandidates candidates(std::initializer_list<RouteCandidate> c, bool adaptive) {
+  RouteCandidates rc;
+  for (const RouteCandidate& x : c) rc.add(x.port, x.vc);
+  rc.adaptive = adaptive;
+  return rc;
+}
+
+bool same(const RouteCandidate& a, const RouteCandidate& b) {
+  return a.port == b.port && a.vc == b.vc;
+}
+
+struct Outputs {
+  explicit Outputs(std::initializer_list<uint32_t> credits) {
+    for (uint32_t c : credits) cc.emplace_back(c);
+  }
+  QueueView view(ps_t now = 0) const { return QueueView(cc.data(), kNv, cap, now); }
+  std::vector<CreditCounter> cc;  // [port * kNv + vc]
+  uint32_t cap[kNv] = {16, 16};
+};
+
+TEST(SelectMostCredits, PicksTheCandidateWithMostCredits) {
+  //            (0,0) (0,1) (1,0) (1,1) (2,0) (2,1)
+  Outputs o{3, 1, 2, 9, 5, 0};
+  const auto rc = candidates({{0, 0}, {1, 0}, {1, 1}, {2, 0}}, true);
+  EXPECT_TRUE(same(select_most_credits(rc, o.view()), {1, 1}));
+  const auto rc2 = candidates({{2, 1}, {0, 1}, {2, 0}}, true);
+  EXPECT_TRUE(same(select_most_credits(rc2, o.view()), {2, 0}));
+}
+
+TEST(SelectMostCredits, TiesGoToTheEarlierCandidate) {
+  Outputs o{4, 7, 7, 2, 7, 0};
+  const auto rc = candidates({{1, 1}, {0, 1}, {1, 0}, {2, 0}}, true);  // 2, 7, 7, 7
+  EXPECT_TRUE(same(select_most_credits(rc, o.view()), {0, 1}));
+  const auto rc2 = candidates({{2, 0}, {0, 1}, {1, 0}}, true);  // 7, 7, 7
+  EXPECT_TRUE(same(select_most_credits(rc2, o.view()), {2, 0}));
+}
+
+TEST(SelectMostCredits, NonAdaptiveOrSingleTakesTheFirst) {
+  Outputs o{0, 0, 9, 9, 9, 9};
+  const auto rc = candidates({{0, 0}, {1, 0}, {2, 1}}, false);
+  EXPECT_TRUE(same(select_most_credits(rc, o.view()), {0, 0}));
+  const auto one = candidates({{0, 1}}, true);
+  EXPECT_TRUE(same(select_most_credits(one, o.view()), {0, 1}));
+}
+
+TEST(SelectMostCredits, SeesStreamsOnlyOnceTheyHaveBegun) {
+  Outputs o{5, 0, 2, 0, 0, 0};
+  ASSERT_TRUE(o.cc[1 * kNv + 0].add_stream(6, 1000, 100));  // (1,0): 2 now, 8 from t=1000
+  const auto rc = candidates({{0, 0}, {1, 0}}, true);
+  EXPECT_TRUE(same(select_most_credits(rc, o.view(999)), {0, 0}));
+  EXPECT_TRUE(same(select_most_credits(rc, o.view(1000)), {1, 0}));
+}
+
+}  // namespace
+}  // namespace fabemu

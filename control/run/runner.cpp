@@ -80,6 +80,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.workers = spec.run.workers;
   c.check_invariants = spec.run.check_invariants;
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
+  c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.pattern = pattern_of(spec.traffic.pattern);
   c.load = spec.traffic.load;
   c.batch_size = spec.traffic.process == "batch" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;

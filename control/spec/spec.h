@@ -64,6 +64,8 @@ struct Spec {
     double turn_ns = 80.0;       // t3e fall-through, turn
     double endpoint_ns = 133.0;  // t3e fall-through at the end points
     int radix = 64;              // yarc radix
+    int input_speedup = 1;       // packets one input port may send through the switch at a time
+    int output_speedup = 1;      // packets one output may accept at a time
   } router;
 
   struct Vcs {

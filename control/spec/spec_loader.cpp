@@ -625,6 +625,12 @@ const std::vector<Field>& fields() {
     {"router.radix", "int", "ports", "", "64", BW " §3",
      "router ports (clos)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.radix = static_cast<int>(c.integer(n, 2, kMaxPorts)); }},
+    {"router.input_speedup", "int", "packets", "1", "1", "input-queued router with a separable allocator (inputs, then outputs)",
+     "packets one input port may send through the switch at the same time (its VCs share them); 1..4",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.input_speedup = static_cast<int>(c.integer(n, 1, 4)); }},
+    {"router.output_speedup", "int", "packets", "1", "1", "input-queued router: an output link serialises one packet at a time",
+     "packets one output may accept at the same time; only 1 until a router model with output buffers exists",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.output_speedup = static_cast<int>(c.integer(n, 1, 1)); }},
 
     // --- vcs: read by the engine (credits and buffers per port and VC).
     {"vcs.count", "int", "VCs", "5", "2", T3E " §1 (5 VCs); " BW " §4.2 (request, response)",

@@ -59,6 +59,7 @@ struct EngineConfig {
   int workers = 1;
   bool check_invariants = false;
   uint32_t source_queue_packets = 256;
+  uint32_t input_speedup = 1;   // packets an input port may have crossing the switch at once
   // Traffic.
   Pattern pattern = Pattern::uniform;
   double load = 0.0;            // fraction of injection bandwidth

@@ -148,7 +148,8 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
     arm_wake(w, o, ol.free_ps);  // busy: look again when the link frees
     return;
   }
-  const uint32_t ch0 = (o - o % max_ports_) * nv_;  // channel of (port 0, VC 0) of this router
+  const uint32_t o0 = o - o % max_ports_;  // output (and input) 0 of this router
+  const uint32_t ch0 = o0 * nv_;           // channel of (port 0, VC 0)
   const CreditCounter* cr = &w.credits[size_t(o) * nv_];
   // Per VC: the fewest units known to be short now, so that one credit
   // lookup per VC serves the requesters behind it.
@@ -161,6 +162,11 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
     QEntry& e = rt.head(c);
     if (e.ready > now) {
       if (e.ready < wake) wake = e.ready;
+      return false;
+    }
+    const ps_t in_free = rt.input_free_at(o0 + rt.requester_port(i));
+    if (in_free > now) {  // the input is sending its speedup's worth elsewhere
+      if (in_free < wake) wake = in_free;
       return false;
     }
     const uint32_t v = e.out_vc;
@@ -205,6 +211,7 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   w.credits[size_t(o) * nv_ + ov].take(units);
   w.out_sent[size_t(o) * nv_ + ov] += units;
   ol.free_ps = now + dur;  // requesters arriving meanwhile schedule the wake-up
+  rt.occupy_input(c / nv_, now + dur);
   ol.packets++;
   ol.units += units;
   w.out_vc_packets[size_t(o) * nv_ + ov]++;

@@ -4,6 +4,9 @@
 // router pipeline, then requests its output; the output arbitrates among
 // ready requesters and grants a packet only when the downstream buffer has
 // credits for all of it (virtual cut-through, checked by the engine's link).
+// Allocation is separable: an input port sends at most input_speedup packets
+// through the switch at a time (its VCs compete for them), and an output
+// link carries one packet at a time.
 //
 // This class holds the state of every router one worker owns, in flat
 // arrays: channel c = (local router * max_ports + port) * nv + vc, output
@@ -40,7 +43,10 @@ class InputQueuedRouter {
  public:
   using Arbiter = RoundRobinArbiter;
 
-  void init(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t qcap) {
+  void init(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t qcap,
+            uint32_t input_speedup = 1) {
+    speedup_ = input_speedup < 1 ? 1 : input_speedup;
+    in_busy_.assign(size_t(routers) * max_ports * speedup_, 0);
     max_ports_ = max_ports;
     nv_ = nv;
     vc_shift_ = 0;
@@ -126,6 +132,25 @@ class InputQueuedRouter {
     return Arbiter::pick(&req_[size_t(o) * req_words_], req_bits_, a.nreq, &a.ptr, accept);
   }
 
+  // ---- the switch's input side (separable allocation: an input port sends
+  // at most input_speedup packets through the switch at a time, whatever
+  // their VCs and outputs) -----------------------------------------------------
+  // When input port `in` (numbered like outputs) has a free crossing.
+  ps_t input_free_at(uint32_t in) const {
+    const ps_t* b = &in_busy_[size_t(in) * speedup_];
+    ps_t t = b[0];
+    for (uint32_t k = 1; k < speedup_; k++) t = b[k] < t ? b[k] : t;
+    return t;
+  }
+  // A packet from input `in` crosses the switch until `until`.
+  void occupy_input(uint32_t in, ps_t until) {
+    ps_t* b = &in_busy_[size_t(in) * speedup_];
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < speedup_; k++)
+      if (b[k] < b[best]) best = k;
+    b[best] = until;
+  }
+
   // One pending wake-up per output: the earliest time it must look again.
   ps_t& wake(uint32_t o) { return arb_[o].wake_ps; }
 
@@ -137,6 +162,8 @@ class InputQueuedRouter {
   };
   uint32_t max_ports_ = 0, nv_ = 0, vc_shift_ = 0, qcap_ = 1, qmask_ = 0;
   uint32_t req_bits_ = 0, req_words_ = 1;
+  uint32_t speedup_ = 1;
+  std::vector<ps_t> in_busy_;  // [input * speedup + k]: crossing k busy until
   std::vector<QEntry> head_;  // [c]
   std::vector<QEntry> q_;     // [c * qcap + i]: the entries behind the head
   std::vector<uint16_t> qhead_, qlen_;

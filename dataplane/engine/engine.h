@@ -143,6 +143,20 @@ class Engine final : public EngineBase {
   void return_credits(Worker& w, uint32_t c, uint32_t units, ps_t first, ps_t every);
   void add_credit_stream(Worker& w, uint32_t o, uint32_t v, uint32_t units, ps_t first, ps_t every,
                          bool resumed = false);
+  // A credit stream whose counter cannot take it yet is delivered at its
+  // first credit (a = output, or endpoint with port kEndpointPort).
+  void defer_credit_stream(Worker& w, uint32_t a, uint16_t port, uint32_t v, uint32_t units,
+                           ps_t first, ps_t every) {
+    Event ev{};
+    ev.t = first;
+    ev.type = EventType::credit;
+    ev.unit_ps = every;
+    ev.a = a;
+    ev.port = port;
+    ev.vc = static_cast<uint8_t>(v);
+    ev.amount = static_cast<uint16_t>(units);
+    w.wheel.push(ev);
+  }
   void arm_wake(Worker& w, uint32_t o, ps_t t) {
     ps_t& wake = w.router.wake(o);
     if (t >= wake) return;

@@ -159,15 +159,7 @@ void Engine<R, L>::add_ep_credit_stream(Worker& w, uint32_t e, uint32_t v, uint3
   if (resumed) {
     ep.credits[v].add_resumed(units, first, every);
   } else if (!ep.credits[v].add_stream(units, first, every)) {
-    Event ev{};
-    ev.t = first;
-    ev.type = EventType::credit;
-    ev.unit_ps = every;
-    ev.a = e;
-    ev.port = kEndpointPort;
-    ev.vc = static_cast<uint8_t>(v);
-    ev.amount = static_cast<uint16_t>(units);
-    w.wheel.push(ev);
+    defer_credit_stream(w, e, kEndpointPort, v, units, first, every);
     return;
   }
   w.ep_crecv[size_t(e) * nv_ + v] += units;

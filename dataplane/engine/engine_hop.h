@@ -284,15 +284,7 @@ inline void Engine<R, L>::add_credit_stream(Worker& w, uint32_t o, uint32_t v, u
   if (resumed) {
     cc.add_resumed(units, first, every);
   } else if (!cc.add_stream(units, first, every)) {
-    // The counter's stream queue is full: deliver this one when it begins.
-    Event ev{};
-    ev.t = first;
-    ev.type = EventType::credit;
-    ev.unit_ps = every;
-    ev.a = o;
-    ev.vc = static_cast<uint8_t>(v);
-    ev.amount = static_cast<uint16_t>(units);
-    w.wheel.push(ev);
+    defer_credit_stream(w, o, 0, v, units, first, every);  // its queue is full
     return;
   }
   w.out_crecv[size_t(o) * nv_ + v] += units;

@@ -1,0 +1,513 @@
+// The spec's field table: every key with its type, unit, per-profile
+// default, source and help, and the readers of the keys that need more than
+// a number (sizes, endpoint maps, ports, MAC sets).
+#include "control/spec/spec_fields.h"
+
+namespace fabemu {
+namespace spec_detail {
+
+// Spec names of the traffic patterns of dataplane/engine/engine_base.h.
+const std::vector<std::pair<std::string, Pattern>>& patterns() {
+  static const std::vector<std::pair<std::string, Pattern>> v{
+      {"uniform", Pattern::uniform},  {"transpose", Pattern::transpose},
+      {"bitcomp", Pattern::bitcomp},  {"tornado", Pattern::tornado},
+      {"hotspot", Pattern::hotspot},  {"permutation", Pattern::permutation},
+      {"neighbor", Pattern::neighbor}};
+  return v;
+}
+
+std::vector<std::string> pattern_names() {
+  std::vector<std::string> v;
+  for (const auto& p : patterns()) v.push_back(p.first);
+  return v;
+}
+
+Pattern pattern_of(const std::string& name) {
+  for (const auto& p : patterns())
+    if (p.first == name) return p.second;
+  return Pattern::uniform;
+}
+
+std::vector<std::string> profile_list() {
+  std::vector<std::string> v;
+  for (const auto& p : profiles()) v.emplace_back(p.name);
+  return v;
+}
+
+void read_sizes(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of message sizes, e.g. [64] or [{bytes: 8, weight: 3}, {bytes: 64}]");
+  if (n.size() == 0) c.fail(n, "the size mix is empty: give at least one size");
+  std::vector<PacketSize> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node e = n[i];
+    const Ctx ec = c.item(i);
+    PacketSize ps;
+    if (e.IsMap()) {
+      ec.expect_keys(e, {"bytes", "weight"});
+      if (!e["bytes"]) ec.fail(e, "this size has no 'bytes': give {bytes: N, weight: W}");
+      ps.bytes = static_cast<uint32_t>(ec.member("bytes").integer(e["bytes"], 1, kMaxMessageBytes));
+      if (e["weight"]) ps.weight = ec.member("weight").positive(e["weight"]);
+    } else {
+      ps.bytes = static_cast<uint32_t>(ec.integer(e, 1, kMaxMessageBytes));
+    }
+    v.push_back(ps);
+  }
+  s.traffic.sizes = std::move(v);
+}
+
+void read_endpoint_map(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of {id, router, port} entries");
+  std::vector<EndpointMap> v;
+  std::map<int, size_t> by_id;
+  std::map<std::pair<int, int>, size_t> by_port;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node e = n[i];
+    const Ctx ec = c.item(i);
+    if (!e.IsMap())
+      ec.fail(e, fmt::format("expected a map {{id, router, port}}, got {}", shown(e)));
+    ec.expect_keys(e, {"id", "router", "port"});
+    for (const char* k : {"id", "router", "port"})
+      if (!e[k]) ec.fail(e, fmt::format("this entry has no '{}': give {{id, router, port}}", k));
+    EndpointMap m;
+    m.id = static_cast<int>(ec.member("id").integer(e["id"], 0, kIntMax));
+    m.router = static_cast<int>(ec.member("router").integer(e["router"], 0, kMaxRouters - 1));
+    m.port = static_cast<int>(ec.member("port").integer(e["port"], 0, kMaxPorts - 1));
+    ec.record(e);
+    // Duplicates are reported on the second entry, naming the first, so the
+    // user sees both places.
+    if (auto it = by_id.find(m.id); it != by_id.end())
+      ec.member("id").fail(e["id"], fmt::format("endpoint {} is mapped twice (also entry {}{}); "
+                                                "give each endpoint one entry",
+                                                m.id, it->second, c.at_line(n[it->second])));
+    if (auto it = by_port.find({m.router, m.port}); it != by_port.end())
+      ec.fail(
+          e, fmt::format("router {} port {} already hosts endpoint {} (entry {}{}); "
+                         "attach each endpoint to its own port",
+                         m.router, m.port, v[it->second].id, it->second, c.at_line(n[it->second])));
+    by_id[m.id] = i;
+    by_port[{m.router, m.port}] = i;
+    v.push_back(m);
+  }
+  s.endpoint_map = std::move(v);
+}
+
+void read_eal(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of EAL arguments, e.g. [\"--vdev=net_null0\"]");
+  std::vector<std::string> v;
+  for (size_t i = 0; i < n.size(); ++i)
+    v.push_back(c.item(i).text(n[i], "an EAL argument such as --vdev=net_null0"));
+  s.run.eal = std::move(v);
+}
+
+// "02:00:00:00:00:01" (hex in either case) in lower case; fails on anything
+// that is not the unicast address of one host.
+std::string mac_address(const YAML::Node& n, const Ctx& c) {
+  const std::string t = c.text(n, "a MAC address such as \"02:00:00:00:00:01\"");
+  const auto hex = [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; };
+  bool ok = t.size() == 17;
+  for (size_t i = 0; ok && i < t.size(); ++i) ok = i % 3 == 2 ? t[i] == ':' : hex(t[i]);
+  if (!ok)
+    c.fail(n, fmt::format("'{}' is not a MAC address: write six hex octets separated by colons, "
+                          "e.g. \"02:00:00:00:00:01\"",
+                          t));
+  std::string mac = t;
+  std::transform(mac.begin(), mac.end(), mac.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (mac == "00:00:00:00:00:00")
+    c.fail(n, "00:00:00:00:00:00 is no host's address: give the MAC of a host behind the port");
+  if (std::stoi(mac.substr(0, 2), nullptr, 16) & 1)
+    c.fail(n,
+           fmt::format("{} is a group (multicast or broadcast) address: the low bit of its first "
+                       "octet is set; give the unicast MAC of a host behind the port",
+                       mac));
+  return mac;
+}
+
+void read_macs(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of MAC addresses, e.g. [\"02:00:00:00:00:01\"]");
+  std::vector<std::string> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const std::string mac = mac_address(n[i], c.item(i));
+    if (auto it = std::find(v.begin(), v.end(), mac); it != v.end())
+      c.item(i).fail(
+          n[i], fmt::format("{} is listed twice (also item {}); keep one", mac, it - v.begin()));
+    v.push_back(mac);
+  }
+  s.ports.back().macs = std::move(v);
+}
+
+
+// The rows "ports[].KEY" of the field table read the keys of one binding.
+constexpr std::string_view kPortKey = "ports[].";
+
+bool is_item_key(const char* path) { return std::strchr(path, '[') != nullptr; }
+
+// The device a binding names: a vdev's arguments follow its name after a
+// comma ("net_af_packet0,iface=fe0").
+std::string device_name(const std::string& device) { return device.substr(0, device.find(',')); }
+
+// Reads `ports:` through its item rows (each key's default and reader are in
+// the table, like every other key), then refuses what would make two
+// bindings ambiguous. Like read_endpoint_map, a clash is reported on the
+// later binding and names the earlier one with its line.
+void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of port bindings, e.g. [{device: net_ring0, endpoint: 0}]");
+  c.forget_items();
+  std::vector<const Field*> rows;
+  std::vector<std::string> known, required, optional;
+  for (const Field& f : fields()) {
+    if (std::string_view(f.path).substr(0, kPortKey.size()) != kPortKey) continue;
+    rows.push_back(&f);
+    known.emplace_back(f.path + kPortKey.size());
+    (*f.t3e ? optional : required).push_back(known.back());
+  }
+  const std::string keys_hint = fmt::format("{{{}}}", join(required));
+  s.ports.clear();
+  for (size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node e = n[i];
+    const Ctx ec = c.item(i);
+    if (!e.IsMap())
+      ec.fail(e, fmt::format("expected a map {} (optional: {}), got {}", keys_hint, join(optional),
+                             shown(e)));
+    ec.expect_keys(e, known);
+    for (const auto& k : required)
+      if (!e[k])
+        ec.fail(e, fmt::format("this binding has no '{}': give at least {}", k, keys_hint));
+    ec.record(e);
+    s.ports.emplace_back();  // the item rows fill s.ports.back()
+    for (const Field* f : rows) {
+      const std::string key = f->path + kPortKey.size();
+      const Ctx kc = ec.member(key, f->path, f->help);
+      if (e[key]) {
+        f->read(s, e[key], kc);
+        kc.record(e[key]);
+      } else {  // an item's default is the same in both columns
+        std::string def = f->t3e;
+        if (const size_t at = def.find("<i>"); at != std::string::npos)
+          def.replace(at, 3, std::to_string(i));
+        f->read(s, YAML::Load(def), kc);
+      }
+    }
+    const PortBinding& b = s.ports.back();
+    const auto key_ctx = [&](const std::string& key) {
+      const Field* f = *std::find_if(rows.begin(), rows.end(), [&](const Field* r) {
+        return key == r->path + kPortKey.size();
+      });
+      return ec.member(key, f->path, f->help);
+    };
+    // Where a key of item i is (the item itself when the key was left out).
+    const auto at = [&](const std::string& key) { return e[key] ? e[key] : e; };
+    for (size_t j = 0; j + 1 < s.ports.size(); ++j) {
+      const PortBinding& o = s.ports[j];
+      const std::string other = fmt::format("ports[{}] '{}'{}", j, o.name, c.at_line(n[j]));
+      if (o.name == b.name)
+        key_ctx("name").fail(at("name"), fmt::format("name '{}' is already taken by {}; give each "
+                                                     "binding its own name",
+                                                     b.name, other));
+      if (o.endpoint == b.endpoint)
+        key_ctx("endpoint")
+            .fail(e["endpoint"], fmt::format("endpoint {} is already bound to {}; bind each "
+                                             "endpoint to one port",
+                                             b.endpoint, other));
+      if (device_name(o.device) == device_name(b.device) && o.device != b.device)
+        key_ctx("device").fail(e["device"],
+                               fmt::format("device '{}' is given as '{}' in {}: one DPDK device "
+                                           "has one set of arguments; write the same string",
+                                           device_name(b.device), o.device, other));
+      for (size_t m = 0; m < b.macs.size(); ++m)
+        if (std::find(o.macs.begin(), o.macs.end(), b.macs[m]) != o.macs.end())
+          key_ctx("macs").item(m).fail(
+              e["macs"][m], fmt::format("{} is already pinned to {}: frames from it could not be "
+                                        "told apart; give each MAC to one binding",
+                                        b.macs[m], other));
+      if (o.device == b.device && o.vlan == b.vlan && (o.macs.empty() || b.macs.empty()))
+        key_ctx("macs").fail(
+            at("macs"),
+            fmt::format(
+                "{} is on the same device '{}' and {}: frames could not be told apart; "
+                "bindings that share a device and VLAN need non-empty, disjoint macs "
+                "(their hosts' MACs), or give them different vlans or devices",
+                other, b.device,
+                b.vlan ? fmt::format("VLAN {}", b.vlan) : std::string("untagged (vlan 0)")));
+    }
+  }
+}
+
+// Short names for the sources in the table; spec_reference_markdown() spells
+// them out.
+#define T3E "[T3E]"
+#define BW "[BW]"
+
+// clang-format off
+const std::vector<Field>& fields() {
+  static const std::vector<Field> table{
+    // --- profile: read before every other key (its defaults come first).
+    {"profile", "string", "", "t3e", "yarc", "fabemu default (t3e)",
+     "which defaults to start from: t3e, yarc, or custom (t3e numbers, topology.family required)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.profile = c.one_of(n, profile_list()); }},
+
+    // --- topology: read by the topology builders (control/topology).
+    {"topology.family", "string", "", "torus", "clos", T3E " §1; " BW " §2.2",
+     "topology family, as registered by the builders: torus, clos",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.family = c.text(n); }},
+    {"topology.dims", "[int, int, int]", "routers", "[4, 4, 4]", "", T3E " §1 (up to 8x32x8)",
+     "torus size kx, ky, kz; each at least 2",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       c.expect_list(n, "three sizes [kx, ky, kz]");
+       if (n.size() != 3)
+         c.fail(n, fmt::format("got {} sizes: give three, [kx, ky, kz]", n.size()));
+       for (size_t i = 0; i < 3; ++i) {
+         const int64_t k = c.item(i).integer(n[i], std::numeric_limits<int32_t>::min(), kIntMax);
+         if (k < 2)
+           c.item(i).fail(n[i], fmt::format("a torus dimension of {} has no links: give at least 2", k));
+         if (k > kMaxTorusRadix)
+           c.item(i).fail(n[i], fmt::format("got {}: a dimension of more than {} routers is not supported", k, kMaxTorusRadix));
+         s.topology.dims[i] = static_cast<int>(k);
+       }
+     }},
+    {"topology.rank", "int", "", "", "1", BW " §2.2 (R1: 32 processors; R2: up to 1024)",
+     "clos rank: 1 (one stage, up to 32 endpoints) or 2 (33 to 1024 endpoints)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       const int64_t r = c.integer(n, std::numeric_limits<int32_t>::min(), kIntMax);
+       if (r != 1 && r != 2) c.fail(n, fmt::format("clos rank {} is not supported: give 1 or 2", r));
+       s.topology.rank = static_cast<int>(r);
+     }},
+    {"topology.endpoints", "int", "endpoints", "", "32", BW " §2.2",
+     "clos endpoints: 1..32 at rank 1, 33..1024 at rank 2",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.topology.endpoints = static_cast<int>(c.integer(n, 1, kIntMax));
+     }},
+    {"topology.endpoints_per_router", "int", "endpoints", "1", "", T3E " §1 (one PE per router)",
+     "torus endpoints attached to each router",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.topology.endpoints_per_router = static_cast<int>(c.integer(n, 1, kMaxPorts - kTorusDirections));
+     }},
+
+    // --- link: read by the topology builders to time each link.
+    {"link.lanes", "int", "lanes", "14", "3", T3E " §1 (14-bit phit); " BW " abstract (3 x 6.25 Gb/s)",
+     "signal lanes per link direction",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lanes = static_cast<int>(c.integer(n, 1, 256)); }},
+    {"link.lane_gbps", "number", "Gb/s", "0.375", "6.25", T3E " §10 (375 MHz); " BW " §4.4",
+     "raw signalling rate of one lane",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lane_gbps = c.positive(n); }},
+    {"link.coding", "number", "", "1.0", "0.8", T3E " §10 (clock forwarded, no line code); " BW " §6 (16b20b)",
+     "line-coding efficiency, in (0, 1]: payload bits per signalled bit",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.coding = c.number(n, 0, true, 1, false); }},
+    {"link.phit_bits", "int", "bits", "14", "24", T3E " §1; " BW " §4.1",
+     "phit width",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.phit_bits = static_cast<int>(c.integer(n, 1, 1024)); }},
+    {"link.phits_per_unit", "int", "phits", "5", "1", T3E " §1 (flit = 5 phits, one per 13.3 ns); " BW " §4.2 (the phit is the flit)",
+     "phits per flow-control unit (flit); 1 when flow control counts phits",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.phits_per_unit = static_cast<int>(c.integer(n, 1, 64)); }},
+    {"link.wire_ns", "number", "ns", "5", "10", "assumption: " T3E " §10 cables up to ~1 m; " BW ": SerDes + a few metres of cable",
+     "SerDes plus wire latency of one link; the t3e router latencies already include it",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.wire_ns = c.positive(n); }},
+
+    // --- router: read by the routing policies (pipeline latency per hop).
+    {"router.latency_ns", "number", "ns", "", "31.25", BW " §3 (25 stages at 800 MHz)",
+     "router pipeline latency, input to output (clos)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.positive(n); }},
+    {"router.straight_ns", "number", "ns", "40", "", T3E " Table 2",
+     "torus fall-through going straight, input pins to next input pins",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.positive(n); }},
+    {"router.turn_ns", "number", "ns", "80", "", T3E " Table 2",
+     "torus fall-through when changing dimension",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.turn_ns = c.positive(n); }},
+    {"router.endpoint_ns", "number", "ns", "133", "", T3E " Table 2",
+     "torus fall-through at the source and destination routers",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.endpoint_ns = c.positive(n); }},
+    {"router.radix", "int", "ports", "", "64", BW " §3",
+     "router ports (clos)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.radix = static_cast<int>(c.integer(n, 2, kMaxPorts)); }},
+    {"router.input_speedup", "int", "packets", "1", "1", "input-queued router with a separable allocator (inputs, then outputs)",
+     "packets one input port may send through the switch at the same time (its VCs share them); 1..4",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.input_speedup = static_cast<int>(c.integer(n, 1, 4)); }},
+    {"router.output_speedup", "int", "packets", "1", "1", "input-queued router: an output link serialises one packet at a time",
+     "packets one output may accept at the same time; only 1 until a router model with output buffers exists",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.output_speedup = static_cast<int>(c.integer(n, 1, 1)); }},
+
+    // --- vcs: read by the engine (credits and buffers per port and VC).
+    {"vcs.count", "int", "VCs", "5", "2", T3E " §1 (5 VCs); " BW " §4.2 (request, response)",
+     "virtual channels per port; the routing algorithm bounds it",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.count = static_cast<int>(c.integer(n, 1, kMaxVcs)); }},
+    {"vcs.buffer_units", "int", "flow units", "12", "256", T3E " §1 (12 flits); " BW " §4.2 (256 phits)",
+     "input buffer per port and VC; must hold a whole packet (virtual cut-through)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }},
+    {"vcs.adaptive_buffer_units", "int", "flow units", "22", "", T3E " §1 (22 flits)",
+     "input buffer of the torus adaptive VC",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.adaptive_buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }},
+
+    // --- routing: resolved once through the Registry.
+    {"routing", "string", "", "direction_order", "updown", T3E " §2.1; " BW " §5",
+     "routing algorithm for the family: torus: direction_order; clos: updown",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
+
+    // --- packet: read by the codecs and the traffic sources.
+    {"packet.max_units", "int", "flow units", "10", "19", T3E " Table 3 (vector put, 10 flits); " BW " §7.5 (19 phits)",
+     "longest packet, header included; longer messages are segmented",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.packet.max_units = static_cast<int>(c.integer(n, 1, 4096)); }},
+    {"packet.header_units", "int", "flow units", "2", "6", T3E " Table 3 (two header flits); " BW " §4.1 (head, hash, 4 transport phits)",
+     "header units per packet (a 32-byte yarc write: 6 header + 12 data + 1 EOP = 19 phits)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.packet.header_units = static_cast<int>(c.integer(n, 1, 4096)); }},
+
+    // --- traffic: read by the synthetic sources.
+    {"traffic.pattern", "string", "", "uniform", "uniform", "fabemu default",
+     "destinations: uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.pattern = c.one_of(n, pattern_names()); }},
+    {"traffic.load", "number", "fraction", "0.3", "0.3", "fabemu default",
+     "offered load per endpoint as a fraction of its injection bandwidth, in [0, 1]; 0: no "
+     "synthetic traffic (real time: only the ports' frames)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.load = c.number(n, 0, false, 1, false); }},
+    {"traffic.process", "string", "", "bernoulli", "bernoulli", "fabemu default",
+     "injection process: bernoulli (independent messages) or batch (batch_size at once)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.process = c.one_of(n, {"bernoulli", "batch"}); }},
+    {"traffic.batch_size", "int", "messages", "1", "1", "fabemu default",
+     "messages injected back to back by the batch process",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.batch_size = static_cast<int>(c.integer(n, 1, 65536)); }},
+    {"traffic.sizes", "list of int or {bytes, weight}", "bytes", "[64]", "[32]", T3E " Table 3 (vector put, 8 words); " BW " §4.1 (32-byte write)",
+     "message payload mix, e.g. [64] or [{bytes: 8, weight: 3}, {bytes: 64, weight: 1}]",
+     read_sizes},
+    {"traffic.reply_fraction", "number", "fraction", "0.0", "0.0", "fabemu default",
+     "fraction of messages that are requests answered by a response, in [0, 1]",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.reply_fraction = c.number(n, 0, false, 1, false); }},
+    {"traffic.reply_bytes", "int", "bytes", "8", "8", "fabemu default",
+     "payload of each response",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.reply_bytes = static_cast<uint32_t>(c.integer(n, 1, kMaxMessageBytes)); }},
+    {"traffic.hotspot", "int", "endpoint", "0", "0", "fabemu default",
+     "the hot-spot endpoint of pattern hotspot",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.hotspot = static_cast<int>(c.integer(n, 0, kIntMax)); }},
+    {"traffic.hotspot_fraction", "number", "fraction", "0.1", "0.1", "fabemu default",
+     "fraction of messages sent to the hot spot, in [0, 1]",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.hotspot_fraction = c.number(n, 0, false, 1, false); }},
+
+    // --- run: read by the runner (control/run).
+    {"run.mode", "string", "", "virtual", "virtual", "fabemu default",
+     "virtual: synthetic traffic as fast as possible, deterministic for a seed; realtime: emulated time follows the TSC (required for ports)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.mode = c.one_of(n, {"virtual", "realtime"}); }},
+    {"run.seed", "int", "", "1", "1", "fabemu default",
+     "random seed; the same seed gives the same run",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.seed = c.uinteger(n); }},
+    {"run.warmup_ns", "number", "ns", "20000", "20000", "fabemu default",
+     "emulated time before measurement starts",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.warmup_ns = c.non_negative(n); }},
+    {"run.measure_ns", "number", "ns", "100000", "100000", "fabemu default",
+     "emulated time during which generated packets are measured",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.measure_ns = c.positive(n); }},
+    {"run.drain_ns", "number", "ns", "1000000", "1000000", "fabemu default",
+     "longest emulated time to wait for measured packets after measurement",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.drain_ns = c.non_negative(n); }},
+    {"run.workers", "int", "cores", "1", "1", "fabemu default",
+     "worker cores, each owning a share of the routers",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.workers = static_cast<int>(c.integer(n, 1, 1024)); }},
+    {"run.check_invariants", "bool", "", "false", "false", "fabemu default",
+     "check credit conservation at every event (slow; for tests)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.check_invariants = c.boolean(n); }},
+    {"run.progress_s", "number", "s", "1.0", "1.0", "fabemu default",
+     "wall-clock period of the progress line; 0 turns it off",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.progress_s = c.non_negative(n); }},
+    {"run.source_queue_packets", "int", "packets", "256", "256", "fabemu default",
+     "bound of each endpoint's source queue; messages beyond it are counted as dropped",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.source_queue_packets = static_cast<int>(c.integer(n, 1, 1 << 24)); }},
+    {"run.time_scale", "number", "wall ns per ns", "1", "1", "fabemu default",
+     "realtime: wall-clock ns per emulated ns, at least 1; 10 runs the fabric ten times slower than the wall clock",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.time_scale = c.number(n, 1, false, kInf, false); }},
+    {"run.duration_s", "number", "s", "0", "0", "fabemu default",
+     "realtime: wall-clock seconds to run; 0 runs until SIGINT or SIGTERM",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.duration_s = c.non_negative(n); }},
+    {"run.lateness_bound_ns", "number", "ns", "1000", "1000", "fabemu default",
+     "realtime: how far an event may fall behind its emulated time before the run warns",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.lateness_bound_ns = c.positive(n); }},
+    {"run.mac_aging_s", "number", "s", "300", "300", "fabemu default",
+     "realtime: a MAC address learned on a port expires after this long unseen",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.mac_aging_s = c.positive(n); }},
+    {"run.eal", "list of strings", "", "[]", "[]", "fabemu default",
+     "extra DPDK EAL arguments, e.g. [\"--vdev=net_null0\"]; `fabemu run --eal` adds more after them",
+     read_eal},
+
+    // --- endpoints: optional explicit placement, read by the topology builders.
+    {"endpoints", "list of {id, router, port}", "", "[]", "[]", "fabemu default (the topology's own placement)",
+     "explicit endpoint placement; each id and each router port at most once",
+     read_endpoint_map},
+
+    // --- ports: DPDK ports bound to endpoints, read by the runner (control/run).
+    // The rows ports[].KEY are the keys of one binding: read_ports applies
+    // their defaults (the same in both columns; an empty one: required) and
+    // their readers fill s.ports.back().
+    {"ports", "list of {name, device, endpoint, vlan, macs, queue_frames}", "", "[]", "[]", "fabemu default (no ports)",
+     "DPDK ports whose hosts' Ethernet frames enter and leave the fabric, e.g. [{device: net_ring0, endpoint: 0}]; needs run.mode: realtime; a binding's keys: ports[].KEY",
+     read_ports},
+    {"ports[].name", "string", "", "port<i>", "port<i>", "fabemu default",
+     "label of the binding in reports and messages, unique; `port<i>` is port0, port1, ... by position",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().name = c.text(n); }},
+    {"ports[].device", "string", "", "", "", "",
+     "required: a DPDK port name, vdev arguments (\"net_af_packet0,iface=fe0\") or a PCI address; bindings may share one",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.ports.back().device = c.text(n, "a DPDK device (port name, vdev arguments or PCI address)");
+     }},
+    {"ports[].endpoint", "int", "endpoint", "", "", "",
+     "required: the fabric endpoint the port attaches to; each endpoint is bound at most once",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().endpoint = static_cast<int>(c.integer(n, 0, kIntMax)); }},
+    {"ports[].vlan", "int", "VLAN id", "0", "0", "fabemu default",
+     "0: untagged frames; 1..4094: only the frames of this 802.1Q VLAN",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().vlan = static_cast<int>(c.integer(n, 0, 4094)); }},
+    {"ports[].macs", "list of MAC strings", "", "[]", "[]", "fabemu default",
+     "unicast MACs (\"02:00:00:00:00:01\") of the hosts whose frames belong to this binding; bindings on the same device and VLAN need non-empty, disjoint lists",
+     read_macs},
+    {"ports[].queue_frames", "int", "frames", "64", "64", "fabemu default",
+     "ingress queue bound, 1..65536; frames beyond it are tail-dropped",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().queue_frames = static_cast<int>(c.integer(n, 1, 65536)); }},
+  };
+  return table;
+}
+// clang-format on
+
+#undef T3E
+#undef BW
+
+// Keys a spec may set directly (not the ports[].KEY rows of a list item).
+const Field* find_field(const std::string& path) {
+  for (const auto& f : fields())
+    if (path == f.path && !is_item_key(f.path)) return &f;
+  return nullptr;
+}
+
+bool is_section(const std::string& path) {
+  if (path.empty()) return true;
+  const std::string prefix = path + ".";
+  for (const auto& f : fields())
+    if (std::string_view(f.path).substr(0, prefix.size()) == prefix && !is_item_key(f.path))
+      return true;
+  return false;
+}
+
+// The keys a map at `prefix` may hold, in table order.
+std::vector<std::string> keys_at(const std::string& prefix) {
+  std::vector<std::string> keys;
+  const std::string p = prefix.empty() ? "" : prefix + ".";
+  for (const auto& f : fields()) {
+    std::string_view path(f.path);
+    if (path.substr(0, p.size()) != p || is_item_key(f.path)) continue;
+    std::string k(path.substr(p.size()));
+    k = k.substr(0, k.find('.'));
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  return keys;
+}
+
+std::string known_keys_message(const std::string& prefix, const std::string& key) {
+  const std::vector<std::string> keys = keys_at(prefix);
+  std::string msg = fmt::format(
+      "unknown key '{}'{}; known keys {}: {}", key, prefix.empty() ? "" : " in '" + prefix + "'",
+      prefix.empty() ? "at the top level" : "in '" + prefix + "'", join(keys));
+  std::string best;
+  size_t best_d = 3;  // suggest only close misspellings
+  for (const auto& k : keys) {
+    const size_t d = distance(key, k);
+    if (d < best_d) best_d = d, best = k;
+  }
+  if (!best.empty()) msg += fmt::format(" (did you mean '{}'?)", best);
+  return msg;
+}
+
+}  // namespace spec_detail
+}  // namespace fabemu

@@ -1,0 +1,27 @@
+// Internal to control/spec: the table of every spec key (type, unit,
+// per-profile default, source in the paper, help, reader) and lookups in it.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "control/spec/spec_context.h"
+
+namespace fabemu {
+namespace spec_detail {
+
+const std::vector<std::pair<std::string, Pattern>>& patterns();
+std::vector<std::string> pattern_names();
+Pattern pattern_of(const std::string& name);
+std::vector<std::string> profile_list();
+const std::vector<Field>& fields();
+bool is_item_key(const char* path);
+// Keys a spec may set directly (not the ports[].KEY rows of a list item).
+const Field* find_field(const std::string& path);
+bool is_section(const std::string& path);
+// The keys a map at `prefix` may hold, in table order.
+std::vector<std::string> keys_at(const std::string& prefix);
+std::string known_keys_message(const std::string& prefix, const std::string& key);
+
+}  // namespace spec_detail
+}  // namespace fabemu

@@ -314,7 +314,7 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
 }  // namespace
 
 RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&)>& tweak,
-                        const std::vector<std::string>& eal_args) {
+                        const std::vector<std::string>& eal_args, const PrepareEngine& prepare) {
   const TopologyInfo* topo = Registry::get().topology(spec.topology.family);
   if (!topo) throw std::runtime_error("unknown topology family '" + spec.topology.family + "'");
   const RoutingInfo* routing = Registry::get().routing(spec.topology.family, spec.routing);
@@ -337,6 +337,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
+  if (prepare) prepare(*engine, *routing, res.fabric);
   res.stats = engine->run();
   res.json = report_json(spec, res.fabric, cfg, res.stats);
   return res;

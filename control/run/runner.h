@@ -36,9 +36,14 @@ struct RunResult {
 // engine configuration (tests attach delivery hooks). Throws std::runtime_error
 // when the run cannot start.
 // `eal_args` are added to the spec's run.eal when this call starts DPDK.
+// `prepare` is called with the engine and the routing entry before the run
+// starts (tests schedule table changes with it; the fault controller will).
+struct RoutingInfo;
+using PrepareEngine = std::function<void(EngineBase&, const RoutingInfo&, const Fabric&)>;
 RunResult run_emulation(const Spec& spec,
                         const std::function<void(EngineConfig&)>& tweak = nullptr,
-                        const std::vector<std::string>& eal_args = {});
+                        const std::vector<std::string>& eal_args = {},
+                        const PrepareEngine& prepare = nullptr);
 
 // The JSON report of a finished run.
 nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,

@@ -44,6 +44,11 @@ struct RoutingInfo {
   bool deadlock_free = true;
   std::function<std::unique_ptr<EngineBase>(const Spec&, const Fabric&, const EngineConfig&)>
       make_engine;
+  // Programs tables for `fabric` (this topology, e.g. with faults marked)
+  // and hands them to an engine make_engine made: adopted at emulated time
+  // `at` (before the run) or, with at == kNever, at each worker's next
+  // window edge (while it runs). May throw like the programming function.
+  std::function<void(EngineBase&, const Spec&, const Fabric&, ps_t at)> reprogram;
   // Programs the tables once and returns a tracer over them; the tracer
   // holds a reference to the fabric, which must outlive it.
   RouteTracerFactory make_tracer;

@@ -1,6 +1,7 @@
 // One way to register a routing policy: its tables' programming function
-// gives both the engine (Engine<Policy>) and the analysis tracer, so a new
-// algorithm's file states only what is its own.
+// gives the engine (Engine<Policy>), the tables it is given after a change
+// (reprogram) and the analysis tracer, so a new algorithm's file states only
+// what is its own.
 #pragma once
 #include <memory>
 #include <string>
@@ -24,6 +25,9 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
   r.deadlock_free = deadlock_free;
   r.make_engine = [program](const Spec& spec, const Fabric& fabric, const EngineConfig& cfg) {
     return make_engine<Policy>(program(spec, fabric), fabric, cfg);
+  };
+  r.reprogram = [program](EngineBase& engine, const Spec& spec, const Fabric& fabric, ps_t at) {
+    replace_tables<Policy>(engine, program(spec, fabric), at);
   };
   r.make_tracer = [program](const Spec& spec, const Fabric& fabric) -> RouteTraceFn {
     auto t = std::make_shared<const typename Policy::Tables>(program(spec, fabric));

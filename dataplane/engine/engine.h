@@ -54,6 +54,7 @@
 #include "dataplane/router/input_queued.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/routing/selection.h"
+#include "dataplane/routing/table_slot.h"
 #include "dataplane/sim/spin_barrier.h"
 #include "dataplane/sim/timing_wheel.h"
 
@@ -71,9 +72,18 @@ class Engine final : public EngineBase {
   using Router = InputQueuedRouter;
 
   Engine(Tables tables, const Fabric& fabric, const EngineConfig& cfg)
-      : tables_(std::move(tables)), f_(fabric), cfg_(cfg) {}
+      : tables_(std::make_shared<const Tables>(std::move(tables))), f_(fabric), cfg_(cfg) {}
 
   RunStats run() override;
+
+  // New routing tables (routing/table_slot.h): publish_tables from any
+  // thread while running, adopted by each worker at its next window edge;
+  // schedule_tables before run(), adopted by every worker at emulated time
+  // `at` (a window edge falls there).
+  void publish_tables(std::shared_ptr<const Tables> t) { tables_.publish(std::move(t)); }
+  void schedule_tables(std::shared_ptr<const Tables> t, ps_t at) {
+    tables_.schedule(std::move(t), at);
+  }
 
  private:
   static constexpr uint16_t kEndpointPort = 0xFFFF;  // credit events for an endpoint
@@ -85,6 +95,8 @@ class Engine final : public EngineBase {
     PacketPool pool;
     Router router;                      // every router this worker owns
     std::vector<int32_t> routers;       // local router -> global id
+    typename TableSlot<Tables>::Reader tables;  // this window's routing tables
+    std::vector<Rng> route_rng;         // local router -> its routing random stream
     std::vector<OutLink> out;           // [output]
     std::vector<InLink> in;             // [output index of the input port]
     std::vector<CreditCounter> credits; // [output * nv + vc]
@@ -260,7 +272,7 @@ class Engine final : public EngineBase {
   RunStats merge();
   void release();
 
-  Tables tables_;
+  TableSlot<Tables> tables_;
   Fabric f_;
   EngineConfig cfg_;
   TrafficPattern pattern_;
@@ -318,6 +330,16 @@ template <class R>
 std::unique_ptr<EngineBase> make_engine(typename R::Tables tables, const Fabric& fabric,
                                         const EngineConfig& cfg) {
   return std::make_unique<Engine<R>>(std::move(tables), fabric, cfg);
+}
+
+template <class R>
+void replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
+  auto& e = static_cast<Engine<R>&>(engine);
+  auto t = std::make_shared<const typename R::Tables>(std::move(tables));
+  if (at == kNever)
+    e.publish_tables(std::move(t));
+  else
+    e.schedule_tables(std::move(t), at);
 }
 
 }  // namespace fabemu

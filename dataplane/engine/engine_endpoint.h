@@ -90,7 +90,7 @@ typename Engine<R, L>::Enqueue Engine<R, L>::enqueue_message(Worker& w, uint32_t
     pm->cls = cls;
     pm->flags = static_cast<uint8_t>((flags & ~kPktNeedsReply) |
                                      (s + 1 == nseg ? (kPktLastSegment | (flags & kPktNeedsReply)) : 0));
-    R::on_inject(tables_, f_, *pm);  // source-side lookup: route tag, starting VC
+    R::on_inject(*w.tables.tables, f_, *pm);  // source-side lookup: route tag, starting VC
     const uint8_t* seg_payload = payload == synthetic_payload() ? payload : payload + off;
     if (encode_packet(static_cast<CodecKind>(cfg_.codec), m, *pm, seg_payload) == 0)
       fail(w, "packet " + std::to_string(pm->id) + " could not be encoded (" +

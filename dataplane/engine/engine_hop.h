@@ -101,7 +101,10 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
   const PacketMeta* pm = meta(e.m);
   w.rc.count = 0;
   w.rc.adaptive = false;
-  R::route(tables_, r, static_cast<uint8_t>(rt.port_of_channel(c)), *pm, w.rc);
+  const uint32_t lr = rt.router_of_channel(c);
+  RoutingContext ctx{&w.route_rng[lr],
+                     QueueView(&w.credits[size_t(rt.output(lr, 0)) * nv_], nv_, cap_.data(), w.now)};
+  R::route(*w.tables.tables, ctx, r, static_cast<uint8_t>(rt.port_of_channel(c)), *pm, w.rc);
   if (w.rc.count == 0) {
     fail(w, "no route at router " + std::to_string(r) + " for a packet to endpoint " +
                 std::to_string(pm->dst) + " (routing tables are incomplete)");
@@ -126,7 +129,7 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   e.out_port = pick.port;
   e.out_vc = pick.vc;
   e.routed = 1;
-  ps_t ready = e.arrive + R::pipeline_ps(tables_, r, static_cast<uint8_t>(p), pick.port);
+  ps_t ready = e.arrive + R::pipeline_ps(*w.tables.tables, r, static_cast<uint8_t>(p), pick.port);
   if (ready < not_before) ready = not_before;
   e.ready = ready;
   const uint32_t o = o0 + pick.port;
@@ -226,7 +229,7 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
 
   PacketMeta* pm = meta(m);
   const uint32_t lr = rt.router_of_channel(c);
-  R::on_forward(tables_, w.routers[lr], static_cast<uint8_t>(o % max_ports_), *pm);
+  R::on_forward(*w.tables.tables, w.routers[lr], static_cast<uint8_t>(o % max_ports_), *pm);
   pm->vc = ov;
   if (ol.peer_router >= 0) {
     pm->hops++;

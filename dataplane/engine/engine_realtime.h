@@ -112,6 +112,7 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
     const uint64_t tsc = rte_rdtsc();
     if (tsc < next_house) continue;
     next_house = tsc + house_cycles;
+    tables_.refresh(w.tables, emu_now(tsc));  // new routing tables take effect here
     // Housekeeping: link state, counters for the others, phase changes.
     for (uint32_t d : w.devices) {
       if (tsc - link_check[d] < hz / 10) continue;

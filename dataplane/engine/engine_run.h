@@ -84,7 +84,10 @@ void Engine<R, L>::worker_loop(Worker& w) {
   const ps_t total_ps = gen_end_;
   const bool check_each_event = cfg_.check_invariants && nw == 1;
   for (int parity = 0;; parity ^= 1) {
-    const ps_t wend = wstart + window_;
+    // Tables published or scheduled by control/ take effect at a window
+    // edge; a scheduled change ends the window it falls in.
+    tables_.refresh(w.tables, wstart);
+    const ps_t wend = std::min(wstart + window_, std::max(wstart + 1, tables_.next_change(w.tables)));
     // Every event of this window.
     for (;;) {
       const ps_t t = w.wheel.next_time();

@@ -228,6 +228,9 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   for (uint32_t r = 0; r < nrouters_; r++)
     if (router_worker_[r] == w.id) w.routers.push_back(static_cast<int32_t>(r));
   const uint32_t nlr = static_cast<uint32_t>(w.routers.size());
+  tables_.attach(w.tables);
+  w.route_rng.clear();
+  for (int32_t r : w.routers) w.route_rng.emplace_back(cfg_.seed, 0x524f555445000000ull + uint64_t(r));
   w.router.init(nlr, max_ports_, nv_, qcap_, cfg_.input_speedup);
   const size_t nout = size_t(nlr) * max_ports_;
   w.out.assign(nout, OutLink{});

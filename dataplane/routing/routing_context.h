@@ -16,8 +16,14 @@ class QueueView {
  public:
   QueueView(const CreditCounter* credits, uint32_t nv, const uint32_t* capacity, ps_t now)
       : credits_(credits), nv_(nv), cap_(capacity), now_(now) {}
+  // A view of an idle fabric (every downstream buffer empty): what analysis
+  // and zero-load route tracing see.
+  static QueueView idle(uint32_t nv, const uint32_t* capacity) {
+    return QueueView(nullptr, nv, capacity, 0);
+  }
   // Credits for (out_port, vc) the router knows of at now (in hand or streaming back).
   uint32_t credits(uint32_t out_port, uint32_t vc) const {
+    if (!credits_) return cap_[vc];
     return credits_[out_port * nv_ + vc].held_at(now_);
   }
   // Units the downstream buffer holds or has been promised, as credits tell.
@@ -28,15 +34,30 @@ class QueueView {
   ps_t now() const { return now_; }
 
  private:
-  const CreditCounter* credits_;  // this router's outputs: [port * nv + vc]
+  const CreditCounter* credits_;  // this router's outputs: [port * nv + vc]; null: idle
   uint32_t nv_;
   const uint32_t* cap_;           // buffer units per VC
   ps_t now_;
 };
 
+// Handed to a routing function with each packet: the router's own random
+// stream (one per router, so a run does not depend on how routers are
+// placed on cores) and the view of its outputs at the moment of routing.
 struct RoutingContext {
   Rng* rng;
   QueueView view;
+};
+
+// Routing outside a run (analysis, route tracing, tests, benchmarks): an
+// idle fabric's view and a fixed random stream.
+struct OfflineRouting {
+  static constexpr uint32_t kVcs = 16;
+  explicit OfflineRouting(uint64_t stream = 0) : rng(0x7472616365ull, stream) {
+    for (uint32_t& c : cap) c = 0xFFFF;
+  }
+  RoutingContext ctx() { return RoutingContext{&rng, QueueView::idle(kVcs, cap)}; }
+  uint32_t cap[kVcs];
+  Rng rng;
 };
 
 }  // namespace fabemu

@@ -3,14 +3,19 @@
 // A routing policy R is a type with only static inline members, chosen once
 // at start-up by instantiating Engine<R> (no per-packet virtual call):
 //
-//   using Tables = ...;   // plain data, programmed by control/ from the Fabric
+//   using Tables = ...;   // plain data, programmed by control/ from the Fabric;
+//                         // the engine reaches them through a TableSlot
+//                         // (routing/table_slot.h), swapped between windows
 //   // At the source endpoint, before injection (the T3E source table lookup,
 //   // YARC head-phit fields): fill meta.route[] and the starting VC.
 //   static void on_inject(const Tables&, const Fabric&, PacketMeta& m);
 //   // At a router: the candidate (output port, VC) pairs for the packet at
-//   // the head of input (in_port, m.vc). Must not modify the packet.
-//   static void route(const Tables&, int32_t router, uint8_t in_port,
-//                     const PacketMeta& m, RouteCandidates& out);
+//   // the head of input (in_port, m.vc). Must not modify the packet; may
+//   // draw from ctx.rng and read ctx.view (credits and occupancy per
+//   // output and VC). Whether the choice among several is adaptive
+//   // (routing/selection.h) or the function's own is out.adaptive.
+//   static void route(const Tables&, RoutingContext& ctx, int32_t router,
+//                     uint8_t in_port, const PacketMeta& m, RouteCandidates& out);
 //   // Router pipeline latency from in_port to out_port (T3E: straight, turn
 //   // or end-point fall-through less the wire; YARC: 31.25 ns).
 //   static ps_t pipeline_ps(const Tables&, int32_t router, uint8_t in_port, uint8_t out_port);
@@ -19,7 +24,8 @@
 //   static void on_forward(const Tables&, int32_t router, uint8_t out_port, PacketMeta& m);
 //
 // trace_route() below walks a packet through the tables without timing, for
-// analysis (hop counts, zero-load latency, channel dependency graph).
+// analysis (hop counts, zero-load latency, channel dependency graph), with
+// an idle fabric's queue view and a fixed random stream.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -27,6 +33,7 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/routing/route.h"
+#include "dataplane/routing/routing_context.h"
 
 namespace fabemu {
 
@@ -44,6 +51,8 @@ struct HopTrace {
 template <class R>
 std::vector<HopTrace> trace_route(const typename R::Tables& t, const Fabric& f, PacketMeta m) {
   std::vector<HopTrace> path;
+  OfflineRouting offline(m.src);
+  RoutingContext ctx = offline.ctx();
   R::on_inject(t, f, m);
   const FabricEndpoint& src = f.endpoints[m.src];
   int32_t router = src.router;
@@ -52,7 +61,7 @@ std::vector<HopTrace> trace_route(const typename R::Tables& t, const Fabric& f, 
   RouteCandidates rc;
   while (path.size() < limit) {
     rc.count = 0;
-    R::route(t, router, in_port, m, rc);
+    R::route(t, ctx, router, in_port, m, rc);
     if (rc.count == 0) return {};
     const RouteCandidate c = rc.c[0];
     HopTrace h{router, in_port, m.vc, c.port, c.vc, R::pipeline_ps(t, router, in_port, c.port)};

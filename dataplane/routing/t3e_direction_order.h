@@ -41,6 +41,7 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/routing/route.h"
+#include "dataplane/routing/routing_context.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -122,8 +123,8 @@ struct T3eDirectionOrder {
     return k > 1 && (t3e_plus(d) ? c == k - 1 : c == 0);
   }
 
-  static void route(const Tables& t, int32_t router, uint8_t in_port, const PacketMeta& m,
-                    RouteCandidates& out) {
+  static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t router, uint8_t in_port,
+                    const PacketMeta& m, RouteCandidates& out) {
     const int d = next_direction(t, router, m);
     out.adaptive = false;
     if (d == kT3eDirections) {

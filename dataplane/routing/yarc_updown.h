@@ -41,6 +41,7 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/routing/route.h"
+#include "dataplane/routing/routing_context.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -136,8 +137,8 @@ struct YarcUpDown {
     return h;
   }
 
-  static void route(const Tables& t, int32_t router, uint8_t in_port, const PacketMeta& m,
-                    RouteCandidates& out) {
+  static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t router, uint8_t in_port,
+                    const PacketMeta& m, RouteCandidates& out) {
     const YarcRouterTable& rt = t.routers[static_cast<size_t>(router)];
     const uint32_t dst = m.dst & kYarcDestMask;
     const uint8_t vc = m.route[0] & kYarcV;

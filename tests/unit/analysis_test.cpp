@@ -122,9 +122,9 @@ TEST(AnalysisSummary, Clos1024) {
 // Direction order without the dateline VC switch: the torus rings' channel
 // dependencies close on VC0, and the checker must find it.
 struct NoDateline : T3eDirectionOrder {
-  static void route(const Tables& t, int32_t router, uint8_t in_port, const PacketMeta& m,
-                    RouteCandidates& out) {
-    T3eDirectionOrder::route(t, router, in_port, m, out);
+  static void route(const Tables& t, RoutingContext& ctx, int32_t router, uint8_t in_port,
+                    const PacketMeta& m, RouteCandidates& out) {
+    T3eDirectionOrder::route(t, ctx, router, in_port, m, out);
     for (int i = 0; i < out.count; ++i) out.c[i].vc = m.vc & ~1u;
   }
 };

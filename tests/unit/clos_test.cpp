@@ -41,7 +41,9 @@ RouteCandidates route_at(const YarcTables& t, int32_t router, uint8_t in_port, P
                          const Fabric& f) {
   YarcUpDown::on_inject(t, f, m);
   RouteCandidates rc;
-  YarcUpDown::route(t, router, in_port, m, rc);
+  OfflineRouting offline;
+  RoutingContext ctx = offline.ctx();
+  YarcUpDown::route(t, ctx, router, in_port, m, rc);
   return rc;
 }
 

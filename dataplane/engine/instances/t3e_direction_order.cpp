@@ -3,6 +3,5 @@
 #include "dataplane/routing/t3e_direction_order.h"
 
 namespace fabemu {
-template std::unique_ptr<EngineBase> make_engine<T3eDirectionOrder>(T3eTables, const Fabric&,
-                                                                    const EngineConfig&);
+FABEMU_ENGINE_INSTANCE(T3eDirectionOrder);
 }  // namespace fabemu

@@ -3,6 +3,5 @@
 #include "dataplane/routing/yarc_updown.h"
 
 namespace fabemu {
-template std::unique_ptr<EngineBase> make_engine<YarcUpDown>(YarcTables, const Fabric&,
-                                                             const EngineConfig&);
+FABEMU_ENGINE_INSTANCE(YarcUpDown);
 }  // namespace fabemu

@@ -124,10 +124,12 @@ void BM_RouteT3eDirectionOrder(benchmark::State& state) {
     r.in_port = static_cast<uint8_t>(rng() % (kT3eDirections + 1));
   }
   size_t i = 0;
+  OfflineRouting offline;
+  RoutingContext ctx = offline.ctx();
   for (auto _ : state) {
     const RouteInput& r = in[i++ & (kSamples - 1)];
     RouteCandidates rc;
-    T3eDirectionOrder::route(t, r.router, r.in_port, r.m, rc);
+    T3eDirectionOrder::route(t, ctx, r.router, r.in_port, r.m, rc);
     benchmark::DoNotOptimize(rc);
   }
   state.SetItemsProcessed(state.iterations());
@@ -152,10 +154,12 @@ void BM_RouteYarcUpDown(benchmark::State& state) {
     r.in_port = static_cast<uint8_t>(rng() % kYarcPorts);
   }
   size_t i = 0;
+  OfflineRouting offline;
+  RoutingContext ctx = offline.ctx();
   for (auto _ : state) {
     const RouteInput& r = in[i++ & (kSamples - 1)];
     RouteCandidates rc;
-    YarcUpDown::route(t, r.router, r.in_port, r.m, rc);
+    YarcUpDown::route(t, ctx, r.router, r.in_port, r.m, rc);
     benchmark::DoNotOptimize(rc);
   }
   state.SetItemsProcessed(state.iterations());

@@ -99,14 +99,9 @@ class Engine final : public EngineBase {
     std::vector<Rng> route_rng;         // local router -> its routing random stream
     std::vector<OutLink> out;           // [output]
     std::vector<InLink> in;             // [output index of the input port]
-    std::vector<CreditCounter> credits; // [output * nv + vc]
+    std::vector<SenderVc> vcs;          // [output * nv + vc]: credits, packets sent
     std::vector<Nic> ep;                // all endpoints; only owned ones used
     std::vector<uint32_t> owned_eps;
-    // Credit-conservation bookkeeping (cumulative, each written by one side).
-    std::vector<uint64_t> out_sent, out_crecv;   // [output * nv + vc]
-    std::vector<uint64_t> out_vc_packets;        // [output * nv + vc]
-    std::vector<uint64_t> in_arrived, in_csent;  // [channel]
-    std::vector<uint64_t> ep_sent, ep_crecv;     // [endpoint * nv + vc]
     RunStats st;
     std::vector<rte_ring*> tx;      // to worker w (nullptr for self)
     std::vector<rte_ring*> rx;      // from worker w

@@ -136,7 +136,6 @@ void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
     const FabricEndpoint& fe = f_.endpoints[e];
     const ps_t dur = pm->units * fe.unit_ps;
     ep.credits[v].take(pm->units);
-    w.ep_sent[size_t(e) * nv_ + v] += pm->units;
     pm->inj_ps = w.now;
     ep.inj_free = w.now + dur;
     LinkStats& ls = w.st.links[ep.link];
@@ -162,7 +161,6 @@ void Engine<R, L>::add_ep_credit_stream(Worker& w, uint32_t e, uint32_t v, uint3
     defer_credit_stream(w, e, kEndpointPort, v, units, first, every);
     return;
   }
-  w.ep_crecv[size_t(e) * nv_ + v] += units;
   if (ep.queued()) arm_ep_wake(w, e, first > ep.inj_free ? first : ep.inj_free);
 }
 

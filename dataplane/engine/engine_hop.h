@@ -66,7 +66,6 @@ inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t a
     rte_pktmbuf_free(m);
     return;
   }
-  w.in_arrived[c] += units;
   QEntry e{};
   e.m = m;
   e.arrive = arrive;
@@ -103,7 +102,7 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
   w.rc.adaptive = false;
   const uint32_t lr = rt.router_of_channel(c);
   RoutingContext ctx{&w.route_rng[lr],
-                     QueueView(&w.credits[size_t(rt.output(lr, 0)) * nv_], nv_, cap_.data(), w.now)};
+                     QueueView(&w.vcs[size_t(rt.output(lr, 0)) * nv_], nv_, cap_.data(), w.now)};
   R::route(*w.tables.tables, ctx, r, static_cast<uint8_t>(rt.port_of_channel(c)), *pm, w.rc);
   if (w.rc.count == 0) {
     fail(w, "no route at router " + std::to_string(r) + " for a packet to endpoint " +
@@ -123,7 +122,7 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   PacketMeta* pm = meta(e.m);
   const uint32_t o0 = rt.output(lr, 0);
   const RouteCandidate pick =
-      select_most_credits(w.rc, QueueView(&w.credits[size_t(o0) * nv_], nv_, cap_.data(), w.now));
+      select_most_credits(w.rc, QueueView(&w.vcs[size_t(o0) * nv_], nv_, cap_.data(), w.now));
   pm->out_port = pick.port;
   pm->out_vc = pick.vc;
   e.out_port = pick.port;
@@ -153,7 +152,7 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
   }
   const uint32_t o0 = o - o % max_ports_;  // output (and input) 0 of this router
   const uint32_t ch0 = o0 * nv_;           // channel of (port 0, VC 0)
-  const CreditCounter* cr = &w.credits[size_t(o) * nv_];
+  const SenderVc* cr = &w.vcs[size_t(o) * nv_];
   // Per VC: the fewest units known to be short now, so that one credit
   // lookup per VC serves the requesters behind it.
   uint16_t short_units[kMaxVcs];
@@ -175,7 +174,7 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
     const uint32_t v = e.out_vc;
     if (e.units < short_units[v]) {
       ps_t ignored = kNever;
-      if (cr[v].available(e.units, now, &ignored)) {
+      if (cr[v].credits.available(e.units, now, &ignored)) {
         won_c = c;
         return true;
       }
@@ -195,7 +194,7 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
   // A requester's pipeline or credits still streaming back end at `wake`;
   // credits not yet written wake the output when they are (add_credit_stream).
   for (uint32_t v = 0; v < nv_; v++)
-    if (short_units[v] != 0xFFFF) cr[v].available(short_units[v], now, &wake);
+    if (short_units[v] != 0xFFFF) cr[v].credits.available(short_units[v], now, &wake);
   if (wake != kNever) arm_wake(w, o, wake);
 }
 
@@ -211,20 +210,17 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   const uint8_t ov = e.out_vc;
   const ps_t now = w.now;
   const ps_t dur = ol.serialize(units);
-  w.credits[size_t(o) * nv_ + ov].take(units);
-  w.out_sent[size_t(o) * nv_ + ov] += units;
+  SenderVc& sv = w.vcs[size_t(o) * nv_ + ov];
+  sv.credits.take(units);
+  sv.packets++;
   ol.free_ps = now + dur;  // requesters arriving meanwhile schedule the wake-up
   rt.occupy_input(c / nv_, now + dur);
-  ol.packets++;
-  ol.units += units;
-  w.out_vc_packets[size_t(o) * nv_ + ov]++;
   add_busy(ol.busy_ps, now, dur);
   w.st.packet_hops++;
 
   // The packet streams out of this input buffer one unit per ol.unit_ps from
   // now; each freed unit's credit reaches the upstream sender after the
   // reverse link's latency, the first at now + unit + wire.
-  w.in_csent[c] += units;
   return_credits(w, c, units, now + ol.unit_ps + w.in[c / nv_].up_wire_ps, ol.unit_ps);
 
   PacketMeta* pm = meta(m);
@@ -283,14 +279,13 @@ inline void Engine<R, L>::return_credits(Worker& w, uint32_t c, uint32_t units, 
 template <class R, class L>
 inline void Engine<R, L>::add_credit_stream(Worker& w, uint32_t o, uint32_t v, uint32_t units,
                                             ps_t first, ps_t every, bool resumed) {
-  CreditCounter& cc = w.credits[size_t(o) * nv_ + v];
+  CreditCounter& cc = w.vcs[size_t(o) * nv_ + v].credits;
   if (resumed) {
     cc.add_resumed(units, first, every);
   } else if (!cc.add_stream(units, first, every)) {
     defer_credit_stream(w, o, 0, v, units, first, every);  // its queue is full
     return;
   }
-  w.out_crecv[size_t(o) * nv_ + v] += units;
   if (w.router.requests(o)) {
     const ps_t free = w.out[o].free_ps;
     arm_wake(w, o, first > free ? first : free);

@@ -174,19 +174,20 @@ std::string Engine<R, L>::check_credits() const {
       const uint32_t o = router_local_[r] * max_ports_ + p;
       for (uint32_t v = 0; v < nv_; v++) {
         const size_t s = size_t(o) * nv_ + v;
-        const uint32_t held = ws.credits[s].held();
+        const CreditCounter& cc = ws.vcs[s].credits;
+        const uint32_t held = cc.held();
         int64_t fwd, buffered, back;
         if (fp.peer_router >= 0) {
           const Worker& wr = *workers_[router_worker_[fp.peer_router]];
           const uint32_t c = (router_local_[fp.peer_router] * max_ports_ + uint32_t(fp.peer_port)) * nv_ + v;
-          fwd = int64_t(ws.out_sent[s]) - int64_t(wr.in_arrived[c]);
+          fwd = int64_t(cc.taken()) - int64_t(wr.router.units_in(c));
           buffered = int64_t(units_queued(wr, c));
-          back = int64_t(wr.in_csent[c]) - int64_t(ws.out_crecv[s]);
+          back = int64_t(wr.router.units_out(c)) - int64_t(cc.returned());
         } else {
           // The endpoint sinks at line rate: credits leave as units are sent.
           fwd = 0;
           buffered = 0;
-          back = int64_t(ws.out_sent[s]) - int64_t(ws.out_crecv[s]);
+          back = int64_t(cc.taken()) - int64_t(cc.returned());
         }
         const int64_t total = int64_t(held) + fwd + buffered + back;
         if (total != int64_t(cap_[v]) || fwd < 0 || back < 0)
@@ -201,12 +202,12 @@ std::string Engine<R, L>::check_credits() const {
     const FabricEndpoint& fe = f_.endpoints[e];
     const Worker& w = *workers_[router_worker_[fe.router]];
     for (uint32_t v = 0; v < nv_; v++) {
-      const size_t s = size_t(e) * nv_ + v;
       const uint32_t c = (router_local_[fe.router] * max_ports_ + uint32_t(fe.port)) * nv_ + v;
-      const int64_t total = int64_t(w.ep[e].credits[v].held()) +
-                            (int64_t(w.ep_sent[s]) - int64_t(w.in_arrived[c])) +
+      const CreditCounter& cc = w.ep[e].credits[v];
+      const int64_t total = int64_t(cc.held()) +
+                            (int64_t(cc.taken()) - int64_t(w.router.units_in(c))) +
                             int64_t(units_queued(w, c)) +
-                            (int64_t(w.in_csent[c]) - int64_t(w.ep_crecv[s]));
+                            (int64_t(w.router.units_out(c)) - int64_t(cc.returned()));
       if (total != int64_t(cap_[v]))
         return "injection link of endpoint " + std::to_string(e) + " VC " + std::to_string(v) +
                ": credits do not add up to " + std::to_string(cap_[v]);
@@ -224,15 +225,16 @@ void Engine<R, L>::fold_link_counters(Worker& w) {
     OutLink& ol = w.out[o];
     if (ol.unit_ps == 0) continue;  // not connected
     LinkStats& ls = w.st.links[ol.stats];
-    ls.packets += ol.packets;
-    ls.units += ol.units;
     ls.busy_ps += ol.busy_ps;
     ls.credit_stalls += ol.credit_stalls;
     for (uint32_t v = 0; v < nv_; v++) {
-      ls.vc_packets[v] += w.out_vc_packets[o * nv_ + v];
-      ls.vc_units[v] += w.out_sent[o * nv_ + v];
+      const SenderVc& sv = w.vcs[o * nv_ + v];
+      ls.vc_packets[v] += sv.packets;
+      ls.vc_units[v] += sv.credits.taken();
+      ls.packets += sv.packets;
+      ls.units += sv.credits.taken();
     }
-    ol.packets = ol.units = ol.busy_ps = ol.credit_stalls = 0;
+    ol.busy_ps = ol.credit_stalls = 0;  // (called once, at the end of the run)
   }
   for (size_t c = 0; c < w.router.channels(); c++) {
     const InLink& in = w.in[c / nv_];

@@ -235,14 +235,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   const size_t nout = size_t(nlr) * max_ports_;
   w.out.assign(nout, OutLink{});
   w.in.assign(nout, InLink{});
-  w.credits.assign(nout * nv_, CreditCounter{});
-  w.out_sent.assign(nout * nv_, 0);
-  w.out_crecv.assign(nout * nv_, 0);
-  w.out_vc_packets.assign(nout * nv_, 0);
-  w.in_arrived.assign(w.router.channels(), 0);
-  w.in_csent.assign(w.router.channels(), 0);
-  w.ep_sent.assign(size_t(nep_) * nv_, 0);
-  w.ep_crecv.assign(w.ep_sent.size(), 0);
+  w.vcs.assign(nout * nv_, SenderVc{});
   w.ep.resize(nep_);
   w.st = RunStats{};
   w.st.links = link_proto_;
@@ -274,7 +267,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
         ol.peer_channel0 = (router_local_[fp.peer_router] * max_ports_ + ol.peer_port) * nv_;
       ol.stats = out_link_[size_t(r) * max_ports_ + p];
       for (uint32_t v = 0; v < nv_; v++) {
-        w.credits[size_t(o) * nv_ + v] = CreditCounter(cap_[v]);
+        w.vcs[size_t(o) * nv_ + v].credits = CreditCounter(cap_[v]);
         bufs += cap_[v] / minu + 1;
       }
       // The input side of the same port: where its credits go back to.

@@ -21,10 +21,18 @@ class CreditCounter {
   static constexpr uint32_t kStreams = 4;
 
   CreditCounter() = default;
-  explicit CreditCounter(uint32_t initial) : settled_(initial), held_(initial) {}
+  explicit CreditCounter(uint32_t initial) : settled_(initial) {}
 
   // Credits held for the conservation check: in hand plus every stream.
-  uint32_t held() const { return held_; }
+  uint32_t held() const {
+    uint32_t h = settled_;
+    for (uint32_t i = 0; i < count_; i++) h += q_[(head_ + i) % kStreams].n;
+    return h;
+  }
+  // Units ever taken (sent downstream) and ever returned (streams written,
+  // deferred ones once resumed): the link's side of credit conservation.
+  uint64_t taken() const { return taken_; }
+  uint64_t returned() const { return returned_; }
   // Credits in hand or in a stream that has begun by `now` (what the sender
   // would know of at `now`): the adaptive selection's view.
   uint32_t held_at(ps_t now) const {
@@ -61,7 +69,7 @@ class CreditCounter {
   // Takes `units` credits (after available() said yes): those in hand, then
   // the fronts of the streams.
   void take(uint32_t units) {
-    held_ -= units;
+    taken_ += units;
     if (settled_ >= units) {
       settled_ -= units;
       return;
@@ -92,7 +100,7 @@ class CreditCounter {
     }
     q_[(head_ + count_) % kStreams] = Stream{first, static_cast<uint32_t>(every), units};
     count_++;
-    held_ += units;
+    returned_ += units;
     return true;
   }
 
@@ -103,7 +111,7 @@ class CreditCounter {
     deferred_--;
     q_[(head_ + count_) % kStreams] = Stream{first, static_cast<uint32_t>(every), units};
     count_++;
-    held_ += units;
+    returned_ += units;
   }
 
   // Streams whose last credit has arrived by `now` move into hand.
@@ -119,7 +127,7 @@ class CreditCounter {
   // Credits that arrive all at once (tests).
   void add(uint32_t units) {
     settled_ += units;
-    held_ += units;
+    returned_ += units;
   }
 
  private:
@@ -134,11 +142,11 @@ class CreditCounter {
     head_begun_ = false;
   }
   uint32_t settled_ = 0;
-  uint32_t held_ = 0;
   uint8_t head_ = 0;
   uint8_t count_ = 0;
   bool head_begun_ = false;  // the head stream was partly taken (so it has begun)
   uint16_t deferred_ = 0;  // streams handed back to the caller, not yet resumed
+  uint64_t taken_ = 0, returned_ = 0;
   Stream q_[kStreams] = {};
 };
 

@@ -18,24 +18,32 @@
 
 namespace fabemu {
 
-struct OutLink {
+struct alignas(64) OutLink {
+  // Hot: read or written at every grant.
   ps_t free_ps = 0;         // the link is serialising until then
   ps_t unit_ps = 0;         // one flow unit on the link
   ps_t wire_ps = 0;         // head leaves -> head arrives
+  ps_t busy_ps = 0;         // busy during the measurement window
+  uint64_t credit_stalls = 0;
+  uint32_t peer_channel0 = 0;  // far end's channel for VC 0 (local index when on this core)
   int32_t peer_router = -1; // global router id at the far end (-1: endpoint)
   int32_t peer_endpoint = -1;
-  uint32_t peer_channel0 = 0;  // far end's channel for VC 0 (local index when on this core)
   uint16_t peer_port = 0;
   uint16_t peer_worker = 0;
   uint32_t stats = 0;       // index into the link statistics
   bool remote = false;      // the far end is on another core
-  // Hot counters, folded into the link statistics at the end of the run.
-  uint64_t packets = 0, units = 0, credit_stalls = 0;
-  ps_t busy_ps = 0;
   ps_t serialize(uint32_t units) const { return units * unit_ps; }
 };
+static_assert(sizeof(OutLink) == 64, "a link's sender is one cache line");
 
-// Where a router input's credits go back to: the sending end of its link.
+// The sender's side of one VC of a link: the credits it holds for the
+// downstream buffer (with the units it took and got back) and the packets
+// it sent. Packet and unit totals of the link are the sums over its VCs.
+struct alignas(128) SenderVc {
+  CreditCounter credits;
+  uint64_t packets = 0;
+};
+
 struct InLink {
   int32_t up_router = -1;   // -1: an endpoint's injection link
   int32_t up_endpoint = -1;

@@ -46,7 +46,7 @@ class InputQueuedRouter {
   void init(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t qcap,
             uint32_t input_speedup = 1) {
     speedup_ = input_speedup < 1 ? 1 : input_speedup;
-    in_busy_.assign(size_t(routers) * max_ports * speedup_, 0);
+    in_busy_.assign(speedup_ > 1 ? size_t(routers) * max_ports * speedup_ : 0, 0);
     max_ports_ = max_ports;
     nv_ = nv;
     vc_shift_ = 0;
@@ -57,14 +57,10 @@ class InputQueuedRouter {
     req_words_ = (req_bits_ + 63) / 64;
     const size_t nch = size_t(routers) * max_ports * nv;
     const size_t nout = size_t(routers) * max_ports;
-    head_.assign(nch, QEntry{});
+    ch_.assign(nch, Channel{});
     q_.assign(nch * qcap, QEntry{});
-    peak_.assign(nch, 0);
-    qhead_.assign(nch, 0);
-    qlen_.assign(nch, 0);
-    occ_.assign(nch, 0);
-    req_.assign(nout * req_words_, 0);
-    arb_.assign(nout, OutArb{});
+    req_.assign(req_words_ > 1 ? nout * req_words_ : 0, 0);
+    port_.assign(nout, Port{});
   }
 
   uint32_t nv() const { return nv_; }
@@ -77,37 +73,45 @@ class InputQueuedRouter {
   uint32_t router_of_channel(uint32_t c) const { return c / nv_ / max_ports_; }
   uint32_t port_of_channel(uint32_t c) const { return (c / nv_) % max_ports_; }
   uint32_t vc_of_channel(uint32_t c) const { return c % nv_; }
-  size_t channels() const { return qlen_.size(); }
+  size_t channels() const { return ch_.size(); }
 
   // ---- input FIFOs ------------------------------------------------------------
-  uint32_t len(uint32_t c) const { return qlen_[c]; }
-  uint32_t occupancy(uint32_t c) const { return occ_[c]; }
-  uint32_t peak(uint32_t c) const { return peak_[c]; }
-  // The head lives apart from the entries behind it, in a dense array, so
-  // arbitration's scan over the heads stays in cache.
-  QEntry& head(uint32_t c) { return head_[c]; }
+  uint32_t len(uint32_t c) const { return ch_[c].qlen; }
+  uint32_t occupancy(uint32_t c) const { return ch_[c].occ; }
+  uint32_t peak(uint32_t c) const { return ch_[c].peak; }
+  // Units ever entered into / sent out of channel c (credit conservation).
+  uint64_t units_in(uint32_t c) const { return ch_[c].units_in; }
+  uint64_t units_out(uint32_t c) const { return ch_[c].units_out; }
+  // The head lives with the channel's counters, apart from the entries
+  // behind it: one cache line per channel serves entering, routing,
+  // arbitration and the grant.
+  QEntry& head(uint32_t c) { return ch_[c].head; }
   const QEntry& at(uint32_t c, uint32_t i) const {
-    return i == 0 ? head_[c] : q_[size_t(c) * qcap_ + ((qhead_[c] + i - 1) & qmask_)];
+    return i == 0 ? ch_[c].head : q_[size_t(c) * qcap_ + ((ch_[c].qhead + i - 1) & qmask_)];
   }
   // Appends; returns the new length (1: the entry is the head). The caller
   // has checked the space (credits) and the entry count (qcap).
   uint32_t push(uint32_t c, const QEntry& e) {
-    if (qlen_[c] == 0)
-      head_[c] = e;
+    Channel& ch = ch_[c];
+    if (ch.qlen == 0)
+      ch.head = e;
     else
-      q_[size_t(c) * qcap_ + ((qhead_[c] + qlen_[c] - 1) & qmask_)] = e;
-    occ_[c] += e.units;
-    if (occ_[c] > peak_[c]) peak_[c] = occ_[c];
-    return ++qlen_[c];
+      q_[size_t(c) * qcap_ + ((ch.qhead + ch.qlen - 1) & qmask_)] = e;
+    ch.occ += e.units;
+    ch.units_in += e.units;
+    if (ch.occ > ch.peak) ch.peak = ch.occ;
+    return ++ch.qlen;
   }
   QEntry pop(uint32_t c) {
-    const QEntry e = head_[c];
-    if (qlen_[c] > 1) {
-      head_[c] = q_[size_t(c) * qcap_ + qhead_[c]];
-      qhead_[c] = static_cast<uint16_t>((qhead_[c] + 1) & qmask_);
+    Channel& ch = ch_[c];
+    const QEntry e = ch.head;
+    if (ch.qlen > 1) {
+      ch.head = q_[size_t(c) * qcap_ + ch.qhead];
+      ch.qhead = static_cast<uint16_t>((ch.qhead + 1) & qmask_);
     }
-    qlen_[c]--;
-    occ_[c] -= e.units;
+    ch.qlen--;
+    ch.occ -= e.units;
+    ch.units_out += e.units;
     return e;
   }
 
@@ -117,19 +121,19 @@ class InputQueuedRouter {
   uint32_t requester_port(uint32_t i) const { return i >> vc_shift_; }
   uint32_t requester_vc(uint32_t i) const { return i & ((1u << vc_shift_) - 1); }
   void request(uint32_t o, uint32_t i) {
-    req_[size_t(o) * req_words_ + (i >> 6)] |= 1ull << (i & 63);
-    arb_[o].nreq++;
+    req_words(o)[i >> 6] |= 1ull << (i & 63);
+    port_[o].nreq++;
   }
   void withdraw(uint32_t o, uint32_t i) {
-    req_[size_t(o) * req_words_ + (i >> 6)] &= ~(1ull << (i & 63));
-    arb_[o].nreq--;
+    req_words(o)[i >> 6] &= ~(1ull << (i & 63));
+    port_[o].nreq--;
   }
-  uint32_t requests(uint32_t o) const { return arb_[o].nreq; }
+  uint32_t requests(uint32_t o) const { return port_[o].nreq; }
   // The arbiter picks among the requesters of output o that accept(i) lets go.
   template <class Accept>
   __attribute__((always_inline)) int32_t arbitrate(uint32_t o, Accept&& accept) {
-    OutArb& a = arb_[o];
-    return Arbiter::pick(&req_[size_t(o) * req_words_], req_bits_, a.nreq, &a.ptr, accept);
+    Port& a = port_[o];
+    return Arbiter::pick(req_words(o), req_bits_, a.nreq, &a.ptr, accept);
   }
 
   // ---- the switch's input side (separable allocation: an input port sends
@@ -137,6 +141,7 @@ class InputQueuedRouter {
   // their VCs and outputs) -----------------------------------------------------
   // When input port `in` (numbered like outputs) has a free crossing.
   ps_t input_free_at(uint32_t in) const {
+    if (speedup_ == 1) return port_[in].in_busy;
     const ps_t* b = &in_busy_[size_t(in) * speedup_];
     ps_t t = b[0];
     for (uint32_t k = 1; k < speedup_; k++) t = b[k] < t ? b[k] : t;
@@ -144,6 +149,10 @@ class InputQueuedRouter {
   }
   // A packet from input `in` crosses the switch until `until`.
   void occupy_input(uint32_t in, ps_t until) {
+    if (speedup_ == 1) {
+      port_[in].in_busy = until;
+      return;
+    }
     ps_t* b = &in_busy_[size_t(in) * speedup_];
     uint32_t best = 0;
     for (uint32_t k = 1; k < speedup_; k++)
@@ -152,25 +161,41 @@ class InputQueuedRouter {
   }
 
   // One pending wake-up per output: the earliest time it must look again.
-  ps_t& wake(uint32_t o) { return arb_[o].wake_ps; }
+  ps_t& wake(uint32_t o) { return port_[o].wake_ps; }
 
  private:
-  struct OutArb {
+  // What the switch keeps per port index: the output's arbitration state
+  // and the input's crossing, together (the common case of one request word
+  // and no input speedup in 32 bytes; the rest in req_ and in_busy_).
+  struct alignas(32) Port {
     ps_t wake_ps = kNever;
+    ps_t in_busy = 0;     // input: its crossing is busy until (speedup 1)
+    uint64_t req = 0;     // output: requesters (<= 64 of them)
     uint16_t nreq = 0;
-    uint16_t ptr = 0;
+    uint16_t ptr = 0;     // round-robin position
   };
+  static_assert(sizeof(Port) == 32, "two ports per cache line");
+  uint64_t* req_words(uint32_t o) {
+    return req_words_ == 1 ? &port_[o].req : &req_[size_t(o) * req_words_];
+  }
   uint32_t max_ports_ = 0, nv_ = 0, vc_shift_ = 0, qcap_ = 1, qmask_ = 0;
   uint32_t req_bits_ = 0, req_words_ = 1;
   uint32_t speedup_ = 1;
-  std::vector<ps_t> in_busy_;  // [input * speedup + k]: crossing k busy until
-  std::vector<QEntry> head_;  // [c]
+  std::vector<ps_t> in_busy_;  // [input * speedup + k]: crossing k busy until (speedup > 1)
+  // One (input port, VC) FIFO's state, a cache line.
+  struct alignas(64) Channel {
+    QEntry head;
+    uint64_t units_in = 0, units_out = 0;
+    uint32_t occ = 0;    // units held (counting what is on the wire to it)
+    uint32_t peak = 0;   // the most it ever held
+    uint16_t qhead = 0;  // first entry behind the head in q_
+    uint16_t qlen = 0;   // entries, the head included
+  };
+  static_assert(sizeof(Channel) == 64, "a channel is one cache line");
+  std::vector<Channel> ch_;   // [c]
   std::vector<QEntry> q_;     // [c * qcap + i]: the entries behind the head
-  std::vector<uint16_t> qhead_, qlen_;
-  std::vector<uint32_t> occ_;
-  std::vector<uint32_t> peak_;  // peak occupancy (units, counting what is on the wire to it)
-  std::vector<uint64_t> req_;
-  std::vector<OutArb> arb_;
+  std::vector<uint64_t> req_;  // [output * req_words + w] (more than 64 requesters)
+  std::vector<Port> port_;
 };
 
 }  // namespace fabemu

@@ -7,15 +7,15 @@
 #include <cstdint>
 
 #include "dataplane/core/rng.h"
-#include "dataplane/link/credit_counter.h"
+#include "dataplane/link/link.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
 
 class QueueView {
  public:
-  QueueView(const CreditCounter* credits, uint32_t nv, const uint32_t* capacity, ps_t now)
-      : credits_(credits), nv_(nv), cap_(capacity), now_(now) {}
+  QueueView(const SenderVc* vcs, uint32_t nv, const uint32_t* capacity, ps_t now)
+      : vcs_(vcs), nv_(nv), cap_(capacity), now_(now) {}
   // A view of an idle fabric (every downstream buffer empty): what analysis
   // and zero-load route tracing see.
   static QueueView idle(uint32_t nv, const uint32_t* capacity) {
@@ -23,8 +23,8 @@ class QueueView {
   }
   // Credits for (out_port, vc) the router knows of at now (in hand or streaming back).
   uint32_t credits(uint32_t out_port, uint32_t vc) const {
-    if (!credits_) return cap_[vc];
-    return credits_[out_port * nv_ + vc].held_at(now_);
+    if (!vcs_) return cap_[vc];
+    return vcs_[out_port * nv_ + vc].credits.held_at(now_);
   }
   // Units the downstream buffer holds or has been promised, as credits tell.
   uint32_t occupancy(uint32_t out_port, uint32_t vc) const {
@@ -34,7 +34,7 @@ class QueueView {
   ps_t now() const { return now_; }
 
  private:
-  const CreditCounter* credits_;  // this router's outputs: [port * nv + vc]; null: idle
+  const SenderVc* vcs_;  // this router's outputs: [port * nv + vc]; null: idle
   uint32_t nv_;
   const uint32_t* cap_;           // buffer units per VC
   ps_t now_;

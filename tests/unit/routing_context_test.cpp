@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "dataplane/link/credit_counter.h"
+#include "dataplane/link/link.h"
 #include "dataplane/routing/route.h"
 #include "dataplane/routing/selection.h"
 
@@ -17,9 +17,9 @@ namespace {
 constexpr uint32_t kPorts = 3, kNv = 2;
 
 TEST(QueueView, ReadsThePerPortVcCounters) {
-  std::vector<CreditCounter> cc;
+  std::vector<SenderVc> cc(kPorts * kNv);
   for (uint32_t p = 0; p < kPorts; p++)
-    for (uint32_t v = 0; v < kNv; v++) cc.emplace_back(10 * p + v);
+    for (uint32_t v = 0; v < kNv; v++) cc[p * kNv + v].credits = CreditCounter(10 * p + v);
   const uint32_t cap[kNv] = {30, 25};
   const QueueView view(cc.data(), kNv, cap, 500);
   EXPECT_EQ(view.now(), 500u);
@@ -34,10 +34,10 @@ TEST(QueueView, ReadsThePerPortVcCounters) {
 }
 
 TEST(QueueView, CountsOnlyStreamsBegunByNow) {
-  std::vector<CreditCounter> cc(kPorts * kNv);
-  cc[1 * kNv + 0] = CreditCounter(4);
-  ASSERT_TRUE(cc[1 * kNv + 0].add_stream(3, 1000, 10));
-  ASSERT_TRUE(cc[1 * kNv + 0].add_stream(2, 2000, 10));
+  std::vector<SenderVc> cc(kPorts * kNv);
+  cc[1 * kNv + 0].credits = CreditCounter(4);
+  ASSERT_TRUE(cc[1 * kNv + 0].credits.add_stream(3, 1000, 10));
+  ASSERT_TRUE(cc[1 * kNv + 0].credits.add_stream(2, 2000, 10));
   const uint32_t cap[kNv] = {10, 6};
   const QueueView before(cc.data(), kNv, cap, 999);
   EXPECT_EQ(before.credits(1, 0), 4u);
@@ -55,8 +55,8 @@ TEST(QueueView, CountsOnlyStreamsBegunByNow) {
 }
 
 TEST(QueueView, OccupancyIsZeroWhenCreditsExceedTheBuffer) {
-  std::vector<CreditCounter> cc(kPorts * kNv);
-  cc[0] = CreditCounter(12);
+  std::vector<SenderVc> cc(kPorts * kNv);
+  cc[0].credits = CreditCounter(12);
   const uint32_t cap[kNv] = {10, 10};
   const QueueView view(cc.data(), kNv, cap, 0);
   EXPECT_EQ(view.credits(0, 0), 12u);
@@ -76,10 +76,10 @@ bool same(const RouteCandidate& a, const RouteCandidate& b) {
 
 struct Outputs {
   explicit Outputs(std::initializer_list<uint32_t> credits) {
-    for (uint32_t c : credits) cc.emplace_back(c);
+    for (uint32_t c : credits) cc.emplace_back().credits = CreditCounter(c);
   }
   QueueView view(ps_t now = 0) const { return QueueView(cc.data(), kNv, cap, now); }
-  std::vector<CreditCounter> cc;  // [port * kNv + vc]
+  std::vector<SenderVc> cc;  // [port * kNv + vc]
   uint32_t cap[kNv] = {16, 16};
 };
 
@@ -110,7 +110,7 @@ TEST(SelectMostCredits, NonAdaptiveOrSingleTakesTheFirst) {
 
 TEST(SelectMostCredits, SeesStreamsOnlyOnceTheyHaveBegun) {
   Outputs o{5, 0, 2, 0, 0, 0};
-  ASSERT_TRUE(o.cc[1 * kNv + 0].add_stream(6, 1000, 100));  // (1,0): 2 now, 8 from t=1000
+  ASSERT_TRUE(o.cc[1 * kNv + 0].credits.add_stream(6, 1000, 100));  // (1,0): 2 now, 8 from t=1000
   const auto rc = candidates({{0, 0}, {1, 0}}, true);
   EXPECT_TRUE(same(select_most_credits(rc, o.view(999)), {0, 0}));
   EXPECT_TRUE(same(select_most_credits(rc, o.view(1000)), {1, 0}));

@@ -12,9 +12,10 @@
 // them) outright. A fabric link whose two routers live on different workers
 // is a pair of SPSC rte_rings carrying packet arrivals one way and credit
 // returns the other, each stamped with its emulated time. Workers advance in
-// windows no longer than the smallest cross-core link latency (conservative
-// parallel discrete-event simulation), so a run is deterministic for a given
-// seed and placement.
+// windows no longer than the smallest cross-core lookahead (conservative
+// parallel discrete-event simulation: wire, plus pipeline or credit latency,
+// cross_core_lookahead()), so a run is deterministic for a given seed and
+// placement.
 //
 // Few events per hop: a link that grants a packet enters it into the input
 // FIFO at the far end at once, stamped with its arrival time, and (when it
@@ -110,6 +111,7 @@ class Engine final : public EngineBase {
     std::vector<Event> inbox;
     std::vector<rte_mbuf*> seg_scratch = std::vector<rte_mbuf*>(64);  // a message's segments
     ps_t now = 0;
+    uint8_t window_parity = 0;  // of the virtual-time window being run
     bool failed = false;
     RouteCandidates rc;
     // Ports (real time): the devices this core polls, their transmit bursts,
@@ -135,13 +137,15 @@ class Engine final : public EngineBase {
   // ---- setup (engine_setup.h) ---------------------------------------------
   bool setup(std::string* err);
   bool setup_links(std::string* err);
+  ps_t cross_core_lookahead(const FabricPort& link) const;
   bool setup_traffic(std::string* err);
   bool setup_worker(Worker& w, std::string* err);
   void seed_traffic(Worker& w);
 
   // ---- a hop: router and link (engine_hop.h) ------------------------------
   void dispatch(Worker& w, const Event& e);
-  void enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive);
+  // late: from another core, taken at a window edge after its arrival.
+  void enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, bool late = false);
   void setup_head(Worker& w, uint32_t c, ps_t not_before);
   bool compute_route(Worker& w, uint32_t c, const QEntry& e);
   void finish_route(Worker& w, uint32_t c, QEntry& e, ps_t not_before);
@@ -241,6 +245,7 @@ class Engine final : public EngineBase {
   }
   void send_remote(Worker& w, const Event& ev, uint32_t dest_worker) {
     w.outbox[dest_worker].push_back(ev);
+    w.outbox[dest_worker].back().window = w.window_parity;
     if (ev.t < w.outbox_min) w.outbox_min = ev.t;
   }
   void apply_remote(Worker& w, Event& ev);

@@ -53,7 +53,7 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
 // Packet m enters input channel c; its head arrives at `arrive` (now or
 // later: the buffer space is already the packet's, as the credits say).
 template <class R, class L>
-inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive) {
+inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, bool late) {
   Router& rt = w.router;
   const uint32_t units = meta(m)->units;
   const uint32_t v = rt.vc_of_channel(c);
@@ -66,11 +66,15 @@ inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t a
     rte_pktmbuf_free(m);
     return;
   }
+  // A late head that had arrived when the FIFO's last packet was granted
+  // waits for that packet's tail, as grant() makes a waiting one do.
+  const ps_t not_before =
+      late && rt.len(c) == 0 && arrive <= rt.last_granted(c) ? rt.last_tail_out(c) : 0;
   QEntry e{};
   e.m = m;
   e.arrive = arrive;
   e.units = static_cast<uint16_t>(units);
-  if (rt.push(c, e) == 1) setup_head(w, c, 0);
+  if (rt.push(c, e) == 1) setup_head(w, c, not_before);
 }
 
 // The entry at the head of channel c is routed. An adaptive choice is made
@@ -251,6 +255,8 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   if (rt.len(c)) {
     const QEntry& nx = rt.head(c);
     setup_head(w, c, nx.arrive <= now ? now + dur : 0);
+  } else {
+    rt.remember_departure(c, now, now + dur);
   }
 }
 

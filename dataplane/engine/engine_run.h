@@ -35,14 +35,23 @@ void Engine<R, L>::drain_inbox(Worker& w) {
 }
 
 // Applies what other cores sent, in the order each sent it. late_ok (real
-// time): an event whose time has passed here runs now, late.
+// time): an event whose time has passed here runs now, late. In virtual
+// time only what was sent in the window just ended is taken: a core that
+// left the barrier first may already have sent the next window's, which
+// wait for the next edge (so runs do not depend on which core was faster).
 template <class R, class L>
 void Engine<R, L>::take_inbox(Worker& w, bool late_ok) {
+  size_t kept = 0;
   for (Event& ev : w.inbox) {
-    if (late_ok && ev.t < w.now) ev.t = w.now;
+    if (late_ok) {
+      if (ev.t < w.now) ev.t = w.now;
+    } else if (ev.window != w.window_parity) {
+      w.inbox[kept++] = ev;
+      continue;
+    }
     apply_remote(w, ev);
   }
-  w.inbox.clear();
+  w.inbox.resize(kept);
 }
 
 template <class R, class L>
@@ -50,7 +59,7 @@ void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
   switch (ev.type) {
     case EventType::remote_arrive: {
       const uint32_t c = w.router.channel(router_local_[ev.a], ev.port, ev.vc);
-      enter_input(w, c, ev.m, ev.t);
+      enter_input(w, c, ev.m, ev.t, true);
       break;
     }
     case EventType::credit:
@@ -84,6 +93,7 @@ void Engine<R, L>::worker_loop(Worker& w) {
   const ps_t total_ps = gen_end_;
   const bool check_each_event = cfg_.check_invariants && nw == 1;
   for (int parity = 0;; parity ^= 1) {
+    w.window_parity = static_cast<uint8_t>(parity);
     // Tables published or scheduled by control/ take effect at a window
     // edge; a scheduled change ends the window it falls in.
     tables_.refresh(w.tables, wstart);

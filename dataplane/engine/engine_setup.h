@@ -126,8 +126,39 @@ bool Engine<R, L>::setup(std::string* err) {
   return true;
 }
 
+// How long after a sender on one core does something on a link can it
+// matter to the other core: the lookahead of conservative windows.
+//  - A packet granted at t arrives at t + wire. With routing that depends
+//    only on tables and packet, it can do nothing at the far router before
+//    it is through that router's pipeline (t + wire + the shortest pipeline
+//    from that input), so the far core may take it that late.
+//  - The far router returns credits for it when it sends the packet on: the
+//    first at that grant + its output's unit time + the wire back.
+// Router pipelines come from the tables the run starts with; tables swapped
+// in later change routes, not the routers' timing.
+template <class R, class L>
+ps_t Engine<R, L>::cross_core_lookahead(const FabricPort& link) const {
+  const typename TableSlot<Tables>::Reader reader = [&] {
+    typename TableSlot<Tables>::Reader r;
+    tables_.attach(r);
+    return r;
+  }();
+  const FabricRouter& far = f_.routers[link.peer_router];
+  ps_t pipeline = kNever, unit = kNever;
+  for (uint32_t q = 0; q < far.ports.size(); q++) {
+    if (!far.ports[q].connected()) continue;
+    unit = std::min(unit, far.ports[q].unit_ps);
+    pipeline = std::min(pipeline, R::pipeline_ps(*reader.tables, link.peer_router,
+                                                 static_cast<uint8_t>(link.peer_port),
+                                                 static_cast<uint8_t>(q)));
+  }
+  if (unit == kNever) unit = 0;
+  if (pipeline == kNever || policy_routes_on_state<R>(*reader.tables)) pipeline = 0;
+  return link.wire_ps + std::min(pipeline, unit);
+}
+
 // Links: every connected router output, then every endpoint injection link;
-// the conservative window is the smallest latency of a link between cores.
+// the conservative window is the smallest lookahead of a link between cores.
 template <class R, class L>
 bool Engine<R, L>::setup_links(std::string* err) {
   const int nw = std::max(1, cfg_.workers);
@@ -152,7 +183,7 @@ bool Engine<R, L>::setup_links(std::string* err) {
       out_link_[size_t(r) * max_ports_ + p] = static_cast<uint32_t>(link_proto_.size());
       link_proto_.push_back(ls);
       if (fp.peer_router >= 0 && router_worker_[fp.peer_router] != router_worker_[r])
-        window_ = std::min(window_, fp.wire_ps);
+        window_ = std::min(window_, cross_core_lookahead(fp));
     }
   }
   ep_link_.assign(nep_, 0);

@@ -102,6 +102,19 @@ class InputQueuedRouter {
     if (ch.occ > ch.peak) ch.peak = ch.occ;
     return ++ch.qlen;
   }
+  // An empty channel's head slot remembers the last packet that left it:
+  // when it was granted and when its tail is out of the buffer (a packet
+  // entered late, from another core, that had arrived by then must wait
+  // for that tail as it would have in the FIFO).
+  void remember_departure(uint32_t c, ps_t granted, ps_t tail_out) {
+    Channel& ch = ch_[c];
+    if (ch.qlen) return;
+    ch.head.arrive = granted;
+    ch.head.ready = tail_out;
+  }
+  ps_t last_granted(uint32_t c) const { return ch_[c].head.arrive; }
+  ps_t last_tail_out(uint32_t c) const { return ch_[c].head.ready; }
+
   QEntry pop(uint32_t c) {
     Channel& ch = ch_[c];
     const QEntry e = ch.head;

@@ -22,7 +22,20 @@
 //   // After the packet has been granted out_port/out_vc: update route state
 //   // (direction-order progress, dateline crossing).
 //   static void on_forward(const Tables&, int32_t router, uint8_t out_port, PacketMeta& m);
+//   // Optional: false when route() and selection depend only on the tables
+//   // and the packet (not on the queue view or the random stream), so that
+//   // a packet's arrival may be handled up to the router pipeline late
+//   // (lets workers run longer windows). Without it: true.
+//   static bool routes_on_state(const Tables&);
 //
+template <class R>
+bool policy_routes_on_state(const typename R::Tables& t) {
+  if constexpr (requires { R::routes_on_state(t); })
+    return R::routes_on_state(t);
+  else
+    return true;
+}
+
 // trace_route() below walks a packet through the tables without timing, for
 // analysis (hop counts, zero-load latency, channel dependency graph), with
 // an idle fabric's queue view and a fixed random stream.

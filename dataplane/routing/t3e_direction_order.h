@@ -146,6 +146,8 @@ struct T3eDirectionOrder {
     out.add(static_cast<uint8_t>(d), static_cast<uint8_t>(base + bit));
   }
 
+  static bool routes_on_state(const Tables& /*t*/) { return false; }  // deterministic
+
   static ps_t pipeline_ps(const Tables& t, int32_t /*router*/, uint8_t in_port, uint8_t out_port) {
     if (in_port >= kT3eDirections || out_port >= kT3eDirections) return t.endpoint_ps[out_port];
     if (t3e_opposite(in_port) == out_port) return t.straight_ps[out_port];

@@ -160,6 +160,9 @@ struct YarcUpDown {
     for (uint32_t i = 0; i < pick; ++i) out.add(u.list[i], vc);
   }
 
+  // Responses choose their uplink by the credits of the moment.
+  static bool routes_on_state(const Tables& t) { return t.adaptive_responses; }
+
   static ps_t pipeline_ps(const Tables& t, int32_t /*router*/, uint8_t /*in_port*/,
                           uint8_t /*out_port*/) {
     return t.latency_ps;

@@ -34,7 +34,8 @@ struct Event {
   uint16_t amount;  // credits, in flow units
   EventType type;
   uint8_t vc;
-  uint8_t pad[2];
+  uint8_t window;  // cross-core events: parity of the sender's window
+  uint8_t pad;
 };
 static_assert(sizeof(Event) == 32, "events are two per cache line");
 

@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "dataplane/router/arbiter/round_robin.h"
@@ -58,7 +59,10 @@ class InputQueuedRouter {
     const size_t nch = size_t(routers) * max_ports * nv;
     const size_t nout = size_t(routers) * max_ports;
     ch_.assign(nch, Channel{});
-    q_.assign(nch * qcap, QEntry{});
+    // Entries behind the heads are written before they are read; left
+    // uninitialised, the pages of queues that never fill are never touched
+    // (start-up time and resident memory of large fabrics).
+    q_.reset(new QEntry[nch * qcap]);
     req_.assign(req_words_ > 1 ? nout * req_words_ : 0, 0);
     port_.assign(nout, Port{});
   }
@@ -206,7 +210,7 @@ class InputQueuedRouter {
   };
   static_assert(sizeof(Channel) == 64, "a channel is one cache line");
   std::vector<Channel> ch_;   // [c]
-  std::vector<QEntry> q_;     // [c * qcap + i]: the entries behind the head
+  std::unique_ptr<QEntry[]> q_;  // [c * qcap + i]: the entries behind the head
   std::vector<uint64_t> req_;  // [output * req_words + w] (more than 64 requesters)
   std::vector<Port> port_;
 };

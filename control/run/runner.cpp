@@ -133,7 +133,8 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
               {"measure_ns", spec.run.measure_ns},
               {"drain_ns", spec.run.drain_ns},
               {"end_ns", ps_to_ns(double(st.end_ps))},
-              {"drained", st.drained}};
+              {"drained", st.drained},
+              {"interrupted", st.interrupted}};
   j["traffic"] = {{"pattern", spec.traffic.pattern},
                   {"load", spec.traffic.load},
                   {"process", spec.traffic.process},
@@ -345,10 +346,14 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
 
 namespace {
 
-// SIGINT/SIGTERM end a real-time run cleanly (drain, report); a second one
-// gets the default action, so a stuck run can still be killed.
+// SIGINT/SIGTERM end a run cleanly: a real-time run drains and reports; a
+// virtual-time run stops at its next window edge and reports what it has
+// measured, marked interrupted. A second signal gets the default action, so
+// a stuck run can still be killed.
 std::atomic<bool> g_stop{false};
+volatile std::sig_atomic_t g_stop_signal = 0;
 extern "C" void on_stop_signal(int sig) {
+  g_stop_signal = sig;
   g_stop.store(true);
   std::signal(sig, SIG_DFL);
 }
@@ -365,11 +370,10 @@ int run_command(const Spec& spec, const RunOptions& opts) {
   const bool tty = isatty(STDERR_FILENO);
   const bool realtime = spec.run.mode == "realtime";
   RunResult res;
-  if (realtime) {
-    g_stop.store(false);
-    std::signal(SIGINT, on_stop_signal);
-    std::signal(SIGTERM, on_stop_signal);
-  }
+  g_stop.store(false);
+  g_stop_signal = 0;
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
   try {
     res = run_emulation(
         spec,
@@ -428,10 +432,8 @@ int run_command(const Spec& spec, const RunOptions& opts) {
     fmt::print(stderr, "fabemu run: {}\n", e.what());
     return 1;
   }
-  if (realtime) {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-  }
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   if (!opts.quiet && tty && !realtime) fmt::print(stderr, "\n");
   const RunStats& st = res.stats;
   const auto& j = res.json;
@@ -504,6 +506,15 @@ int run_command(const Spec& spec, const RunOptions& opts) {
   if (!st.error.empty()) {
     fmt::print(stderr, "fabemu run: the emulation broke down: {}\n", st.error);
     return 1;
+  }
+  if (st.interrupted) {
+    const int sig = g_stop_signal ? int(g_stop_signal) : SIGINT;
+    fmt::print(stderr,
+               "fabemu run: interrupted by {} at {:.1f} us of emulated time; what was measured "
+               "so far is reported{}\n",
+               sig == SIGTERM ? "SIGTERM" : "SIGINT", double(st.end_ps) / 1e6,
+               opts.json_out.empty() ? "" : " (the JSON report says \"interrupted\": true)");
+    return 128 + sig;
   }
   if (!st.drained) {
     fmt::print(stderr,

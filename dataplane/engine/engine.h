@@ -299,6 +299,7 @@ class Engine final : public EngineBase {
     ps_t next_time;
     uint64_t injected, delivered;
     bool failed;
+    bool stop;  // worker 0's reading of cfg_.stop, so that every worker stops in one window
   };
   std::vector<Published> pub_[2];
   std::chrono::steady_clock::time_point wall_start_;

@@ -88,7 +88,7 @@ struct EngineConfig {
   double duration_s = 0;           // wall seconds; 0: until *stop becomes true
   ps_t lateness_bound_ps = 1000 * 1000;
   double mac_aging_s = 300;
-  const std::atomic<bool>* stop = nullptr;  // set by a signal handler to end a real-time run
+  const std::atomic<bool>* stop = nullptr;  // set by a signal handler to end the run early
   std::vector<PortEndpointConfig> ports;
   // Real-time progress: called from worker 0 about every progress_s seconds.
   std::function<void(const LiveStats&)> live;

@@ -117,8 +117,9 @@ void Engine<R, L>::worker_loop(Worker& w) {
     // What this worker sent counts towards the next event anywhere.
     const ps_t sent_min = w.outbox_min;
     if (nw > 1) flush_outbox(w);
+    const bool stop = w.id == 0 && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed);
     pub_[parity][w.id] = Published{std::min(w.wheel.next_time(), sent_min), w.st.injected_packets,
-                                   w.st.delivered_packets, w.failed};
+                                   w.st.delivered_packets, w.failed, stop};
     if (nw > 1) {
       barrier_->wait([&] { drain_inbox(w); });
       drain_inbox(w);
@@ -153,6 +154,11 @@ void Engine<R, L>::worker_loop(Worker& w) {
       }
     }
     if (any_failed) break;
+    if (pub_[parity][0].stop) {  // a signal: stop here, report what was measured
+      w.st.interrupted = true;
+      w.st.end_ps = wend;
+      break;
+    }
     if (wend >= gen_end_ && inj == del) {
       w.st.drained = true;
       w.st.end_ps = wend;
@@ -269,6 +275,7 @@ RunStats Engine<R, L>::merge() {
     RunStats& s = wp->st;
     out.end_ps = std::max(out.end_ps, s.end_ps);
     out.drained = out.drained && s.drained;
+    out.interrupted = out.interrupted || s.interrupted;
     out.generated_messages += s.generated_messages;
     out.injected_packets += s.injected_packets;
     out.delivered_packets += s.delivered_packets;

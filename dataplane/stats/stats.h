@@ -130,6 +130,7 @@ struct RunStats {
   ps_t measure_start_ps = 0;
   ps_t measure_end_ps = 0;
   bool drained = false;
+  bool interrupted = false;            // stopped early by the user (a signal); figures so far
   uint64_t generated_messages = 0;
   uint64_t injected_packets = 0;       // packets created at sources (whole run)
   uint64_t delivered_packets = 0;      // packets delivered (whole run)

@@ -47,8 +47,9 @@ struct RoutingInfo {
   // Programs tables for `fabric` (this topology, e.g. with faults marked)
   // and hands them to an engine make_engine made: adopted at emulated time
   // `at` (before the run) or, with at == kNever, at each worker's next
-  // window edge (while it runs). May throw like the programming function.
-  std::function<void(EngineBase&, const Spec&, const Fabric&, ps_t at)> reprogram;
+  // window edge (while it runs). False when a change for a time `at` comes
+  // after the run has begun. May throw like the programming function.
+  std::function<bool(EngineBase&, const Spec&, const Fabric&, ps_t at)> reprogram;
   // Programs the tables once and returns a tracer over them; the tracer
   // holds a reference to the fabric, which must outlive it.
   RouteTracerFactory make_tracer;

@@ -27,7 +27,7 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
     return make_engine<Policy>(program(spec, fabric), fabric, cfg);
   };
   r.reprogram = [program](EngineBase& engine, const Spec& spec, const Fabric& fabric, ps_t at) {
-    replace_tables<Policy>(engine, program(spec, fabric), at);
+    return replace_tables<Policy>(engine, program(spec, fabric), at);
   };
   r.make_tracer = [program](const Spec& spec, const Fabric& fabric) -> RouteTraceFn {
     auto t = std::make_shared<const typename Policy::Tables>(program(spec, fabric));

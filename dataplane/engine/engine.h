@@ -80,10 +80,10 @@ class Engine final : public EngineBase {
   // New routing tables (routing/table_slot.h): publish_tables from any
   // thread while running, adopted by each worker at its next window edge;
   // schedule_tables before run(), adopted by every worker at emulated time
-  // `at` (a window edge falls there).
+  // `at` (a window edge falls there); false once run() has begun.
   void publish_tables(std::shared_ptr<const Tables> t) { tables_.publish(std::move(t)); }
-  void schedule_tables(std::shared_ptr<const Tables> t, ps_t at) {
-    tables_.schedule(std::move(t), at);
+  bool schedule_tables(std::shared_ptr<const Tables> t, ps_t at) {
+    return tables_.schedule(std::move(t), at);
   }
 
  private:
@@ -158,25 +158,24 @@ class Engine final : public EngineBase {
   // first credit (a = output, or endpoint with port kEndpointPort).
   void defer_credit_stream(Worker& w, uint32_t a, uint16_t port, uint32_t v, uint32_t units,
                            ps_t first, ps_t every) {
-    Event ev{};
-    ev.t = first;
-    ev.type = EventType::credit;
+    w.wheel.push(credit_event(a, port, v, units, first, every));
+  }
+  // A stream of `units` credits for VC v of output (or endpoint) a, the
+  // first at `first`, then one every `every` ps.
+  static Event credit_event(uint32_t a, uint16_t port, uint32_t v, uint32_t units, ps_t first,
+                            ps_t every) {
+    Event ev = event_at(first, EventType::credit, a);
     ev.unit_ps = every;
-    ev.a = a;
     ev.port = port;
     ev.vc = static_cast<uint8_t>(v);
     ev.amount = static_cast<uint16_t>(units);
-    w.wheel.push(ev);
+    return ev;
   }
   void arm_wake(Worker& w, uint32_t o, ps_t t) {
     ps_t& wake = w.router.wake(o);
     if (t >= wake) return;
     wake = t;
-    Event ev{};
-    ev.t = t;
-    ev.type = EventType::out_wake;
-    ev.a = o;
-    w.wheel.push(ev);
+    w.wheel.push(event_at(t, EventType::out_wake, o));
   }
 
   // ---- endpoints (engine_endpoint.h) --------------------------------------
@@ -191,11 +190,7 @@ class Engine final : public EngineBase {
     Nic& ep = w.ep[e];
     if (t >= ep.wake_ps) return;
     ep.wake_ps = t;
-    Event ev{};
-    ev.t = t;
-    ev.type = EventType::ep_wake;
-    ev.a = e;
-    w.wheel.push(ev);
+    w.wheel.push(event_at(t, EventType::ep_wake, e));
   }
   void add_ep_credit_stream(Worker& w, uint32_t e, uint32_t v, uint32_t units, ps_t first,
                             ps_t every, bool resumed = false);
@@ -334,13 +329,12 @@ std::unique_ptr<EngineBase> make_engine(typename R::Tables tables, const Fabric&
 }
 
 template <class R>
-void replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
+bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
   auto& e = static_cast<Engine<R>&>(engine);
   auto t = std::make_shared<const typename R::Tables>(std::move(tables));
-  if (at == kNever)
-    e.publish_tables(std::move(t));
-  else
-    e.schedule_tables(std::move(t), at);
+  if (at != kNever) return e.schedule_tables(std::move(t), at);
+  e.publish_tables(std::move(t));
+  return true;
 }
 
 }  // namespace fabemu

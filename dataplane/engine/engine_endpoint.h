@@ -27,11 +27,7 @@ void Engine<R, L>::on_generate(Worker& w, uint32_t e) {
     make_message(w, e, dst, bytes, static_cast<uint8_t>(TrafficClass::request), needs_reply,
                  measured, w.now);
   }
-  Event ev{};
-  ev.t = w.now + ep.rng.geometric(gen_p_) * gen_slot_ps_;
-  ev.type = EventType::ep_generate;
-  ev.a = e;
-  w.wheel.push(ev);
+  w.wheel.push(event_at(w.now + ep.rng.geometric(gen_p_) * gen_slot_ps_, EventType::ep_generate, e));
   try_inject(w, e);
 }
 
@@ -180,10 +176,7 @@ inline void Engine<R, L>::eject(Worker& w, const OutLink& ol, uint32_t o, rte_mb
   // (A multi-packet message is answered only when its last packet completes
   // it, so with replies its packets are delivered in time order too.)
   if ((pm->flags & (kPktFrame | kPktNeedsReply)) || (pm->nseg > 1 && cfg_.reply_fraction > 0)) {
-    Event ev{};
-    ev.t = t;
-    ev.type = EventType::ep_deliver;
-    ev.a = e;
+    Event ev = event_at(t, EventType::ep_deliver, e);
     ev.vc = ov;
     ev.m = m;
     w.wheel.push(ev);

@@ -16,14 +16,15 @@ std::unique_ptr<EngineBase> make_engine(typename R::Tables tables, const Fabric&
 
 // New routing tables for an engine make_engine<R> made (routing/table_slot.h):
 // with at == kNever from any thread while it runs (each worker adopts them at
-// its next window edge), otherwise before run() for emulated time `at`.
+// its next window edge), otherwise before run() for emulated time `at`
+// (false, nothing changed, when the run has already begun).
 template <class R>
-void replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at);
+bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at);
 
 // Both, for one policy: in its file in dataplane/engine/instances/.
 #define FABEMU_ENGINE_INSTANCE(Policy)                                                        \
   template std::unique_ptr<EngineBase> make_engine<Policy>(Policy::Tables, const Fabric&,     \
                                                            const EngineConfig&);              \
-  template void replace_tables<Policy>(EngineBase&, Policy::Tables, ps_t)
+  template bool replace_tables<Policy>(EngineBase&, Policy::Tables, ps_t)
 
 }  // namespace fabemu

@@ -86,11 +86,7 @@ inline void Engine<R, L>::setup_head(Worker& w, uint32_t c, ps_t not_before) {
   QEntry& e = w.router.head(c);
   if (!compute_route(w, c, e)) return;
   if (w.rc.adaptive && w.rc.count > 1 && e.arrive > w.now) {
-    Event ev{};
-    ev.t = e.arrive;
-    ev.type = EventType::route;
-    ev.a = c;
-    w.wheel.push(ev);
+    w.wheel.push(event_at(e.arrive, EventType::route, c));
     return;
   }
   finish_route(w, c, e, not_before);
@@ -100,11 +96,11 @@ inline void Engine<R, L>::setup_head(Worker& w, uint32_t c, ps_t not_before) {
 template <class R, class L>
 inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) {
   const Router& rt = w.router;
-  const int32_t r = w.routers[rt.router_of_channel(c)];
+  const uint32_t lr = rt.router_of_channel(c);
+  const int32_t r = w.routers[lr];
   const PacketMeta* pm = meta(e.m);
   w.rc.count = 0;
   w.rc.adaptive = false;
-  const uint32_t lr = rt.router_of_channel(c);
   RoutingContext ctx{&w.route_rng[lr],
                      QueueView(&w.vcs[size_t(rt.output(lr, 0)) * nv_], nv_, cap_.data(), w.now)};
   R::route(*w.tables.tables, ctx, r, static_cast<uint8_t>(rt.port_of_channel(c)), *pm, w.rc);
@@ -238,11 +234,9 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
     } else if (!ol.remote) {
       enter_input(w, ol.peer_channel0 + ov, m, now + ol.wire_ps);
     } else {
-      Event ev{};
-      ev.t = now + ol.wire_ps;
-      ev.type = EventType::remote_arrive;
+      Event ev = event_at(now + ol.wire_ps, EventType::remote_arrive,
+                          static_cast<uint32_t>(ol.peer_router));
       ev.m = m;
-      ev.a = static_cast<uint32_t>(ol.peer_router);
       ev.port = ol.peer_port;
       ev.vc = ov;
       send_remote(w, ev, ol.peer_worker);
@@ -270,15 +264,8 @@ inline void Engine<R, L>::return_credits(Worker& w, uint32_t c, uint32_t units, 
   } else if (!in.remote) {
     add_credit_stream(w, in.up_output, v, units, first, every);
   } else {
-    Event ev{};
-    ev.t = first;
-    ev.type = EventType::credit;
-    ev.unit_ps = every;
-    ev.a = static_cast<uint32_t>(in.up_router);
-    ev.port = in.up_port;
-    ev.vc = static_cast<uint8_t>(v);
-    ev.amount = static_cast<uint16_t>(units);
-    send_remote(w, ev, in.up_worker);
+    send_remote(w, credit_event(static_cast<uint32_t>(in.up_router), in.up_port, v, units, first, every),
+                in.up_worker);
   }
 }
 

@@ -335,6 +335,7 @@ void Engine<R, L>::release() {
 
 template <class R, class L>
 RunStats Engine<R, L>::run() {
+  tables_.freeze();
   std::string err;
   if (!setup(&err)) {
     release();

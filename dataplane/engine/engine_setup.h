@@ -383,11 +383,7 @@ void Engine<R, L>::seed_traffic(Worker& w) {
   for (uint32_t e : w.owned_eps) {
     Nic& ep = w.ep[e];
     if (ep.binding >= 0) continue;  // its traffic comes from its port
-    Event ev{};
-    ev.t = (ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_;
-    ev.type = EventType::ep_generate;
-    ev.a = e;
-    w.wheel.push(ev);
+    w.wheel.push(event_at((ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_, EventType::ep_generate, e));
   }
 }
 

@@ -41,13 +41,22 @@ class TableSlot {
     keep_.push_back(std::move(t));
   }
 
-  // Before the run only: the tables from emulated time `at` on.
-  void schedule(std::shared_ptr<const T> t, ps_t at) {
+  // Before the run only: the tables from emulated time `at` on. False (and
+  // nothing scheduled) once freeze() has been called: workers read the
+  // schedule without a lock, so it cannot change under them.
+  bool schedule(std::shared_ptr<const T> t, ps_t at) {
     std::lock_guard<std::mutex> g(mu_);
+    if (frozen_) return false;
     scheduled_.push_back({at, t.get()});
     std::stable_sort(scheduled_.begin(), scheduled_.end(),
                      [](const Scheduled& a, const Scheduled& b) { return a.at < b.at; });
     keep_.push_back(std::move(t));
+    return true;
+  }
+  // The run starts: the schedule is fixed from now on.
+  void freeze() {
+    std::lock_guard<std::mutex> g(mu_);
+    frozen_ = true;
   }
 
   // What a worker holds between window edges.
@@ -96,6 +105,7 @@ class TableSlot {
   std::atomic<uint64_t> generation_{0};
   std::vector<Scheduled> scheduled_;  // written before the run, read by workers
   mutable std::mutex mu_;
+  bool frozen_ = false;
   std::vector<std::shared_ptr<const T>> keep_;  // every set ever published
 };
 

@@ -39,4 +39,13 @@ struct Event {
 };
 static_assert(sizeof(Event) == 32, "events are two per cache line");
 
+// An event of a kind at t about index a, the rest zero.
+inline Event event_at(ps_t t, EventType type, uint32_t a) {
+  Event e{};
+  e.t = t;
+  e.type = type;
+  e.a = a;
+  return e;
+}
+
 }  // namespace fabemu

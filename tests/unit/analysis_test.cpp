@@ -13,32 +13,10 @@
 #include "control/topology/clos.h"
 #include "control/topology/torus.h"
 #include "dataplane/routing/t3e_direction_order.h"
+#include "tests/support/fabric_specs.h"
 
 namespace fabemu {
 namespace {
-
-Spec t3e_spec(int kx, int ky, int kz) {
-  Spec s;
-  s.topology.family = "torus";
-  s.topology.dims = {kx, ky, kz};
-  s.routing = "direction_order";
-  return s;
-}
-
-Spec yarc_spec(int rank, int endpoints) {
-  Spec s;
-  s.profile = "yarc";
-  s.topology.family = "clos";
-  s.topology.rank = rank;
-  s.topology.endpoints = endpoints;
-  s.link = {3, 6.25, 0.8, 24, 1, 10.0};
-  s.router.latency_ns = 31.25;
-  s.vcs.count = 2;
-  s.vcs.buffer_units = 256;
-  s.routing = "updown";
-  s.packet.header_units = 4;
-  return s;
-}
 
 TEST(AnalysisSummary, Torus4x4x4) {
   const Spec spec = t3e_spec(4, 4, 4);

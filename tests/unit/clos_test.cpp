@@ -12,30 +12,10 @@
 #include "control/analysis/deadlock.h"
 #include "control/topology/registry.h"
 #include "dataplane/routing/yarc_updown.h"
+#include "tests/support/fabric_specs.h"
 
 namespace fabemu {
 namespace {
-
-Spec yarc_spec(int rank, int endpoints) {
-  Spec s;
-  s.profile = "yarc";
-  s.topology.family = "clos";
-  s.topology.rank = rank;
-  s.topology.endpoints = endpoints;
-  s.link.lanes = 3;
-  s.link.lane_gbps = 6.25;
-  s.link.coding = 0.8;
-  s.link.phit_bits = 24;
-  s.link.phits_per_unit = 1;
-  s.link.wire_ns = 10.0;
-  s.router.latency_ns = 31.25;
-  s.router.radix = 64;
-  s.vcs.count = 2;
-  s.vcs.buffer_units = 256;
-  s.routing = "updown";
-  s.packet.header_units = 4;
-  return s;
-}
 
 RouteCandidates route_at(const YarcTables& t, int32_t router, uint8_t in_port, PacketMeta m,
                          const Fabric& f) {

@@ -49,7 +49,7 @@ RunResult run_avoiding(int workers, ps_t at) {
                          const int p = first_uplink(f);
                          ASSERT_GE(p, 0);
                          avoid.routers[0].ports[size_t(p)].label = kClosDown;  // no longer an uplink
-                         routing.reprogram(engine, spec, avoid, at);
+                         ASSERT_TRUE(routing.reprogram(engine, spec, avoid, at));
                        });
 }
 
@@ -93,8 +93,8 @@ TEST(EngineTables, ATableChangeKeepsRunsDeterministic) {
 // edge, every set kept until the slot goes.
 TEST(TableSlot, PublishedAndScheduledSets) {
   TableSlot<int> slot(std::make_shared<const int>(1));
-  slot.schedule(std::make_shared<const int>(3), 300);
-  slot.schedule(std::make_shared<const int>(2), 200);
+  ASSERT_TRUE(slot.schedule(std::make_shared<const int>(3), 300));
+  ASSERT_TRUE(slot.schedule(std::make_shared<const int>(2), 200));
   TableSlot<int>::Reader r;
   slot.attach(r);
   EXPECT_EQ(*r.tables, 1);
@@ -110,6 +110,13 @@ TEST(TableSlot, PublishedAndScheduledSets) {
   EXPECT_EQ(*r.tables, 3);
   EXPECT_EQ(slot.next_change(r), kNever);
   EXPECT_EQ(slot.sets(), 4u);
+  // Once the run has begun the schedule is fixed; publishing still works.
+  slot.freeze();
+  EXPECT_FALSE(slot.schedule(std::make_shared<const int>(4), 400));
+  EXPECT_EQ(slot.sets(), 4u);
+  slot.publish(std::make_shared<const int>(5));
+  EXPECT_TRUE(slot.refresh(r, 500));
+  EXPECT_EQ(*r.tables, 5);
 }
 
 }  // namespace

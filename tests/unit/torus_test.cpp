@@ -13,19 +13,10 @@
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "dataplane/routing/t3e_direction_order.h"
+#include "tests/support/fabric_specs.h"
 
 namespace fabemu {
 namespace {
-
-Spec t3e_spec(int kx, int ky, int kz, int epr = 1) {
-  Spec s;  // the Spec defaults are the T3E's
-  s.profile = "t3e";
-  s.topology.family = "torus";
-  s.topology.dims = {kx, ky, kz};
-  s.topology.endpoints_per_router = epr;
-  s.routing = "direction_order";
-  return s;
-}
 
 int ring_distance(int a, int b, int k) {
   const int d = ((b - a) % k + k) % k;

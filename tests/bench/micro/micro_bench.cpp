@@ -20,6 +20,7 @@
 #include "dataplane/routing/t3e_direction_order.h"
 #include "dataplane/routing/yarc_updown.h"
 #include "dataplane/sim/timing_wheel.h"
+#include "tests/support/fabric_specs.h"
 
 using namespace fabemu;
 
@@ -65,37 +66,6 @@ struct RouteInput {
   PacketMeta m;
 };
 
-Spec t3e_spec(int kx, int ky, int kz) {
-  Spec s;  // the Spec defaults are the T3E's
-  s.profile = "t3e";
-  s.topology.family = "torus";
-  s.topology.dims = {kx, ky, kz};
-  s.topology.endpoints_per_router = 1;
-  s.routing = "direction_order";
-  return s;
-}
-
-Spec yarc_spec(int rank, int endpoints) {
-  Spec s;
-  s.profile = "yarc";
-  s.topology.family = "clos";
-  s.topology.rank = rank;
-  s.topology.endpoints = endpoints;
-  s.link.lanes = 3;
-  s.link.lane_gbps = 6.25;
-  s.link.coding = 0.8;
-  s.link.phit_bits = 24;
-  s.link.phits_per_unit = 1;
-  s.link.wire_ns = 10.0;
-  s.router.latency_ns = 31.25;
-  s.router.radix = 64;
-  s.vcs.count = 2;
-  s.vcs.buffer_units = 256;
-  s.routing = "updown";
-  s.packet.header_units = 4;
-  return s;
-}
-
 PacketMeta packet(uint32_t src, uint32_t dst, TrafficClass cls, uint16_t hash) {
   PacketMeta m{};
   m.src = src;
@@ -105,6 +75,22 @@ PacketMeta packet(uint32_t src, uint32_t dst, TrafficClass cls, uint16_t hash) {
   m.hash = hash;
   m.nseg = 1;
   return m;
+}
+
+// Routes the samples in turn, one per iteration, with an idle queue view.
+template <class R>
+void route_samples(benchmark::State& state, const typename R::Tables& t,
+                   const std::vector<RouteInput>& in) {
+  size_t i = 0;
+  OfflineRouting offline;
+  RoutingContext ctx = offline.ctx();
+  for (auto _ : state) {
+    const RouteInput& r = in[i++ & (kSamples - 1)];
+    RouteCandidates rc;
+    R::route(t, ctx, r.router, r.in_port, r.m, rc);
+    benchmark::DoNotOptimize(rc);
+  }
+  state.SetItemsProcessed(state.iterations());
 }
 
 // T3E direction order on an 8x8x8 torus: random packets (source table
@@ -123,16 +109,7 @@ void BM_RouteT3eDirectionOrder(benchmark::State& state) {
     r.router = static_cast<int32_t>(rng() % f.routers.size());
     r.in_port = static_cast<uint8_t>(rng() % (kT3eDirections + 1));
   }
-  size_t i = 0;
-  OfflineRouting offline;
-  RoutingContext ctx = offline.ctx();
-  for (auto _ : state) {
-    const RouteInput& r = in[i++ & (kSamples - 1)];
-    RouteCandidates rc;
-    T3eDirectionOrder::route(t, ctx, r.router, r.in_port, r.m, rc);
-    benchmark::DoNotOptimize(rc);
-  }
-  state.SetItemsProcessed(state.iterations());
+  route_samples<T3eDirectionOrder>(state, t, in);
 }
 BENCHMARK(BM_RouteT3eDirectionOrder);
 
@@ -153,16 +130,7 @@ void BM_RouteYarcUpDown(benchmark::State& state) {
     r.router = static_cast<int32_t>(rng() % f.routers.size());
     r.in_port = static_cast<uint8_t>(rng() % kYarcPorts);
   }
-  size_t i = 0;
-  OfflineRouting offline;
-  RoutingContext ctx = offline.ctx();
-  for (auto _ : state) {
-    const RouteInput& r = in[i++ & (kSamples - 1)];
-    RouteCandidates rc;
-    YarcUpDown::route(t, ctx, r.router, r.in_port, r.m, rc);
-    benchmark::DoNotOptimize(rc);
-  }
-  state.SetItemsProcessed(state.iterations());
+  route_samples<YarcUpDown>(state, t, in);
 }
 BENCHMARK(BM_RouteYarcUpDown)->ArgName("response")->Arg(0)->Arg(1);
 

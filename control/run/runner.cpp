@@ -71,6 +71,27 @@ std::vector<int> place_routers(const Fabric& fabric, int workers) {
   return place;
 }
 
+std::vector<std::vector<int>> place_workers(const Spec& spec) {
+  const std::vector<int> allowed = allowed_cpus();
+  std::vector<std::vector<int>> cpus(static_cast<size_t>(spec.run.workers));
+  if (spec.run.cores.empty()) {
+    // Any allowed CPU: the kernel spreads busy threads, so two runs on one
+    // machine do not share a core while another idles.
+    for (auto& c : cpus) c = allowed;
+    return cpus;
+  }
+  for (size_t i = 0; i < cpus.size() && i < spec.run.cores.size(); i++) {
+    const int c = spec.run.cores[i];
+    if (!std::binary_search(allowed.begin(), allowed.end(), c))
+      throw std::runtime_error(fmt::format(
+          "run.cores[{}] is CPU {}, which this process may not use (allowed: {}; see taskset "
+          "or the cgroup's cpuset): choose among those",
+          i, c, cpu_list_text(allowed)));
+    cpus[i] = {c};
+  }
+  return cpus;
+}
+
 EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   EngineConfig c;
   c.seed = spec.run.seed;
@@ -104,6 +125,10 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.time_scale = spec.run.time_scale;
   c.duration_s = spec.run.duration_s;
   c.lateness_bound_ps = ns_to_ps(spec.run.lateness_bound_ns);
+  c.overload_bound_ps = ns_to_ps(spec.run.overload_bound_ns);
+  c.overload = spec.run.overload == "shed" ? Overload::shed
+               : spec.run.overload == "stop" ? Overload::stop
+                                             : Overload::warn;
   c.mac_aging_s = spec.run.mac_aging_s;
   return c;
 }
@@ -135,11 +160,26 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
               {"end_ns", ps_to_ns(double(st.end_ps))},
               {"drained", st.drained},
               {"interrupted", st.interrupted}};
+  if (st.realtime)
+    j["run"]["overload"] = {{"policy", spec.run.overload},
+                            {"bound_ns", spec.run.overload_bound_ns},
+                            {"max_behind_ns", ps_to_ns(double(st.max_behind_ps))},
+                            {"episodes", st.overload_episodes},
+                            {"stopped", st.overload_stopped}};
   j["traffic"] = {{"pattern", spec.traffic.pattern},
                   {"load", spec.traffic.load},
                   {"process", spec.traffic.process},
                   {"reply_fraction", spec.traffic.reply_fraction}};
-  j["offered_load"] = capacity_units > 0 ? double(st.offered_units) / capacity_units : 0.0;
+  // Load as a fraction of injection bandwidth: what the sources generated
+  // (offered), what of it the source queues refused, and what actually
+  // entered the fabric (injection links busy) during the measurement window.
+  auto load = [&](double units) { return capacity_units > 0 ? units / capacity_units : 0.0; };
+  double entered_ps = 0;
+  for (const auto& l : st.links)
+    if (l.router < 0) entered_ps += double(l.busy_ps);
+  j["offered_load"] = load(double(st.offered_units + st.refused_units));
+  j["refused_load"] = load(double(st.refused_units));
+  j["entered_load"] = E > 0 && window > 0 ? entered_ps / (E * window) : 0.0;
   j["accepted_load"] = capacity_units > 0 ? double(st.accepted_units) / capacity_units : 0.0;
   j["generated_messages"] = st.generated_messages;
   j["injected_packets"] = st.injected_packets;
@@ -255,7 +295,12 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                      {"poll_gap_ns", histogram_ns(st.poll_gap_ps)},
                      {"worker_lateness_ns", workers}};
   }
-  j["performance"] = {{"wall_s", st.wall_s},
+  json workers = json::array();
+  for (size_t i = 0; i < st.worker_cpus.size(); i++)
+    workers.push_back({{"cpus", cpu_list_text(st.worker_cpus[i])},
+                       {"preempted", i < st.worker_preempted.size() ? st.worker_preempted[i] : 0}});
+  j["performance"] = {{"workers", workers},
+                      {"wall_s", st.wall_s},
                       {"events", st.events},
                       {"packet_hops", st.packet_hops},
                       {"packet_hops_per_s", st.wall_s > 0 ? double(st.packet_hops) / st.wall_s : 0.0},
@@ -334,6 +379,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   crc16_init();  // after the EAL: picks the vector CRC path the CPU supports
   OpenPorts open;
   EngineConfig cfg = make_engine_config(spec, res.fabric);
+  cfg.worker_cpus = place_workers(spec);
   cfg.ports = open_ports(spec, &open);
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
@@ -364,6 +410,12 @@ std::string ns_text(uint64_t ps) {
   return fmt::format("{:.0f} ns", double(ps) / 1e3);
 }
 
+uint64_t shed_frames(const RunStats& st) {
+  uint64_t n = 0;
+  for (const PortStats& p : st.ports) n += p.drops[static_cast<int>(FrameDrop::shed_overload)];
+  return n;
+}
+
 }  // namespace
 
 int run_command(const Spec& spec, const RunOptions& opts) {
@@ -379,6 +431,23 @@ int run_command(const Spec& spec, const RunOptions& opts) {
         spec,
         [&](EngineConfig& c) {
           c.stop = &g_stop;
+          // Said at once (also with --quiet): from here the fabric's timing is
+          // not the spec's, and the policy says what happens next.
+          c.on_overload = [&spec](ps_t behind) {
+            fmt::print(stderr,
+                       "[fabemu] WARNING: the real-time run is {} behind the wall clock "
+                       "(run.overload_bound_ns {}): {}\n",
+                       ns_text(behind), ns_text(ns_to_ps(spec.run.overload_bound_ns)),
+                       spec.run.overload == "stop"
+                           ? "stopping (run.overload: stop)"
+                       : spec.run.overload == "shed"
+                           ? "shedding new port frames and synthetic messages until it catches up "
+                             "(run.overload: shed)"
+                           : "its timing is distorted from here (run.overload: warn; shed or stop "
+                             "are the alternatives). Raise run.time_scale, lower the load, or add "
+                             "workers");
+            std::fflush(stderr);
+          };
           if (realtime && !opts.quiet) {
             if (eal_no_huge())
               fmt::print(stderr, "[fabemu] no free hugepages: DPDK runs with --no-huge (ordinary memory)\n");
@@ -453,7 +522,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
     auto lat = j["latency_ns"];
     fmt::print(
         "fabric     {} ({} routers, {} endpoints, {} VCs, {}s of {} bits)\n"
-        "traffic    {} at offered load {:.3f}, seed {}\n"
+        "traffic    {} at offered load {:.3f} ({:.3f} refused by the source queues, {:.3f} entered the fabric), seed {}\n"
         "throughput accepted {:.3f} of injection bandwidth (offered {:.3f})\n"
         "packets    injected {}  delivered {}  dropped {}\n"
         "latency    mean {:.1f} ns  p50 {:.1f}  p99 {:.1f}  max {:.1f}  (network only: mean {:.1f})\n"
@@ -462,7 +531,8 @@ int run_command(const Spec& spec, const RunOptions& opts) {
         "speed      {:.2f} M packet-hops/s ({} worker{}), {:.2f} s wall for {:.1f} us emulated\n",
         res.fabric.name, res.fabric.routers.size(), res.fabric.endpoints.size(),
         res.fabric.num_vcs, res.fabric.unit_name, res.fabric.unit_bits, spec.traffic.pattern,
-        j["offered_load"].get<double>(), spec.run.seed, j["accepted_load"].get<double>(),
+        j["offered_load"].get<double>(), j["refused_load"].get<double>(),
+        j["entered_load"].get<double>(), spec.run.seed, j["accepted_load"].get<double>(),
         j["offered_load"].get<double>(), st.injected_packets, st.delivered_packets,
         j["dropped_packets"]["total"].get<uint64_t>(), lat["mean"].get<double>(),
         lat["p50"].get<double>(), lat["p99"].get<double>(), lat["max"].get<double>(),
@@ -495,6 +565,12 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                  st.events_over_bound, st.lateness_ps.count, ns_text(st.lateness_bound_ps),
                  ns_text(st.poll_gap_ps.percentile(50)), ns_text(st.poll_gap_ps.percentile(99)),
                  ns_text(st.poll_gap_ps.max));
+      if (st.overload_episodes)
+        fmt::print("overload   {} time(s) more than {} behind the wall clock (max {}), run.overload: {}; "
+                   "{} messages and {} frames shed\n",
+                   st.overload_episodes, ns_text(ns_to_ps(spec.run.overload_bound_ns)),
+                   ns_text(st.max_behind_ps), spec.run.overload,
+                   st.drops[static_cast<int>(DropReason::shed_overload)], shed_frames(st));
       if (st.events_over_bound)
         fmt::print(stderr,
                    "fabemu run: WARNING: {} events ran later than run.lateness_bound_ns ({}) "
@@ -503,9 +579,33 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                    st.events_over_bound, ns_text(st.lateness_bound_ps), ns_text(st.lateness_ps.max));
     }
   }
+  if (!opts.quiet) {
+    for (size_t i = 0; i < st.worker_preempted.size(); i++) {
+      // A worker with a CPU of its own is preempted a few times a second at
+      // most; one sharing its CPU with another busy thread, hundreds.
+      const double rate = st.wall_s > 0 ? double(st.worker_preempted[i]) / st.wall_s : 0;
+      if (st.worker_preempted[i] >= 20 && rate > 20)
+        fmt::print(stderr,
+                   "fabemu run: note: worker {} lost its CPU {} times ({:.0f}/s) to other "
+                   "threads on CPU(s) {}: the run was slower{}. Give each worker a CPU of its "
+                   "own (run.cores, taskset) or run fewer things at once\n",
+                   i, st.worker_preempted[i], rate,
+                   i < st.worker_cpus.size() ? cpu_list_text(st.worker_cpus[i]) : "?",
+                   st.realtime ? " and late" : " (the figures are unaffected)");
+    }
+  }
   if (!st.error.empty()) {
     fmt::print(stderr, "fabemu run: the emulation broke down: {}\n", st.error);
     return 1;
+  }
+  if (st.overload_stopped) {
+    fmt::print(stderr,
+               "fabemu run: stopped because the run fell {} behind the wall clock (more than "
+               "run.overload_bound_ns, run.overload: stop); what was measured until then is "
+               "reported{}\n",
+               ns_text(st.max_behind_ps),
+               opts.json_out.empty() ? "" : " (the JSON report says \"overload\": {\"stopped\": true})");
+    return 3;
   }
   if (st.interrupted) {
     const int sig = g_stop_signal ? int(g_stop_signal) : SIGINT;

@@ -26,6 +26,11 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric);
 // each rank (Clos).
 std::vector<int> place_routers(const Fabric& fabric, int workers);
 
+// The CPUs each worker may run on: run.cores (one each, checked against the
+// CPUs this process may use; throws std::runtime_error naming the first that
+// is not) or, without it, every allowed CPU for every worker.
+std::vector<std::vector<int>> place_workers(const Spec& spec);
+
 struct RunResult {
   Fabric fabric;
   RunStats stats;

@@ -107,6 +107,9 @@ struct Spec {
     double time_scale = 1.0;           // wall ns per emulated ns (10: the fabric runs 10x slower)
     double duration_s = 0;             // wall seconds to run; 0: until SIGINT/SIGTERM
     double lateness_bound_ns = 1000;   // emulated ns an event may run late before the run warns
+    std::string overload = "warn";     // behind by more than overload_bound_ns: warn | shed | stop
+    double overload_bound_ns = 1e6;    // emulated ns a core may fall behind the wall clock
+    std::vector<int> cores;            // CPUs for the workers, in order; empty: any the process may use
     double mac_aging_s = 300;          // learned MAC addresses expire after this long unseen
     std::vector<std::string> eal;      // extra DPDK EAL arguments (e.g. --vdev=...)
   } run;

@@ -99,6 +99,18 @@ void read_eal(Spec& s, const YAML::Node& n, const Ctx& c) {
   s.run.eal = std::move(v);
 }
 
+void read_cores(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of CPU numbers, one per worker, e.g. [2, 3]");
+  std::vector<int> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const int cpu = static_cast<int>(c.item(i).integer(n[i], 0, kMaxCpu));
+    if (std::find(v.begin(), v.end(), cpu) != v.end())
+      c.item(i).fail(n[i], fmt::format("CPU {} is listed twice: each worker needs a CPU of its own", cpu));
+    v.push_back(cpu);
+  }
+  s.run.cores = std::move(v);
+}
+
 // "02:00:00:00:00:01" (hex in either case) in lower case; fails on anything
 // that is not the unicast address of one host.
 std::string mac_address(const YAML::Node& n, const Ctx& c) {
@@ -417,9 +429,18 @@ const std::vector<Field>& fields() {
     {"run.lateness_bound_ns", "number", "ns", "1000", "1000", "fabemu default",
      "realtime: how far an event may fall behind its emulated time before the run warns",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.lateness_bound_ns = c.positive(n); }},
+    {"run.overload", "string", "", "warn", "warn", "fabemu default",
+     "realtime: when a worker falls more than run.overload_bound_ns behind the wall clock: warn (keep going, timing distorted), shed (refuse new port frames and synthetic messages, counted as shed_overload, until it catches up) or stop (end the run, exit status 3)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.overload = c.one_of(n, {"warn", "shed", "stop"}); }},
+    {"run.overload_bound_ns", "number", "ns", "1000000", "1000000", "fabemu default",
+     "realtime: how far (emulated ns) a worker's oldest due event may be behind the wall clock before run.overload applies",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.overload_bound_ns = c.positive(n); }},
     {"run.mac_aging_s", "number", "s", "300", "300", "fabemu default",
      "realtime: a MAC address learned on a port expires after this long unseen",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.mac_aging_s = c.positive(n); }},
+    {"run.cores", "list of int", "CPUs", "[]", "[]", "fabemu default",
+     "CPU of each worker, in worker order (as many as run.workers); []: the workers may run on any CPU this process is allowed (taskset, cgroups) and the kernel spreads them",
+     read_cores},
     {"run.eal", "list of strings", "", "[]", "[]", "fabemu default",
      "extra DPDK EAL arguments, e.g. [\"--vdev=net_null0\"]; `fabemu run --eal` adds more after them",
      read_eal},

@@ -284,6 +284,12 @@ class Loader {
                         "message at a time)",
                         s.traffic.batch_size));
 
+    if (!s.run.cores.empty() && static_cast<int>(s.run.cores.size()) != s.run.workers)
+      blame({"run.cores", "run.workers"},
+            fmt::format("run.cores lists {} CPU(s) for {} worker(s): give one CPU per worker, or "
+                        "leave run.cores out to let the workers run on any allowed CPU",
+                        s.run.cores.size(), s.run.workers));
+
     validate_ports(s, endpoints);
     validate_with_fabric(s, endpoints);
   }

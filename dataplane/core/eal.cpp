@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,14 @@ void eal_cleanup_at_exit() {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }
+bool g_in_eal_init = false;
+void exit_inside_eal_init() {
+  if (!g_in_eal_init) return;
+  std::fputs("fabemu: DPDK ended the process while starting (an EAL argument in run.eal or --eal "
+             "that only prints, such as --help?); nothing ran\n",
+             stderr);
+  std::_Exit(1);
+}
 }  // namespace
 
 bool eal_no_huge() { return g_no_huge; }
@@ -45,6 +54,34 @@ long hugepages_free() {
 
 int eal_lcores() { return g_started ? static_cast<int>(rte_lcore_count()) : 0; }
 
+namespace {
+std::vector<int> g_allowed;  // the process's CPUs before the EAL pinned its main thread
+
+std::vector<int> affinity_now() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; c++)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+}  // namespace
+
+std::vector<int> allowed_cpus() { return g_started ? g_allowed : affinity_now(); }
+
+std::string cpu_list_text(const std::vector<int>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) j++;
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]) +
+           (j > i ? "-" + std::to_string(cpus[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
+
 bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args,
                 bool pci) {
   if (g_started) {
@@ -57,13 +94,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   }
   // Use every CPU this process may run on (at least the ones asked for), so a
   // later run in the same process can use more workers.
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; c++)
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
+  std::vector<int> cpus = affinity_now();
   if (cpus.empty()) cpus.push_back(0);
   if (static_cast<int>(cpus.size()) < lcores) {
     *err = "run.workers is " + std::to_string(lcores) + " but this process may use only " +
@@ -91,11 +122,27 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  if (rte_eal_init(static_cast<int>(args.size()), argv.data()) < 0) {
+  // Arguments such as --help or --version make the EAL print and exit the
+  // process; refuse them here so that a run that did not run cannot exit 0.
+  for (const auto& a : extra_args)
+    if (a == "-h" || a == "--help") {
+      *err = "the EAL argument '" + a + "' (run.eal or --eal) makes DPDK print and exit " +
+             "instead of running: remove it (DPDK's options: dpdk-testpmd --help)";
+      return false;
+    }
+  // Any other way the EAL might end the process while it starts must not
+  // look like success either.
+  static bool hook = (std::atexit(exit_inside_eal_init), true);
+  (void)hook;
+  g_in_eal_init = true;
+  const int rc = rte_eal_init(static_cast<int>(args.size()), argv.data());
+  g_in_eal_init = false;
+  if (rc < 0) {
     *err = std::string("DPDK EAL failed to start: ") + rte_strerror(rte_errno) +
            " (set FABEMU_DPDK_MEM_MB to change its memory; no hugepages are needed)";
     return false;
   }
+  g_allowed = cpus;
   g_started = true;
   g_no_huge = no_huge;
   std::atexit(eal_cleanup_at_exit);

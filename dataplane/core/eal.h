@@ -24,4 +24,11 @@ long hugepages_free();
 // Number of lcores the running EAL has (0 before eal_ensure).
 int eal_lcores();
 
+// The CPUs this process may run on (taskset, cgroup cpuset), as they were
+// before the EAL pinned the main thread; ascending.
+std::vector<int> allowed_cpus();
+
+// "0-3,6" for {0, 1, 2, 3, 6}.
+std::string cpu_list_text(const std::vector<int>& cpus);
+
 }  // namespace fabemu

@@ -64,6 +64,10 @@ void Engine<R, L>::ingest_frame(Worker& w, const Device& dev, rte_mbuf* f) {
   uint32_t b = dev.bindings[0];
   w.st.ports[b].rx_frames++;
   w.st.ports[b].rx_bytes += len;
+  if (w.shedding) {  // behind the wall clock, run.overload: shed
+    count_drop(w, b, FrameDrop::shed_overload);
+    return;
+  }
   uint8_t* buf = w.frame.data();
   if (len < kEthHeaderBytes) {
     count_drop(w, b, FrameDrop::runt);

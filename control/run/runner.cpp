@@ -229,10 +229,10 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
       vc_units[v] += l.vc_units[v];
       vc_peak[v] = std::max(vc_peak[v], l.vc_peak_occupancy[v]);
     }
-    lj["vcs"] = vcs;
-    links.push_back(lj);
+    lj["vcs"] = std::move(vcs);
+    links.push_back(std::move(lj));
   }
-  j["links"] = links;
+  j["links"] = std::move(links);
   json vcs = json::array();
   uint64_t all_units = 0;
   for (int v = 0; v < fabric.num_vcs; v++) all_units += vc_units[v];

@@ -134,7 +134,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
 }
 
 nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
-                           const RunStats& st) {
+                           const RunStats& st, bool per_link) {
   using nlohmann::json;
   json j;
   const double E = double(fabric.endpoints.size());
@@ -203,6 +203,13 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   std::vector<uint64_t> vc_stall(fabric.num_vcs, 0);
   uint64_t total_stalls = 0;
   for (const auto& l : st.links) {
+    total_stalls += l.credit_stalls;
+    for (int v = 0; v < fabric.num_vcs; v++) {
+      vc_packets[v] += l.vc_packets[v];
+      vc_units[v] += l.vc_units[v];
+      vc_peak[v] = std::max(vc_peak[v], l.vc_peak_occupancy[v]);
+    }
+    if (!per_link) continue;
     json lj;
     if (l.router >= 0) {
       lj["from"] = {{"router", l.router}, {"port", l.port}};
@@ -218,17 +225,12 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
     lj[fabric.unit_name + "s"] = l.units;
     lj["utilisation"] = window > 0 ? double(l.busy_ps) / window : 0.0;
     lj["credit_stalls"] = l.credit_stalls;
-    total_stalls += l.credit_stalls;
     json vcs = json::array();
-    for (int v = 0; v < fabric.num_vcs; v++) {
+    for (int v = 0; v < fabric.num_vcs; v++)
       vcs.push_back({{"vc", v},
                      {"packets", l.vc_packets[v]},
                      {fabric.unit_name + "s", l.vc_units[v]},
                      {"peak_occupancy", l.vc_peak_occupancy[v]}});
-      vc_packets[v] += l.vc_packets[v];
-      vc_units[v] += l.vc_units[v];
-      vc_peak[v] = std::max(vc_peak[v], l.vc_peak_occupancy[v]);
-    }
     lj["vcs"] = std::move(vcs);
     links.push_back(std::move(lj));
   }
@@ -360,7 +362,8 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
 }  // namespace
 
 RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&)>& tweak,
-                        const std::vector<std::string>& eal_args, const PrepareEngine& prepare) {
+                        const std::vector<std::string>& eal_args, const PrepareEngine& prepare,
+                        bool per_link_json) {
   const TopologyInfo* topo = Registry::get().topology(spec.topology.family);
   if (!topo) throw std::runtime_error("unknown topology family '" + spec.topology.family + "'");
   const RoutingInfo* routing = Registry::get().routing(spec.topology.family, spec.routing);
@@ -386,7 +389,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
   if (prepare) prepare(*engine, *routing, res.fabric);
   res.stats = engine->run();
-  res.json = report_json(spec, res.fabric, cfg, res.stats);
+  res.json = report_json(spec, res.fabric, cfg, res.stats, per_link_json);
   return res;
 }
 
@@ -496,7 +499,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
             std::fflush(stderr);
           };
         },
-        opts.eal_args);
+        opts.eal_args, nullptr, /*per_link_json=*/ !opts.json_out.empty());
   } catch (const std::exception& e) {
     fmt::print(stderr, "fabemu run: {}\n", e.what());
     return 1;

@@ -48,11 +48,12 @@ using PrepareEngine = std::function<void(EngineBase&, const RoutingInfo&, const 
 RunResult run_emulation(const Spec& spec,
                         const std::function<void(EngineConfig&)>& tweak = nullptr,
                         const std::vector<std::string>& eal_args = {},
-                        const PrepareEngine& prepare = nullptr);
+                        const PrepareEngine& prepare = nullptr, bool per_link_json = true);
 
-// The JSON report of a finished run.
+// The JSON report of a finished run; `per_link`: with the "links" array
+// (one entry per link and VC: most of the report's size and time).
 nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
-                           const RunStats& st);
+                           const RunStats& st, bool per_link = true);
 
 // The CLI entry: runs, prints progress and a summary, writes JSON. Returns the
 // process exit status (0 ok, 1 run failed or did not drain, 2 bad input).

@@ -318,6 +318,11 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
       }
     }
   }
+  // Reassembly tables only where a message can span packets (frames always
+  // can): single-packet traffic never looks them up.
+  uint32_t largest = cfg_.reply_fraction > 0 ? cfg_.reply_bytes : 0;
+  for (uint32_t b : cfg_.size_bytes) largest = std::max(largest, b);
+  const bool segmented = !cfg_.ports.empty() || largest > max_payload_;
   for (uint32_t e = 0; e < nep_; e++) {
     if (router_worker_[f_.endpoints[e].router] != w.id) continue;
     w.owned_eps.push_back(e);
@@ -328,7 +333,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     ep.srcq_bound = cfg_.source_queue_packets;
     for (auto& q : ep.srcq) q.init(ep.srcq_bound);
     ep.link = ep_link_[e];
-    ep.reassembly.init(1024);
+    if (segmented) ep.reassembly.init(1024);
     bufs += 2ull * cfg_.source_queue_packets;
   }
   bufs += 4096;

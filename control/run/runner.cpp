@@ -17,6 +17,7 @@
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/crc16.h"
 #include "dataplane/core/eal.h"
+#include "dataplane/engine/engine_memory.h"
 #include "dataplane/ethernet/eth_port.h"
 #include "dataplane/ethernet/ether.h"
 
@@ -69,6 +70,21 @@ std::vector<int> place_routers(const Fabric& fabric, int workers) {
     for (size_t i = 0; i < ids.size(); i++)
       place[ids[i]] = static_cast<int>(i * workers / ids.size());
   return place;
+}
+
+int dpdk_memory_mb(const Spec& spec, const EngineConfig& cfg, const Fabric& fabric) {
+  // The ports are not open yet: size their frames for jumbo MTUs.
+  EngineConfig c = cfg;
+  for (const auto& pb : spec.ports) {
+    PortEndpointConfig pc;
+    pc.endpoint = static_cast<uint32_t>(pb.endpoint);
+    pc.queue_frames = static_cast<uint32_t>(pb.queue_frames);
+    pc.max_frame_bytes = 9000 + kEthHeaderBytes;
+    c.ports.push_back(pc);
+  }
+  // A quarter more for the pools' own overhead and the devices' queues.
+  const double mb = double(dpdk_bytes_needed(c, fabric)) * 1.25 / double(1 << 20);
+  return static_cast<int>(std::ceil(mb)) + 64;
 }
 
 std::vector<std::vector<int>> place_workers(const Spec& spec) {
@@ -302,6 +318,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
     workers.push_back({{"cpus", cpu_list_text(st.worker_cpus[i])},
                        {"preempted", i < st.worker_preempted.size() ? st.worker_preempted[i] : 0}});
   j["performance"] = {{"workers", workers},
+                      {"dpdk_memory_mb", dpdk_memory_mb(spec, cfg, fabric)},
                       {"wall_s", st.wall_s},
                       {"events", st.events},
                       {"packet_hops", st.packet_hops},
@@ -378,10 +395,11 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   bool pci = false;
   for (const auto& p : spec.ports) pci = pci || device_is_pci(p.device);
   for (const auto& a : eal) pci = pci || a.rfind("-a", 0) == 0 || a.rfind("--allow", 0) == 0;
-  if (!eal_ensure(std::max(1, spec.run.workers), &err, eal, pci)) throw std::runtime_error(err);
+  EngineConfig cfg = make_engine_config(spec, res.fabric);
+  if (!eal_ensure(std::max(1, spec.run.workers), &err, eal, pci, dpdk_memory_mb(spec, cfg, res.fabric)))
+    throw std::runtime_error(err);
   crc16_init();  // after the EAL: picks the vector CRC path the CPU supports
   OpenPorts open;
-  EngineConfig cfg = make_engine_config(spec, res.fabric);
   cfg.worker_cpus = place_workers(spec);
   cfg.ports = open_ports(spec, &open);
   if (tweak) tweak(cfg);

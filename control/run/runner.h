@@ -31,6 +31,11 @@ std::vector<int> place_routers(const Fabric& fabric, int workers);
 // is not) or, without it, every allowed CPU for every worker.
 std::vector<std::vector<int>> place_workers(const Spec& spec);
 
+// DPDK memory (MB) the run may use: its packet pools at their limits
+// (dataplane/engine/engine_memory.h), ports sized for jumbo frames, plus
+// overhead; what the EAL is started with when there are no hugepages.
+int dpdk_memory_mb(const Spec& spec, const EngineConfig& cfg, const Fabric& fabric);
+
 struct RunResult {
   Fabric fabric;
   RunStats stats;

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +19,9 @@ namespace fabemu {
 namespace {
 bool g_started = false;
 bool g_no_huge = true;
+int g_memory_mb = 0;  // -m given to the EAL (no hugepages)
+constexpr int kMinMemoryMb = 128;
+constexpr int kDefaultMemoryMb = 4096;  // when the caller does not say
 
 // The EAL leaves its runtime folder (/var/run/dpdk/<prefix>) behind; remove
 // it when the process ends so runs do not pile them up.
@@ -83,8 +87,14 @@ std::string cpu_list_text(const std::vector<int>& cpus) {
 }
 
 bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args,
-                bool pci) {
+                bool pci, int memory_mb) {
   if (g_started) {
+    if (g_no_huge && memory_mb > g_memory_mb) {
+      *err = "DPDK runs in this process with " + std::to_string(g_memory_mb) +
+             " MB but this run needs up to " + std::to_string(memory_mb) +
+             " MB of packet buffers: set FABEMU_DPDK_MEM_MB to at least that";
+      return false;
+    }
     if (static_cast<int>(rte_lcore_count()) < lcores) {
       *err = "DPDK runs with " + std::to_string(rte_lcore_count()) + " lcore(s) but " +
              std::to_string(lcores) + " workers were asked for";
@@ -114,8 +124,13 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
                                    "-l",
                                    lcore_list,
                                    "--log-level=error"};
+  // Without hugepages the EAL describes its memory in 4 kB pages, and
+  // setting up those descriptors costs time in proportion to -m (4 GB: about
+  // 0.1 s): ask for what the run can use, not a fixed amount.
+  int mem_mb = memory_mb > 0 ? std::max(memory_mb, kMinMemoryMb) : kDefaultMemoryMb;
+  if (mem) mem_mb = std::atoi(mem);
   if (no_huge) {
-    args.insert(args.end(), {"--no-huge", "-m", mem ? mem : "4096"});
+    args.insert(args.end(), {"--no-huge", "-m", std::to_string(mem_mb)});
   }
   if (!pci) args.push_back("--no-pci");
   args.insert(args.end(), extra_args.begin(), extra_args.end());
@@ -143,6 +158,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
     return false;
   }
   g_allowed = cpus;
+  g_memory_mb = mem_mb;
   g_started = true;
   g_no_huge = no_huge;
   std::atexit(eal_cleanup_at_exit);

@@ -12,8 +12,12 @@ namespace fabemu {
 // Hugepages are used when the machine has free ones (FABEMU_HUGEPAGES=0
 // turns them off); otherwise the EAL runs with --no-huge. The PCI bus is
 // scanned only when `pci` is true (a port names a PCI device).
+// memory_mb: what the caller's run may use (0: a generous 4 GB); without
+// hugepages the EAL gets that much (at least 128 MB; FABEMU_DPDK_MEM_MB
+// overrides), and a later call that needs more than the running EAL has is
+// refused with the reason.
 bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args = {},
-                bool pci = false);
+                bool pci = false, int memory_mb = 0);
 
 // True when the running EAL uses --no-huge (ordinary memory).
 bool eal_no_huge();

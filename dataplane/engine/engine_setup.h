@@ -275,11 +275,6 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.outbox.assign(nw, {});
   for (auto& ob : w.outbox) ob.reserve(4096);
   w.inbox.reserve(4096);
-  // Buffers that can be in flight at once: every input buffer full of the
-  // shortest packets, plus the source queues (the pool grows to this only
-  // when the fabric really fills).
-  uint64_t bufs = 0;
-  const uint32_t minu = std::max<uint32_t>(1, cfg_.format.min_units);
   for (uint32_t lr = 0; lr < nlr; lr++) {
     const uint32_t r = static_cast<uint32_t>(w.routers[lr]);
     for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
@@ -297,10 +292,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
       if (fp.peer_router >= 0)
         ol.peer_channel0 = (router_local_[fp.peer_router] * max_ports_ + ol.peer_port) * nv_;
       ol.stats = out_link_[size_t(r) * max_ports_ + p];
-      for (uint32_t v = 0; v < nv_; v++) {
-        w.vcs[size_t(o) * nv_ + v].credits = CreditCounter(cap_[v]);
-        bufs += cap_[v] / minu + 1;
-      }
+      for (uint32_t v = 0; v < nv_; v++) w.vcs[size_t(o) * nv_ + v].credits = CreditCounter(cap_[v]);
       // The input side of the same port: where its credits go back to.
       InLink& in = w.in[o];
       if (fp.endpoint >= 0) {
@@ -334,9 +326,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     for (auto& q : ep.srcq) q.init(ep.srcq_bound);
     ep.link = ep_link_[e];
     if (segmented) ep.reassembly.init(1024);
-    bufs += 2ull * cfg_.source_queue_packets;
   }
-  bufs += 4096;
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
   w.st.ports.clear();
   for (uint32_t b = 0; b < cfg_.ports.size(); b++) {
@@ -349,7 +339,6 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     for (auto& q : ep.srcq) q.init(ep.srcq_bound);
     ep.fslot.assign(kFrameSlots, FrameSlot{});
     ep.fseg.assign(size_t(kFrameSlots) * seg_cap_, nullptr);
-    bufs += uint64_t(ep.srcq_bound) + uint64_t(kFrameSlots) * seg_cap_;
   }
   const double cycles_per_s = double(rte_get_tsc_hz());
   w.mac = MacTable(4096, static_cast<uint64_t>(cfg_.mac_aging_s * cycles_per_s));
@@ -374,9 +363,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
       return false;
     }
   }
-  const uint32_t limit = static_cast<uint32_t>(std::min<uint64_t>(bufs, 1u << 21));
-  // Data room: the largest encoded packet (up to 16 bytes a unit) plus slack.
-  const uint16_t room = static_cast<uint16_t>(16 * cfg_.format.max_units + 64);
+  const uint32_t limit = worker_buffer_limit(cfg_, f_, w.id);  // engine_memory.h
+  const uint16_t room = packet_data_room(cfg_);
   const uint32_t first = w.devices.empty() ? 8192 : 32768;  // ports: no growth while frames flow
   return w.pool.init("fp" + std::to_string(inst_) + "_" + std::to_string(w.id), first, limit,
                      kMbufPrivSize, room, static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err);

@@ -98,6 +98,7 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
 
   for (;;) {
     const int phase = phase_.load(std::memory_order_acquire);
+    if (w.failed) phase_.store(kDone, std::memory_order_release);  // the others stop too
     if (phase == kDone || w.failed) break;
     if (phase == kDraining && w.generating) {
       w.generating = false;

@@ -107,12 +107,12 @@ void Engine<R, L>::run_worker(Worker& w) {
       if (CPU_ISSET(c, &now)) w.cpus.push_back(c);
   rusage r0{}, r1{};
   getrusage(RUSAGE_THREAD, &r0);
-  if (!w.failed) {
-    if (cfg_.realtime)
-      worker_loop_realtime(w);
-    else
-      worker_loop(w);
-  }
+  // A worker that failed to be placed still enters its loop: the loops tell
+  // the other workers that it failed, so that none waits for it.
+  if (cfg_.realtime)
+    worker_loop_realtime(w);
+  else
+    worker_loop(w);
   getrusage(RUSAGE_THREAD, &r1);
   w.preempted = static_cast<uint64_t>(r1.ru_nivcsw - r0.ru_nivcsw);
   if (place) pthread_setaffinity_np(self, sizeof(saved), &saved);

@@ -314,6 +314,19 @@ class Loader {
                           "the port to one of them",
                           p.endpoint, endpoints - 1));
     }
+    // Bindings share a device by its name (the part before the first comma).
+    std::vector<std::string> devices;
+    for (size_t i = 0; i < s.ports.size(); ++i) {
+      const std::string name = s.ports[i].device.substr(0, s.ports[i].device.find(','));
+      if (std::find(devices.begin(), devices.end(), name) != devices.end()) continue;
+      devices.push_back(name);
+      if (devices.size() > RTE_MAX_ETHPORTS)
+        blame({fmt::format("ports[{}].device", i), fmt::format("ports[{}]", i), "ports"},
+              fmt::format("'{}' would be DPDK device number {}, but this DPDK build has room for {} "
+                          "(RTE_MAX_ETHPORTS): use fewer devices; bindings can share one by "
+                          "VLAN (ports[].vlan) or MAC set (ports[].macs)",
+                          name, devices.size(), RTE_MAX_ETHPORTS));
+    }
   }
 
   // Checks that need the built fabric: explicit endpoint placement (router

@@ -75,7 +75,8 @@ inline std::string shown(const YAML::Node& n) {
     case YAML::NodeType::Scalar:
       break;
   }
-  return n.Tag() == "!" ? "the quoted string \"" + n.Scalar() + "\"" : "'" + n.Scalar() + "'";
+  return n.Tag() == "!" ? "the quoted string \"" + printable(n.Scalar()) + "\""
+                        : "'" + printable(n.Scalar()) + "'";
 }
 
 // Edit distance, for "did you mean" on unknown keys.
@@ -221,7 +222,7 @@ class Ctx {
       else
         range =
             fmt::format("a number in {}{}, {}{}", lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']');
-      fail(n, fmt::format("got {}, but it must be {}", t, range));
+      fail(n, fmt::format("got {}, but it must be {}", printable(t), range));
     }
     return v;
   }
@@ -249,7 +250,7 @@ class Ctx {
   std::string one_of(const YAML::Node& n, const std::vector<std::string>& allowed) const {
     std::string t = text(n);
     if (std::find(allowed.begin(), allowed.end(), t) == allowed.end())
-      fail(n, fmt::format("unknown value '{}': use one of {}", t, join(allowed)));
+      fail(n, fmt::format("unknown value '{}': use one of {}", printable(t), join(allowed)));
     return t;
   }
 
@@ -265,9 +266,10 @@ class Ctx {
       const std::string k = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
       Ctx kc = member(k);
       if (std::find(known.begin(), known.end(), k) == known.end())
-        kc.fail(it->first, fmt::format("unknown key '{}'; known keys here: {}", k, join(known)));
+        kc.fail(it->first,
+                fmt::format("unknown key '{}'; known keys here: {}", printable(k), join(known)));
       if (!seen.insert(k).second)
-        kc.fail(it->first, fmt::format("key '{}' is given twice; keep one", k));
+        kc.fail(it->first, fmt::format("key '{}' is given twice; keep one", printable(k)));
     }
   }
 

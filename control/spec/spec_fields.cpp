@@ -109,7 +109,7 @@ std::string mac_address(const YAML::Node& n, const Ctx& c) {
   if (!ok)
     c.fail(n, fmt::format("'{}' is not a MAC address: write six hex octets separated by colons, "
                           "e.g. \"02:00:00:00:00:01\"",
-                          t));
+                          printable(t)));
   std::string mac = t;
   std::transform(mac.begin(), mac.end(), mac.begin(),
                  [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
@@ -199,11 +199,12 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
     const auto at = [&](const std::string& key) { return e[key] ? e[key] : e; };
     for (size_t j = 0; j + 1 < s.ports.size(); ++j) {
       const PortBinding& o = s.ports[j];
-      const std::string other = fmt::format("ports[{}] '{}'{}", j, o.name, c.at_line(n[j]));
+      const std::string other =
+          fmt::format("ports[{}] '{}'{}", j, printable(o.name), c.at_line(n[j]));
       if (o.name == b.name)
         key_ctx("name").fail(at("name"), fmt::format("name '{}' is already taken by {}; give each "
                                                      "binding its own name",
-                                                     b.name, other));
+                                                     printable(b.name), other));
       if (o.endpoint == b.endpoint)
         key_ctx("endpoint")
             .fail(e["endpoint"], fmt::format("endpoint {} is already bound to {}; bind each "
@@ -213,7 +214,8 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
         key_ctx("device").fail(e["device"],
                                fmt::format("device '{}' is given as '{}' in {}: one DPDK device "
                                            "has one set of arguments; write the same string",
-                                           device_name(b.device), o.device, other));
+                                           printable(device_name(b.device)),
+                                           printable(o.device), other));
       for (size_t m = 0; m < b.macs.size(); ++m)
         if (std::find(o.macs.begin(), o.macs.end(), b.macs[m]) != o.macs.end())
           key_ctx("macs").item(m).fail(
@@ -227,7 +229,7 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
                 "{} is on the same device '{}' and {}: frames could not be told apart; "
                 "bindings that share a device and VLAN need non-empty, disjoint macs "
                 "(their hosts' MACs), or give them different vlans or devices",
-                other, b.device,
+                other, printable(b.device),
                 b.vlan ? fmt::format("VLAN {}", b.vlan) : std::string("untagged (vlan 0)")));
     }
   }
@@ -497,7 +499,7 @@ std::vector<std::string> keys_at(const std::string& prefix) {
 std::string known_keys_message(const std::string& prefix, const std::string& key) {
   const std::vector<std::string> keys = keys_at(prefix);
   std::string msg = fmt::format(
-      "unknown key '{}'{}; known keys {}: {}", key, prefix.empty() ? "" : " in '" + prefix + "'",
+      "unknown key '{}'{}; known keys {}: {}", printable(key), prefix.empty() ? "" : " in '" + prefix + "'",
       prefix.empty() ? "at the top level" : "in '" + prefix + "'", join(keys));
   std::string best;
   size_t best_d = 3;  // suggest only close misspellings

@@ -25,6 +25,7 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
 #include "control/spec/spec_fields.h"
+#include "control/spec/spec_yaml.h"
 
 namespace fabemu {
 namespace {
@@ -84,7 +85,8 @@ class Loader {
     const ProfileInfo* p = find_profile(name);
     if (!p)
       throw SpecError(file_, 0, 0, "profile",
-                      fmt::format("unknown profile '{}': use one of {}", name, profile_names()));
+                      fmt::format("unknown profile '{}': use one of {}", printable(name),
+                                  profile_names()));
     Origin o{Origin::Kind::profile};
     o.profile = name;
     for (const auto& f : fields()) {
@@ -109,12 +111,15 @@ class Loader {
                       arg);
     std::string key = arg.substr(0, eq);
     try {
-      return {key, YAML::Load(arg.substr(eq + 1))};
-    } catch (const YAML::Exception& e) {
+      return {key, parse_spec_yaml(arg.substr(eq + 1), file_)};
+    } catch (const SpecError& e) {
+      const bool syntax = e.message().rfind("YAML syntax error", 0) == 0;
       throw SpecError(file_, 0, 0, key,
-                      fmt::format("the value is not valid YAML ({}); quote it, e.g. "
-                                  "--set '{}=\"...\"'",
-                                  e.msg, key),
+                      syntax ? fmt::format("the value is not valid YAML ({}); quote it, e.g. "
+                                           "--set '{}=\"...\"'",
+                                           e.message().substr(0, e.message().find(';')),
+                                           printable(key))
+                             : "the value: " + e.message(),
                       arg);
     }
   }
@@ -133,7 +138,8 @@ class Loader {
                                  join(keys_at(prefix))));
       if (auto [at, fresh] = seen.emplace(name, key.Mark().line + 1); !fresh)
         kc.fail(key,
-                fmt::format("'{}' is given twice (first at line {}); keep one", name, at->second));
+                fmt::format("'{}' is given twice (first at line {}); keep one", printable(name),
+                            at->second));
       if (path == "profile") continue;  // applied before everything else
       apply_value(s, path, it->second, base, key.Mark());
     }
@@ -223,7 +229,8 @@ class Loader {
       blame({"routing", "topology.family"},
             fmt::format("routing '{}' does not exist for topology family '{}': set routing to one "
                         "of {}",
-                        s.routing, s.topology.family, join(reg.routing_names(s.topology.family))));
+                        printable(s.routing), printable(s.topology.family),
+                        join(reg.routing_names(s.topology.family))));
     if (s.vcs.count > routing->max_vcs)
       blame({"vcs.count", "routing"},
             fmt::format("{} VCs is more than routing '{}' can use: set vcs.count to at most {}",
@@ -368,30 +375,9 @@ class Loader {
   std::map<std::string, Origin> origins_;
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw SpecError(
-        path, 0, 0, "",
-        fmt::format("cannot read the spec file ({}): check the path", std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 Spec load_from_text(const std::string& text, const std::vector<std::string>& sets,
                     const std::string& name) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw SpecError(name, e.mark.line + 1, e.mark.column + 1, "",
-                    fmt::format("YAML syntax error: {}; check the indentation, the ':' after each "
-                                "key and matching brackets",
-                                e.msg));
-  } catch (const YAML::Exception& e) {
-    throw SpecError(name, 0, 0, "", fmt::format("cannot parse the YAML: {}", e.msg));
-  }
+  const YAML::Node root = parse_spec_yaml(text, name);
   try {
     return Loader(name).load(root, sets);
   } catch (const SpecError&) {
@@ -399,7 +385,8 @@ Spec load_from_text(const std::string& text, const std::vector<std::string>& set
   } catch (const YAML::Exception& e) {
     // A yaml-cpp conversion we did not anticipate: still a spec error, never
     // a crash.
-    throw SpecError(name, e.mark.line + 1, e.mark.column + 1, "", e.msg);
+    throw SpecError(name, e.mark.is_null() ? 1 : e.mark.line + 1,
+                    e.mark.is_null() ? 1 : e.mark.column + 1, "", printable(e.msg));
   }
 }
 
@@ -415,7 +402,7 @@ std::string md_cell(std::string s) {
 }  // namespace
 
 Spec load_spec(const std::string& path, const std::vector<std::string>& sets) {
-  return load_from_text(read_file(path), sets, path);
+  return load_from_text(read_spec_file(path), sets, path);
 }
 
 Spec load_spec_text(const std::string& yaml, const std::vector<std::string>& sets,

@@ -41,17 +41,10 @@ constexpr int kTorusDirections = 6;
 // Torus coordinates are bytes in the T3E routing tables.
 constexpr int64_t kMaxTorusRadix = 255;
 
-// Where the current value of a field came from, so that a cross-field error
-// can point at the line the user wrote (or the --set they typed).
-struct Origin {
-  enum class Kind { profile, file, set };
-  explicit Origin(Kind k = Kind::profile) : kind(k) {}
-  Kind kind;
-  int line = 0;  // 1-based (file only)
-  int column = 0;
-  std::string set_arg;  // the --set argument (set only)
-  std::string profile;  // the profile whose default it is (profile only)
-};
+// Where the current value of a field came from (spec.h), so that a
+// cross-field error can point at the line the user wrote (or the --set they
+// typed).
+using Origin = SpecOrigin;
 
 inline std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string s;
@@ -310,6 +303,10 @@ struct Field {
   const char* source;
   const char* help;
   ReadFn read;
+  // The topology families the key means something for ("torus"); nullptr:
+  // every family. A file or --set that gives it for another family is
+  // refused rather than ignored.
+  const char* families = nullptr;
 };
 
 

@@ -87,4 +87,20 @@ class SpecError : public std::runtime_error {
   std::string set_arg_;
 };
 
+// What a stage after the loader (a topology builder, the link timing) throws
+// when the spec asks for something it cannot build: the field to blame and
+// what to do. build_spec_fabric (spec_refuse.h) turns it into a SpecError
+// at the line or --set that gave the field its value.
+class FieldError : public std::invalid_argument {
+ public:
+  FieldError(std::string field, const std::string& message)
+      : std::invalid_argument(field + ": " + message), field_(std::move(field)), message_(message) {}
+  const std::string& field() const { return field_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string field_;
+  std::string message_;
+};
+
 }  // namespace fabemu

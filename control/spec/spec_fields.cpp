@@ -266,24 +266,24 @@ const std::vector<Field>& fields() {
            c.item(i).fail(n[i], fmt::format("got {}: a dimension of more than {} routers is not supported", k, kMaxTorusRadix));
          s.topology.dims[i] = static_cast<int>(k);
        }
-     }},
+     }, "torus"},
     {"topology.rank", "int", "", "", "1", BW " §2.2 (R1: 32 processors; R2: up to 1024)",
      "clos rank: 1 (one stage, up to 32 endpoints) or 2 (33 to 1024 endpoints)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        const int64_t r = c.integer(n, std::numeric_limits<int32_t>::min(), kIntMax);
        if (r != 1 && r != 2) c.fail(n, fmt::format("clos rank {} is not supported: give 1 or 2", r));
        s.topology.rank = static_cast<int>(r);
-     }},
+     }, "clos"},
     {"topology.endpoints", "int", "endpoints", "", "32", BW " §2.2",
      "clos endpoints: 1..32 at rank 1, 33..1024 at rank 2",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints = static_cast<int>(c.integer(n, 1, kIntMax));
-     }},
+     }, "clos"},
     {"topology.endpoints_per_router", "int", "endpoints", "1", "", T3E " §1 (one PE per router)",
      "torus endpoints attached to each router",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints_per_router = static_cast<int>(c.integer(n, 1, kMaxPorts - kTorusDirections));
-     }},
+     }, "torus"},
 
     // --- link: read by the topology builders to time each link.
     {"link.lanes", "int", "lanes", "14", "3", T3E " §1 (14-bit phit); " BW " abstract (3 x 6.25 Gb/s)",
@@ -308,19 +308,19 @@ const std::vector<Field>& fields() {
     // --- router: read by the routing policies (pipeline latency per hop).
     {"router.latency_ns", "number", "ns", "", "31.25", BW " §3 (25 stages at 800 MHz)",
      "router pipeline latency, input to output (clos)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.positive(n); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.positive(n); }, "clos"},
     {"router.straight_ns", "number", "ns", "40", "", T3E " Table 2",
      "torus fall-through going straight, input pins to next input pins",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.positive(n); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.positive(n); }, "torus"},
     {"router.turn_ns", "number", "ns", "80", "", T3E " Table 2",
      "torus fall-through when changing dimension",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.turn_ns = c.positive(n); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.turn_ns = c.positive(n); }, "torus"},
     {"router.endpoint_ns", "number", "ns", "133", "", T3E " Table 2",
      "torus fall-through at the source and destination routers",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.endpoint_ns = c.positive(n); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.endpoint_ns = c.positive(n); }, "torus"},
     {"router.radix", "int", "ports", "", "64", BW " §3",
      "router ports (clos)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.radix = static_cast<int>(c.integer(n, 2, kMaxPorts)); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.radix = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "clos"},
     {"router.input_speedup", "int", "packets", "1", "1", "input-queued router with a separable allocator (inputs, then outputs)",
      "packets one input port may send through the switch at the same time (its VCs share them); 1..4",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.input_speedup = static_cast<int>(c.integer(n, 1, 4)); }},
@@ -337,7 +337,7 @@ const std::vector<Field>& fields() {
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }},
     {"vcs.adaptive_buffer_units", "int", "flow units", "22", "", T3E " §1 (22 flits)",
      "input buffer of the torus adaptive VC",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.adaptive_buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.adaptive_buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }, "torus"},
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", "direction_order", "updown", T3E " §2.1; " BW " §5",

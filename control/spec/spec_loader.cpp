@@ -5,6 +5,7 @@
 #include "control/spec/spec_loader.h"
 
 #include <fmt/format.h>
+#include <rte_config.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
 #include "control/spec/spec_fields.h"
+#include "control/spec/spec_refuse.h"
 #include "control/spec/spec_yaml.h"
 
 namespace fabemu {
@@ -77,6 +79,7 @@ class Loader {
     }
     s.profile = profile;
     s.file = file_;
+    s.origins = origins_;
     validate(s);
     return s;
   }
@@ -189,29 +192,8 @@ class Loader {
   // Reports a problem that involves several fields against the one the user
   // wrote (the first of `paths` set by the file or a --set), so the location
   // is a line they can edit rather than a profile default.
-  [[noreturn]] void blame(std::initializer_list<std::string> paths, const std::string& msg) const {
-    std::string chosen = *paths.begin();
-    for (const auto& p : paths) {
-      auto it = origins_.find(p);
-      if (it != origins_.end() && it->second.kind != Origin::Kind::profile) {
-        chosen = p;
-        break;
-      }
-    }
-    auto it = origins_.find(chosen);
-    if (it == origins_.end())  // a key the profile leaves at spec.h's value
-      throw SpecError(file_, 0, 0, chosen, msg + " (the value is fabemu's built-in default)");
-    const Origin o = it->second;
-    switch (o.kind) {
-      case Origin::Kind::file:
-        throw SpecError(file_, o.line, o.column, chosen, msg);
-      case Origin::Kind::set:
-        throw SpecError(file_, 0, 0, chosen, msg, o.set_arg);
-      case Origin::Kind::profile:
-        break;
-    }
-    throw SpecError(file_, 0, 0, chosen,
-                    msg + fmt::format(" (the value is the default of profile '{}')", o.profile));
+  [[noreturn]] void blame(const std::vector<std::string>& paths, const std::string& msg) const {
+    refuse_spec(file_, origins_, paths, msg);
   }
 
   void validate(Spec& s) const {
@@ -224,6 +206,7 @@ class Loader {
     if (!reg.topology(s.topology.family))
       blame({"topology.family"}, fmt::format("unknown topology family '{}'; known families: {}",
                                              s.topology.family, join(reg.topology_names())));
+    validate_families(s);
     const RoutingInfo* routing = reg.routing(s.topology.family, s.routing);
     if (!routing)
       blame({"routing", "topology.family"},
@@ -260,12 +243,15 @@ class Loader {
     if (s.topology.family == "clos") {
       const int lo = s.topology.rank == 1 ? 1 : 33;
       const int hi = s.topology.rank == 1 ? 32 : 1024;
-      if (s.topology.endpoints < lo || s.topology.endpoints > hi)
+      const int e = s.topology.endpoints;
+      if (e < lo || e > hi)
         blame({"topology.endpoints", "topology.rank"},
               fmt::format("a rank-{} clos has {} to {} endpoints, got {}: {}", s.topology.rank, lo,
-                          hi, s.topology.endpoints,
-                          s.topology.rank == 1 ? "use rank 2 for more than 32"
-                                               : "use rank 1 for 32 or fewer"));
+                          hi, e,
+                          e > 1024 ? "1024 is the most fabemu builds (rank 2; rank 3 is not "
+                                     "supported): give at most 1024 endpoints"
+                          : e > 32 ? "use rank 2 for 33 to 1024 endpoints"
+                                   : "use rank 1 for 32 or fewer"));
     }
 
     if (s.packet.header_units >= s.packet.max_units)
@@ -295,6 +281,32 @@ class Loader {
     validate_with_fabric(s, endpoints);
   }
 
+  // A key that means nothing for the spec's topology family (topology.rank
+  // on a torus) is refused when the file or a --set gave it: ignoring it
+  // would run another fabric than the one the user asked for.
+  void validate_families(const Spec& s) const {
+    for (const Field& f : fields()) {
+      if (!f.families || is_item_key(f.path)) continue;
+      auto it = origins_.find(f.path);
+      if (it == origins_.end() || it->second.kind == Origin::Kind::profile) continue;
+      if (s.topology.family == f.families) continue;
+      std::string hint = fmt::format("topology.family: {}", f.families);
+      const auto fam = origins_.find("topology.family");
+      const bool family_by_profile = fam == origins_.end() || fam->second.kind == Origin::Kind::profile;
+      for (const auto& p : profiles()) {
+        const Field* ff = find_field("topology.family");
+        const char* def = p.column == ProfileInfo::Column::yarc ? ff->yarc : ff->t3e;
+        if (family_by_profile && !p.needs_family && f.families == std::string(def))
+          hint = fmt::format("profile: {} (or {})", p.name, hint);
+      }
+      blame({f.path},
+            fmt::format("{} applies to the {} family only, but this spec's topology.family is {} "
+                        "(from {}): remove it, or set {}",
+                        f.path, f.families, printable(s.topology.family),
+                        origin_text(origins_, "topology.family"), hint));
+    }
+  }
+
   // What the port bindings need from the rest of the spec (clashes between
   // bindings are refused as the list is read, in read_ports).
   void validate_ports(const Spec& s, int64_t endpoints) const {
@@ -307,8 +319,25 @@ class Loader {
             fmt::format("ports carry real frames in wall-clock time: set run.mode: realtime "
                         "(run.mode is '{}')",
                         s.run.mode));
+    // DPDK keeps its Ethernet ports in a fixed table (RTE_MAX_ETHPORTS, 32
+    // in Debian's build); a device beyond it cannot be created, and DPDK
+    // says only "Operation not permitted". run.eal's --vdev ports count too.
+    std::set<std::string> devices;
+    for (size_t a = 0; a < s.run.eal.size(); ++a) {
+      const std::string& arg = s.run.eal[a];
+      if (arg.rfind("--vdev=", 0) == 0) devices.insert(device_name(arg.substr(7)));
+      if (arg == "--vdev" && a + 1 < s.run.eal.size()) devices.insert(device_name(s.run.eal[a + 1]));
+    }
     for (size_t i = 0; i < s.ports.size(); ++i) {
       const PortBinding& p = s.ports[i];
+      devices.insert(device_name(p.device));
+      if (devices.size() > RTE_MAX_ETHPORTS)
+        blame({fmt::format("ports[{}].device", i), fmt::format("ports[{}]", i), "ports"},
+              fmt::format("device '{}' would be DPDK port number {}, but this DPDK build has room "
+                          "for {} Ethernet ports (RTE_MAX_ETHPORTS; run.eal's --vdev devices "
+                          "count too): put several bindings on one device, told apart by vlan "
+                          "or macs, or use fewer devices",
+                          printable(device_name(p.device)), devices.size(), RTE_MAX_ETHPORTS));
       if (endpoints > 0 && p.endpoint >= endpoints)
         blame({fmt::format("ports[{}].endpoint", i), fmt::format("ports[{}]", i), "ports"},
               fmt::format("endpoint {} does not exist: this fabric has endpoints 0 to {}; bind "
@@ -317,10 +346,10 @@ class Loader {
     }
   }
 
-  // Checks that need the built fabric: explicit endpoint placement (router
-  // and port ranges are the builder's) and the fixed traffic patterns (which
-  // need, e.g., a square torus). Building is skipped when neither applies, so
-  // a plain `check` stays cheap.
+  // Checks that need the built fabric: what the topology builder refuses
+  // (blamed on the field it names), explicit endpoint placement (router and
+  // port ranges are the builder's) and the fixed traffic patterns (which
+  // need, e.g., a square torus).
   void validate_with_fabric(const Spec& s, int64_t endpoints) const {
     for (size_t i = 0; i < s.endpoint_map.size(); ++i) {
       const EndpointMap& m = s.endpoint_map[i];
@@ -329,20 +358,9 @@ class Loader {
               fmt::format("endpoint {} does not exist: this fabric has endpoints 0 to {}", m.id,
                           endpoints - 1));
     }
+    const Fabric f = build_spec_fabric(s);
     const Pattern pattern = pattern_of(s.traffic.pattern);
     const bool fixed_pattern = pattern != Pattern::uniform && pattern != Pattern::hotspot;
-    if (s.endpoint_map.empty() && !fixed_pattern) return;
-    const TopologyInfo* topo = Registry::get().topology(s.topology.family);
-    if (!topo || !topo->build) return;
-    Fabric f;
-    try {
-      f = topo->build(s);
-    } catch (const SpecError&) {
-      throw;
-    } catch (const std::exception& e) {
-      blame({s.endpoint_map.empty() ? "topology.family" : "endpoints", "topology.family"},
-            fmt::format("the {} builder refused this spec: {}", s.topology.family, e.what()));
-    }
     for (size_t i = 0; i < s.endpoint_map.size(); ++i) {
       const EndpointMap& m = s.endpoint_map[i];
       const std::string item = fmt::format("endpoints[{}]", i);
@@ -451,9 +469,11 @@ std::string spec_reference_markdown() {
   out += "|---|---|---|---|---|---|---|\n";
   for (const auto& f : fields()) {
     auto code = [](const char* v) { return *v ? fmt::format("`{}`", v) : std::string(); };
+    const std::string help =
+        f.families ? fmt::format("{} ({} only)", f.help, f.families) : std::string(f.help);
     out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", f.path, md_cell(f.type),
                        md_cell(f.unit), md_cell(code(f.t3e)), md_cell(code(f.yarc)),
-                       md_cell(f.source), md_cell(f.help));
+                       md_cell(f.source), md_cell(help));
   }
   return out;
 }

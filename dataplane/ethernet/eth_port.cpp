@@ -54,6 +54,13 @@ bool eth_port_open(const std::string& device, int socket, EthPort* port, std::st
         return false;
       }
     }
+    if (rte_eth_dev_count_total() >= RTE_MAX_ETHPORTS) {
+      *err = "DPDK cannot create device '" + device + "': its table of Ethernet ports is full (" +
+             std::to_string(RTE_MAX_ETHPORTS) +
+             " ports, RTE_MAX_ETHPORTS of this DPDK build); put several bindings on one device, "
+             "told apart by vlan or macs";
+      return false;
+    }
     const int rc = rte_dev_probe(device.c_str());
     if (rc != 0) {
       *err = "DPDK could not create device '" + device + "' (" + errtext(rc) +

@@ -41,6 +41,22 @@ constexpr int kTorusDirections = 6;
 // Torus coordinates are bytes in the T3E routing tables.
 constexpr int64_t kMaxTorusRadix = 255;
 
+// Bounds of times and rates: what the engine's integer picosecond clock
+// represents and what makes physical sense. Below them a time rounds to 0 ps
+// (a zero-latency link stalls conservative windows, a zero unit time has no
+// rate); above them a run never ends or its clock overflows.
+constexpr double kClockTickNs = 0.001;  // 1 ps
+constexpr double kMaxLatencyNs = 1e6;   // 1 ms per link or router
+constexpr double kMaxRunNs = 1e10;      // 10 s of emulated time per run phase
+constexpr double kMaxWallS = 1e6;       // 11.6 days of wall clock
+constexpr const char* kLatencyWhy =
+    "the engine's clock ticks in picoseconds, so a latency rounds to 0 below 0.001 ns, and a "
+    "link or router pipeline slower than 1 ms is no fabric";
+constexpr const char* kRunWhy =
+    "a virtual-time run emulates a few milliseconds of a 64-router fabric per wall-clock "
+    "second, so 10 s of emulated time (1e10 ns) already takes hours";
+constexpr const char* kWallWhy = "longer runs are better made as several";
+
 // Where the current value of a field came from (spec.h), so that a
 // cross-field error can point at the line the user wrote (or the --set they
 // typed).
@@ -218,6 +234,15 @@ class Ctx {
       fail(n, fmt::format("got {}, but it must be {}", printable(t), range));
     }
     return v;
+  }
+  // A number from lo to hi (0 too when zero_ok: a value that turns something
+  // off); `why` says where the bounds come from.
+  double bounded(const YAML::Node& n, double lo, double hi, const char* why,
+                 bool zero_ok = false) const {
+    const double v = number(n, -kInf, false, kInf, false);
+    if ((zero_ok && v == 0) || (v >= lo && v <= hi)) return v;
+    fail(n, fmt::format("got {}, but it must be {}from {:g} to {:g}: {}", printable(n.Scalar()),
+                        zero_ok ? "0 or " : "", lo, hi, why));
   }
   double positive(const YAML::Node& n) const { return number(n, 0, true, kInf, false); }
   double non_negative(const YAML::Node& n) const { return number(n, 0, false, kInf, false); }

@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "control/spec/profiles.h"
+#include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/core/fabric.h"
@@ -207,6 +208,7 @@ class Loader {
       blame({"topology.family"}, fmt::format("unknown topology family '{}'; known families: {}",
                                              s.topology.family, join(reg.topology_names())));
     validate_families(s);
+    validate_link_rate(s);
     const RoutingInfo* routing = reg.routing(s.topology.family, s.routing);
     if (!routing)
       blame({"routing", "topology.family"},
@@ -279,6 +281,27 @@ class Loader {
 
     validate_ports(s, endpoints);
     validate_with_fabric(s, endpoints);
+  }
+
+  // The time one flow unit occupies a link (link_timing.h) must be a number
+  // of picoseconds the engine's clock can count: at least one (below, it
+  // rounds to 0 and the link has no rate), at most a millisecond.
+  void validate_link_rate(const Spec& s) const {
+    const Spec::Link& l = s.link;
+    const double bits = double(l.phit_bits) * l.phits_per_unit;
+    const double unit_ps = unit_time_ps(l);
+    const std::string link = fmt::format("a {:g}-bit flow unit on {} lane{} of {:g} Gb/s (coding {:g})",
+                                         bits, l.lanes, l.lanes == 1 ? "" : "s", l.lane_gbps, l.coding);
+    if (unit_ps < 0.5)
+      blame({"link.lane_gbps", "link.lanes", "link.phit_bits", "link.phits_per_unit", "link.coding"},
+            fmt::format("{} takes {:.3g} ps, less than the engine's clock tick of 1 ps: lower "
+                        "link.lanes or link.lane_gbps, or raise link.phit_bits",
+                        link, unit_ps));
+    if (unit_ps > 1e9)
+      blame({"link.lane_gbps", "link.lanes", "link.phit_bits", "link.phits_per_unit", "link.coding"},
+            fmt::format("{} takes {:.3g} ms, more than the 1 ms a link may take per unit: raise "
+                        "link.lane_gbps or link.lanes, or lower link.phit_bits",
+                        link, unit_ps / 1e9));
   }
 
   // A key that means nothing for the spec's topology family (topology.rank

@@ -252,7 +252,7 @@ TEST(SpecErrors, SyntaxAndMissingFile) {
 TEST(SpecErrors, MessageFormat) {
   const SpecError e = error_of("traffic:\n  load: 2\n");
   EXPECT_EQ(std::string(e.what()).rfind("t.yaml:2:9: field 'traffic.load': got 2, but it must be "
-                                        "a number in [0, 1]",
+                                        "0 or from 1e-06 to 1",
                                         0),
             0u)
       << e.what();

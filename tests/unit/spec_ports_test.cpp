@@ -63,11 +63,11 @@ TEST(SpecRealtime, RunKeysInRange) {
   };
   const Case cases[] = {
       {"run:\n  mode: wallclock\n", "run.mode", 2, 9, "use one of virtual, realtime"},
-      {"run:\n  time_scale: 0.5\n", "run.time_scale", 2, 15, "must be a number >= 1"},
-      {"run:\n  duration_s: -1\n", "run.duration_s", 2, 15, "must be a number >= 0"},
+      {"run:\n  time_scale: 0.5\n", "run.time_scale", 2, 15, "must be from 1 to 1e+06"},
+      {"run:\n  duration_s: -1\n", "run.duration_s", 2, 15, "must be 0 or from 0.001 to 1e+06"},
       {"run:\n  lateness_bound_ns: 0\n", "run.lateness_bound_ns", 2, 22,
-       "must be a positive number"},
-      {"run:\n  mac_aging_s: 0\n", "run.mac_aging_s", 2, 16, "must be a positive number"},
+       "must be from 0.001 to 1e+09"},
+      {"run:\n  mac_aging_s: 0\n", "run.mac_aging_s", 2, 16, "must be from 0.001 to 1e+06"},
       {"run:\n  eal: --no-huge\n", "run.eal", 2, 8, "expected a list of EAL arguments"},
       {"run:\n  eal: [--no-huge, \"\"]\n", "run.eal[1]", 2, 20,
        "expected an EAL argument such as --vdev=net_null0, got an empty string"},

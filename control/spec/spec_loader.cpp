@@ -20,12 +20,15 @@
 #include <set>
 #include <sstream>
 
+#include "control/run/runner.h"
 #include "control/spec/profiles.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "dataplane/engine/engine_base.h"
+#include "dataplane/codec/codec_check.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
+#include "dataplane/ethernet/ether.h"
 #include "control/spec/spec_fields.h"
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_yaml.h"
@@ -397,6 +400,7 @@ class Loader {
               fmt::format("router {} port {} is a link to router {}, not an endpoint port",
                           m.router, m.port, ports[m.port].peer_router));
     }
+    validate_packets(s, f);
     if (fixed_pattern) {
       EngineConfig cfg;
       cfg.pattern = pattern;
@@ -409,6 +413,36 @@ class Loader {
               fmt::format("pattern '{}' does not fit this fabric: {}; choose another pattern or "
                           "another size",
                           s.traffic.pattern, err));
+    }
+  }
+
+  // Every packet the sources will make must encode in the profile's codec,
+  // in the buffers the engine allocates (the engine's own configuration and
+  // buffer size, so the two cannot differ).
+  void validate_packets(const Spec& s, const Fabric& f) const {
+    const EngineConfig cfg = make_engine_config(s, f);
+    std::vector<uint32_t> sizes = cfg.size_bytes;
+    if (!s.ports.empty()) sizes.push_back(1500 + kEthHeaderBytes);  // a frame at the usual MTU
+    const CodecProblem p =
+        codec_check_messages(static_cast<CodecKind>(cfg.codec), cfg.format,
+                             static_cast<uint32_t>(f.endpoints.size()), sizes,
+                             cfg.reply_fraction > 0 ? cfg.reply_bytes : 0);
+    using Limit = CodecProblem::Limit;
+    switch (p.limit) {
+      case Limit::none:
+        return;
+      case Limit::max_units:
+        blame({"packet.max_units"}, p.message);
+      case Limit::header_units:
+        blame({"packet.header_units", "packet.max_units"}, p.message);
+      case Limit::endpoints:
+        blame({"topology.dims", "topology.endpoints_per_router", "topology.endpoints"}, p.message);
+      case Limit::segments:
+        blame({"packet.max_units", "traffic.sizes", "traffic.reply_bytes", "packet.header_units"},
+              p.message);
+      case Limit::message_bytes:
+        blame({"packet.header_units", "packet.max_units", "traffic.sizes", "traffic.reply_bytes"},
+              p.message);
     }
   }
 

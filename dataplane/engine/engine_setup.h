@@ -370,8 +370,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     }
   }
   const uint32_t limit = static_cast<uint32_t>(std::min<uint64_t>(bufs, 1u << 21));
-  // Data room: the largest encoded packet (up to 16 bytes a unit) plus slack.
-  const uint16_t room = static_cast<uint16_t>(16 * cfg_.format.max_units + 64);
+  // Data room: DPDK's headroom plus the longest encoded packet (codec.h).
+  const uint16_t room = packet_data_room(static_cast<CodecKind>(cfg_.codec), cfg_.format.max_units);
   const uint32_t first = w.devices.empty() ? 8192 : 32768;  // ports: no growth while frames flow
   return w.pool.init("fp" + std::to_string(inst_) + "_" + std::to_string(w.id), first, limit,
                      kMbufPrivSize, room, static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err);

@@ -65,5 +65,44 @@ TEST(SpecLimits, LinkRatesFitTheClock) {
   EXPECT_DOUBLE_EQ(load("link: {lane_gbps: 224}\n").link.lane_gbps, 224.0);
 }
 
+TEST(SpecLimits, PacketsTheCodecEncodes) {
+  // Every T3E length of Table 3 with room in the buffers (1-flit packets
+  // carry no header beyond the head flit).
+  for (int u = 3; u <= 10; ++u)
+    EXPECT_EQ(load("packet:\n  max_units: " + std::to_string(u) + "\n").packet.max_units, u);
+  SpecError e = error_of("vcs: {buffer_units: 22}\npacket:\n  max_units: 11\n");
+  expect_at(e, "packet.max_units", 3, 14);
+  expect_says(e, "a T3E packet is at most 10 flits long: set packet.max_units to at most 10");
+  e = error_of("packet: {header_units: 8, max_units: 10}\n");
+  expect_at(e, "packet.header_units", 1, 24);
+  expect_says(e, "at most 7 header flits");
+
+  // A message the T3E header cannot count the segments of.
+  e = error_of("packet: {max_units: 3}\ntraffic: {sizes: [64, 65536]}\n");
+  expect_at(e, "packet.max_units", 1, 21);
+  expect_says(e, "a 65536-byte message is 8192 packets of at most 8 payload bytes, more than the "
+                 "4095 the T3E header can count");
+
+  // YARC: head, hash and 7 transport phits at most, and responses carry no
+  // hash phit, so 9 header phits encode requests but not responses.
+  EXPECT_EQ(load("profile: yarc\npacket: {header_units: 9, max_units: 19}\n").packet.header_units,
+            9);
+  e = error_of("profile: yarc\npacket: {header_units: 9, max_units: 19}\n"
+               "traffic: {reply_fraction: 0.5}\n");
+  expect_at(e, "packet.header_units", 2, 24);
+  expect_says(e, "of a 8-byte response (8 payload bytes, 13 phits of which 9 header) cannot be "
+                 "encoded as a YARC packet");
+  // Head, header and the EOP phit leave no payload.
+  e = error_of("profile: yarc\npacket: {header_units: 6, max_units: 7}\n");
+  expect_says(e, "6 header phits and 1 tail leave no room for payload");
+  expect_at(error_of("profile: yarc\npacket: {max_units: 65}\nvcs: {buffer_units: 256}\n"),
+            "packet.max_units", 2, 21);
+
+  // More endpoints than the header addresses.
+  e = error_of("topology: {dims: [32, 32, 32], endpoints_per_router: 3}\n");
+  expect_at(e, "topology.dims", 1, 18);
+  expect_says(e, "the T3E header addresses 65536 endpoints, and this fabric has 98304");
+}
+
 }  // namespace
 }  // namespace fabemu

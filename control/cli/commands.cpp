@@ -12,6 +12,7 @@
 #include "control/run/runner.h"
 #include "control/spec/spec_error.h"
 #include "control/spec/spec_loader.h"
+#include "control/spec/spec_refuse.h"
 #include "control/topology/registry.h"
 
 namespace fabemu {
@@ -72,21 +73,7 @@ bool write_json(const nlohmann::json& j, const std::string& path, std::ostream& 
 
 }  // namespace
 
-Fabric build_fabric(const Spec& spec) {
-  const TopologyInfo* topo = Registry::get().topology(spec.topology.family);
-  if (!topo || !topo->build)
-    throw SpecError(spec.file, 0, 0, "topology.family",
-                    fmt::format("no builder for topology family '{}'", spec.topology.family));
-  try {
-    return topo->build(spec);
-  } catch (const SpecError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw SpecError(
-        spec.file, 0, 0, "topology",
-        fmt::format("the {} builder refused this spec: {}", spec.topology.family, e.what()));
-  }
-}
+Fabric build_fabric(const Spec& spec) { return build_spec_fabric(spec); }
 
 std::string fabric_one_line(const Spec& spec, const Fabric& f) {
   auto n = [](size_t count, const char* what) {

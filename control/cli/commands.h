@@ -43,7 +43,7 @@ std::vector<std::string> split_eal_args(const std::vector<std::string>& values);
 int spec_reference_command(std::ostream& out);
 
 // Builds the fabric of a validated spec through the Registry. Throws
-// SpecError (field topology.family) when the builder refuses the spec.
+// SpecError on the field the builder names when it refuses the spec.
 Fabric build_fabric(const Spec& spec);
 
 // "t3e 4x4x4: 64 routers, 384 links, 64 endpoints, routing direction_order, 5 VCs"

@@ -37,6 +37,20 @@ struct PortBinding {
   int queue_frames = 64;         // ingress queue bound before tail drop (frames)
 };
 
+// Where the value of one field came from: a profile's default, a line of the
+// file, or a --set argument. The loader records one per field it sets, so
+// that a problem found later (by the topology builder, the codec check or
+// the memory estimate) can point at the line the user wrote.
+struct SpecOrigin {
+  enum class Kind { profile, file, set };
+  explicit SpecOrigin(Kind k = Kind::profile) : kind(k) {}
+  Kind kind;
+  int line = 0;  // 1-based (file only)
+  int column = 0;
+  std::string set_arg;  // the --set argument (set only)
+  std::string profile;  // the profile whose default it is (profile only)
+};
+
 struct Spec {
   std::string file;          // where it came from (for messages)
   std::string profile = "t3e";  // t3e | yarc | custom
@@ -119,6 +133,10 @@ struct Spec {
 
   // Explicit endpoint placement; empty: the topology builder's default.
   std::vector<EndpointMap> endpoint_map;
+
+  // Dotted field path ("traffic.load", "ports[1].vlan") -> where its value
+  // came from (control/spec/spec_refuse.h reports against it).
+  std::map<std::string, SpecOrigin> origins;
 };
 
 // Number of flow units a message payload needs for a profile (header + payload + tail).

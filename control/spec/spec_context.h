@@ -43,17 +43,26 @@ constexpr int kTorusDirections = 6;
 // Torus coordinates are bytes in the T3E routing tables.
 constexpr int64_t kMaxTorusRadix = 255;
 
-// Where the current value of a field came from, so that a cross-field error
-// can point at the line the user wrote (or the --set they typed).
-struct Origin {
-  enum class Kind { profile, file, set };
-  explicit Origin(Kind k = Kind::profile) : kind(k) {}
-  Kind kind;
-  int line = 0;  // 1-based (file only)
-  int column = 0;
-  std::string set_arg;  // the --set argument (set only)
-  std::string profile;  // the profile whose default it is (profile only)
-};
+// Bounds of times and rates: what the engine's integer picosecond clock
+// represents and what makes physical sense. Below them a time rounds to 0 ps
+// (a zero-latency link stalls conservative windows, a zero unit time has no
+// rate); above them a run never ends or its clock overflows.
+constexpr double kClockTickNs = 0.001;  // 1 ps
+constexpr double kMaxLatencyNs = 1e6;   // 1 ms per link or router
+constexpr double kMaxRunNs = 1e10;      // 10 s of emulated time per run phase
+constexpr double kMaxWallS = 1e6;       // 11.6 days of wall clock
+constexpr const char* kLatencyWhy =
+    "the engine's clock ticks in picoseconds, so a latency rounds to 0 below 0.001 ns, and a "
+    "link or router pipeline slower than 1 ms is no fabric";
+constexpr const char* kRunWhy =
+    "a virtual-time run emulates a few milliseconds of a 64-router fabric per wall-clock "
+    "second, so 10 s of emulated time (1e10 ns) already takes hours";
+constexpr const char* kWallWhy = "longer runs are better made as several";
+
+// Where the current value of a field came from (spec.h), so that a
+// cross-field error can point at the line the user wrote (or the --set they
+// typed).
+using Origin = SpecOrigin;
 
 inline std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string s;
@@ -77,7 +86,8 @@ inline std::string shown(const YAML::Node& n) {
     case YAML::NodeType::Scalar:
       break;
   }
-  return n.Tag() == "!" ? "the quoted string \"" + n.Scalar() + "\"" : "'" + n.Scalar() + "'";
+  return n.Tag() == "!" ? "the quoted string \"" + printable(n.Scalar()) + "\""
+                        : "'" + printable(n.Scalar()) + "'";
 }
 
 // Edit distance, for "did you mean" on unknown keys.
@@ -223,9 +233,18 @@ class Ctx {
       else
         range =
             fmt::format("a number in {}{}, {}{}", lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']');
-      fail(n, fmt::format("got {}, but it must be {}", t, range));
+      fail(n, fmt::format("got {}, but it must be {}", printable(t), range));
     }
     return v;
+  }
+  // A number from lo to hi (0 too when zero_ok: a value that turns something
+  // off); `why` says where the bounds come from.
+  double bounded(const YAML::Node& n, double lo, double hi, const char* why,
+                 bool zero_ok = false) const {
+    const double v = number(n, -kInf, false, kInf, false);
+    if ((zero_ok && v == 0) || (v >= lo && v <= hi)) return v;
+    fail(n, fmt::format("got {}, but it must be {}from {:g} to {:g}: {}", printable(n.Scalar()),
+                        zero_ok ? "0 or " : "", lo, hi, why));
   }
   double positive(const YAML::Node& n) const { return number(n, 0, true, kInf, false); }
   double non_negative(const YAML::Node& n) const { return number(n, 0, false, kInf, false); }
@@ -251,7 +270,7 @@ class Ctx {
   std::string one_of(const YAML::Node& n, const std::vector<std::string>& allowed) const {
     std::string t = text(n);
     if (std::find(allowed.begin(), allowed.end(), t) == allowed.end())
-      fail(n, fmt::format("unknown value '{}': use one of {}", t, join(allowed)));
+      fail(n, fmt::format("unknown value '{}': use one of {}", printable(t), join(allowed)));
     return t;
   }
 
@@ -267,9 +286,10 @@ class Ctx {
       const std::string k = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
       Ctx kc = member(k);
       if (std::find(known.begin(), known.end(), k) == known.end())
-        kc.fail(it->first, fmt::format("unknown key '{}'; known keys here: {}", k, join(known)));
+        kc.fail(it->first,
+                fmt::format("unknown key '{}'; known keys here: {}", printable(k), join(known)));
       if (!seen.insert(k).second)
-        kc.fail(it->first, fmt::format("key '{}' is given twice; keep one", k));
+        kc.fail(it->first, fmt::format("key '{}' is given twice; keep one", printable(k)));
     }
   }
 
@@ -310,6 +330,10 @@ struct Field {
   const char* source;
   const char* help;
   ReadFn read;
+  // The topology families the key means something for ("torus"); nullptr:
+  // every family. A file or --set that gives it for another family is
+  // refused rather than ignored.
+  const char* families = nullptr;
 };
 
 

@@ -46,7 +46,8 @@ void read_sizes(Spec& s, const YAML::Node& n, const Ctx& c) {
       ec.expect_keys(e, {"bytes", "weight"});
       if (!e["bytes"]) ec.fail(e, "this size has no 'bytes': give {bytes: N, weight: W}");
       ps.bytes = static_cast<uint32_t>(ec.member("bytes").integer(e["bytes"], 1, kMaxMessageBytes));
-      if (e["weight"]) ps.weight = ec.member("weight").positive(e["weight"]);
+      if (e["weight"])
+        ps.weight = ec.member("weight").bounded(e["weight"], 1e-6, 1e6, "weights are relative: keep them within a factor of 10^12 of each other");
     } else {
       ps.bytes = static_cast<uint32_t>(ec.integer(e, 1, kMaxMessageBytes));
     }
@@ -121,7 +122,7 @@ std::string mac_address(const YAML::Node& n, const Ctx& c) {
   if (!ok)
     c.fail(n, fmt::format("'{}' is not a MAC address: write six hex octets separated by colons, "
                           "e.g. \"02:00:00:00:00:01\"",
-                          t));
+                          printable(t)));
   std::string mac = t;
   std::transform(mac.begin(), mac.end(), mac.begin(),
                  [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
@@ -211,11 +212,12 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
     const auto at = [&](const std::string& key) { return e[key] ? e[key] : e; };
     for (size_t j = 0; j + 1 < s.ports.size(); ++j) {
       const PortBinding& o = s.ports[j];
-      const std::string other = fmt::format("ports[{}] '{}'{}", j, o.name, c.at_line(n[j]));
+      const std::string other =
+          fmt::format("ports[{}] '{}'{}", j, printable(o.name), c.at_line(n[j]));
       if (o.name == b.name)
         key_ctx("name").fail(at("name"), fmt::format("name '{}' is already taken by {}; give each "
                                                      "binding its own name",
-                                                     b.name, other));
+                                                     printable(b.name), other));
       if (o.endpoint == b.endpoint)
         key_ctx("endpoint")
             .fail(e["endpoint"], fmt::format("endpoint {} is already bound to {}; bind each "
@@ -225,7 +227,8 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
         key_ctx("device").fail(e["device"],
                                fmt::format("device '{}' is given as '{}' in {}: one DPDK device "
                                            "has one set of arguments; write the same string",
-                                           device_name(b.device), o.device, other));
+                                           printable(device_name(b.device)),
+                                           printable(o.device), other));
       for (size_t m = 0; m < b.macs.size(); ++m)
         if (std::find(o.macs.begin(), o.macs.end(), b.macs[m]) != o.macs.end())
           key_ctx("macs").item(m).fail(
@@ -239,7 +242,7 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
                 "{} is on the same device '{}' and {}: frames could not be told apart; "
                 "bindings that share a device and VLAN need non-empty, disjoint macs "
                 "(their hosts' MACs), or give them different vlans or devices",
-                other, b.device,
+                other, printable(b.device),
                 b.vlan ? fmt::format("VLAN {}", b.vlan) : std::string("untagged (vlan 0)")));
     }
   }
@@ -276,35 +279,35 @@ const std::vector<Field>& fields() {
            c.item(i).fail(n[i], fmt::format("got {}: a dimension of more than {} routers is not supported", k, kMaxTorusRadix));
          s.topology.dims[i] = static_cast<int>(k);
        }
-     }},
+     }, "torus"},
     {"topology.rank", "int", "", "", "1", BW " §2.2 (R1: 32 processors; R2: up to 1024)",
      "clos rank: 1 (one stage, up to 32 endpoints) or 2 (33 to 1024 endpoints)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        const int64_t r = c.integer(n, std::numeric_limits<int32_t>::min(), kIntMax);
        if (r != 1 && r != 2) c.fail(n, fmt::format("clos rank {} is not supported: give 1 or 2", r));
        s.topology.rank = static_cast<int>(r);
-     }},
+     }, "clos"},
     {"topology.endpoints", "int", "endpoints", "", "32", BW " §2.2",
      "clos endpoints: 1..32 at rank 1, 33..1024 at rank 2",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints = static_cast<int>(c.integer(n, 1, kIntMax));
-     }},
+     }, "clos"},
     {"topology.endpoints_per_router", "int", "endpoints", "1", "", T3E " §1 (one PE per router)",
      "torus endpoints attached to each router",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints_per_router = static_cast<int>(c.integer(n, 1, kMaxPorts - kTorusDirections));
-     }},
+     }, "torus"},
 
     // --- link: read by the topology builders to time each link.
     {"link.lanes", "int", "lanes", "14", "3", T3E " §1 (14-bit phit); " BW " abstract (3 x 6.25 Gb/s)",
      "signal lanes per link direction",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lanes = static_cast<int>(c.integer(n, 1, 256)); }},
     {"link.lane_gbps", "number", "Gb/s", "0.375", "6.25", T3E " §10 (375 MHz); " BW " §4.4",
-     "raw signalling rate of one lane",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lane_gbps = c.positive(n); }},
+     "raw signalling rate of one lane, 0.001 to 1000",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lane_gbps = c.bounded(n, 0.001, 1000, "a lane signals at least 1 Mb/s and at most 1000 Gb/s (the fastest SerDes lanes today run at about 200 Gb/s)"); }},
     {"link.coding", "number", "", "1.0", "0.8", T3E " §10 (clock forwarded, no line code); " BW " §6 (16b20b)",
-     "line-coding efficiency, in (0, 1]: payload bits per signalled bit",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.coding = c.number(n, 0, true, 1, false); }},
+     "line-coding efficiency, 0.01 to 1: payload bits per signalled bit",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.coding = c.bounded(n, 0.01, 1, "the fraction of signalled bits that carry data (8b/10b: 0.8)"); }},
     {"link.phit_bits", "int", "bits", "14", "24", T3E " §1; " BW " §4.1",
      "phit width",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.phit_bits = static_cast<int>(c.integer(n, 1, 1024)); }},
@@ -312,25 +315,25 @@ const std::vector<Field>& fields() {
      "phits per flow-control unit (flit); 1 when flow control counts phits",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.phits_per_unit = static_cast<int>(c.integer(n, 1, 64)); }},
     {"link.wire_ns", "number", "ns", "5", "10", "assumption: " T3E " §10 cables up to ~1 m; " BW ": SerDes + a few metres of cable",
-     "SerDes plus wire latency of one link; the t3e router latencies already include it",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.wire_ns = c.positive(n); }},
+     "SerDes plus wire latency of one link, 0.001 (the clock tick) to 1e6; the t3e router latencies already include it",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.wire_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }},
 
     // --- router: read by the routing policies (pipeline latency per hop).
     {"router.latency_ns", "number", "ns", "", "31.25", BW " §3 (25 stages at 800 MHz)",
-     "router pipeline latency, input to output (clos)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.positive(n); }},
+     "router pipeline latency, input to output, 0.001 to 1e6",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "clos"},
     {"router.straight_ns", "number", "ns", "40", "", T3E " Table 2",
      "torus fall-through going straight, input pins to next input pins",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.positive(n); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
     {"router.turn_ns", "number", "ns", "80", "", T3E " Table 2",
      "torus fall-through when changing dimension",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.turn_ns = c.positive(n); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.turn_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
     {"router.endpoint_ns", "number", "ns", "133", "", T3E " Table 2",
      "torus fall-through at the source and destination routers",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.endpoint_ns = c.positive(n); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.endpoint_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
     {"router.radix", "int", "ports", "", "64", BW " §3",
      "router ports (clos)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.radix = static_cast<int>(c.integer(n, 2, kMaxPorts)); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.radix = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "clos"},
     {"router.input_speedup", "int", "packets", "1", "1", "input-queued router with a separable allocator (inputs, then outputs)",
      "packets one input port may send through the switch at the same time (its VCs share them); 1..4",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.input_speedup = static_cast<int>(c.integer(n, 1, 4)); }},
@@ -347,7 +350,7 @@ const std::vector<Field>& fields() {
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }},
     {"vcs.adaptive_buffer_units", "int", "flow units", "22", "", T3E " §1 (22 flits)",
      "input buffer of the torus adaptive VC",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.adaptive_buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.adaptive_buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }, "torus"},
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", "direction_order", "updown", T3E " §2.1; " BW " §5",
@@ -367,9 +370,9 @@ const std::vector<Field>& fields() {
      "destinations: uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.pattern = c.one_of(n, pattern_names()); }},
     {"traffic.load", "number", "fraction", "0.3", "0.3", "fabemu default",
-     "offered load per endpoint as a fraction of its injection bandwidth, in [0, 1]; 0: no "
+     "offered load per endpoint as a fraction of its injection bandwidth, 1e-6 to 1; 0: no "
      "synthetic traffic (real time: only the ports' frames)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.load = c.number(n, 0, false, 1, false); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.load = c.bounded(n, 1e-6, 1, "below a millionth of the injection bandwidth an endpoint would wait longer than the engine's clock can count between messages", true); }},
     {"traffic.process", "string", "", "bernoulli", "bernoulli", "fabemu default",
      "injection process: bernoulli (independent messages) or batch (batch_size at once)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.process = c.one_of(n, {"bernoulli", "batch"}); }},
@@ -400,14 +403,14 @@ const std::vector<Field>& fields() {
      "random seed; the same seed gives the same run",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.seed = c.uinteger(n); }},
     {"run.warmup_ns", "number", "ns", "20000", "20000", "fabemu default",
-     "emulated time before measurement starts",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.warmup_ns = c.non_negative(n); }},
+     "emulated time before measurement starts, 0 to 1e10",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.warmup_ns = c.bounded(n, 0, kMaxRunNs, kRunWhy); }},
     {"run.measure_ns", "number", "ns", "100000", "100000", "fabemu default",
-     "emulated time during which generated packets are measured",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.measure_ns = c.positive(n); }},
+     "emulated time during which generated packets are measured, 0.001 to 1e10",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.measure_ns = c.bounded(n, kClockTickNs, kMaxRunNs, kRunWhy); }},
     {"run.drain_ns", "number", "ns", "1000000", "1000000", "fabemu default",
-     "longest emulated time to wait for measured packets after measurement",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.drain_ns = c.non_negative(n); }},
+     "longest emulated time to wait for measured packets after measurement, 0 to 1e10",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.drain_ns = c.bounded(n, 0, kMaxRunNs, kRunWhy); }},
     {"run.workers", "int", "cores", "1", "1", "fabemu default",
      "worker cores, each owning a share of the routers",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.workers = static_cast<int>(c.integer(n, 1, 1024)); }},
@@ -415,29 +418,29 @@ const std::vector<Field>& fields() {
      "check credit conservation at every event (slow; for tests)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.check_invariants = c.boolean(n); }},
     {"run.progress_s", "number", "s", "1.0", "1.0", "fabemu default",
-     "wall-clock period of the progress line; 0 turns it off",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.progress_s = c.non_negative(n); }},
+     "wall-clock period of the progress line, 0.01 to 1e6; 0 turns it off",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.progress_s = c.bounded(n, 0.01, kMaxWallS, "a progress line more often than every 10 ms floods the terminal", true); }},
     {"run.source_queue_packets", "int", "packets", "256", "256", "fabemu default",
      "bound of each endpoint's source queue; messages beyond it are counted as dropped",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.source_queue_packets = static_cast<int>(c.integer(n, 1, 1 << 24)); }},
     {"run.time_scale", "number", "wall ns per ns", "1", "1", "fabemu default",
-     "realtime: wall-clock ns per emulated ns, at least 1; 10 runs the fabric ten times slower than the wall clock",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.time_scale = c.number(n, 1, false, kInf, false); }},
+     "realtime: wall-clock ns per emulated ns, 1 to 1e6; 10 runs the fabric ten times slower than the wall clock",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.time_scale = c.bounded(n, 1, 1e6, "at least the wall clock's pace, and at most a million times slower (a 10 ns hop then takes 10 ms)"); }},
     {"run.duration_s", "number", "s", "0", "0", "fabemu default",
-     "realtime: wall-clock seconds to run; 0 runs until SIGINT or SIGTERM",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.duration_s = c.non_negative(n); }},
+     "realtime: wall-clock seconds to run, 0.001 to 1e6; 0 runs until SIGINT or SIGTERM",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.duration_s = c.bounded(n, 0.001, kMaxWallS, kWallWhy, true); }},
     {"run.lateness_bound_ns", "number", "ns", "1000", "1000", "fabemu default",
-     "realtime: how far an event may fall behind its emulated time before the run warns",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.lateness_bound_ns = c.positive(n); }},
+     "realtime: how far an event may fall behind its emulated time before the run warns, 0.001 to 1e9",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.lateness_bound_ns = c.bounded(n, kClockTickNs, 1e9, "the engine's clock ticks in picoseconds (0.001 ns), and an event a second late is no emulation any more"); }},
+    {"run.mac_aging_s", "number", "s", "300", "300", "fabemu default",
+     "realtime: a MAC address learned on a port expires after this long unseen, 0.001 to 1e6",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.mac_aging_s = c.bounded(n, 0.001, kMaxWallS, kWallWhy); }},
     {"run.overload", "string", "", "warn", "warn", "fabemu default",
      "realtime: when a worker falls more than run.overload_bound_ns behind the wall clock: warn (keep going, timing distorted), shed (refuse new port frames and synthetic messages, counted as shed_overload, until it catches up) or stop (end the run, exit status 3)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.overload = c.one_of(n, {"warn", "shed", "stop"}); }},
     {"run.overload_bound_ns", "number", "ns", "1000000", "1000000", "fabemu default",
-     "realtime: how far (emulated ns) a worker's oldest due event may be behind the wall clock before run.overload applies",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.overload_bound_ns = c.positive(n); }},
-    {"run.mac_aging_s", "number", "s", "300", "300", "fabemu default",
-     "realtime: a MAC address learned on a port expires after this long unseen",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.mac_aging_s = c.positive(n); }},
+     "realtime: how far (emulated ns) a worker's oldest due event may be behind the wall clock before run.overload applies, 0.001 to 1e9",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.overload_bound_ns = c.bounded(n, kClockTickNs, 1e9, "the engine's clock ticks in picoseconds (0.001 ns), and a run a second behind is no emulation any more"); }},
     {"run.cores", "list of int", "CPUs", "[]", "[]", "fabemu default",
      "CPU of each worker, in worker order (as many as run.workers); []: the workers may run on any CPU this process is allowed (taskset, cgroups) and the kernel spreads them",
      read_cores},
@@ -518,7 +521,7 @@ std::vector<std::string> keys_at(const std::string& prefix) {
 std::string known_keys_message(const std::string& prefix, const std::string& key) {
   const std::vector<std::string> keys = keys_at(prefix);
   std::string msg = fmt::format(
-      "unknown key '{}'{}; known keys {}: {}", key, prefix.empty() ? "" : " in '" + prefix + "'",
+      "unknown key '{}'{}; known keys {}: {}", printable(key), prefix.empty() ? "" : " in '" + prefix + "'",
       prefix.empty() ? "at the top level" : "in '" + prefix + "'", join(keys));
   std::string best;
   size_t best_d = 3;  // suggest only close misspellings

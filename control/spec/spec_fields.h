@@ -22,6 +22,9 @@ bool is_section(const std::string& path);
 // The keys a map at `prefix` may hold, in table order.
 std::vector<std::string> keys_at(const std::string& prefix);
 std::string known_keys_message(const std::string& prefix, const std::string& key);
+// The device a port binding names: a vdev's arguments follow its name after
+// a comma ("net_af_packet0,iface=fe0" -> "net_af_packet0").
+std::string device_name(const std::string& device);
 
 }  // namespace spec_detail
 }  // namespace fabemu

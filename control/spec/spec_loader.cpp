@@ -5,6 +5,7 @@
 #include "control/spec/spec_loader.h"
 
 #include <fmt/format.h>
+#include <rte_config.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -19,12 +20,18 @@
 #include <set>
 #include <sstream>
 
+#include "control/run/runner.h"
 #include "control/spec/profiles.h"
+#include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "dataplane/engine/engine_base.h"
+#include "dataplane/codec/codec_check.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
+#include "dataplane/ethernet/ether.h"
 #include "control/spec/spec_fields.h"
+#include "control/spec/spec_refuse.h"
+#include "control/spec/spec_yaml.h"
 
 namespace fabemu {
 namespace {
@@ -76,6 +83,7 @@ class Loader {
     }
     s.profile = profile;
     s.file = file_;
+    s.origins = origins_;
     validate(s);
     return s;
   }
@@ -84,7 +92,8 @@ class Loader {
     const ProfileInfo* p = find_profile(name);
     if (!p)
       throw SpecError(file_, 0, 0, "profile",
-                      fmt::format("unknown profile '{}': use one of {}", name, profile_names()));
+                      fmt::format("unknown profile '{}': use one of {}", printable(name),
+                                  profile_names()));
     Origin o{Origin::Kind::profile};
     o.profile = name;
     for (const auto& f : fields()) {
@@ -109,12 +118,15 @@ class Loader {
                       arg);
     std::string key = arg.substr(0, eq);
     try {
-      return {key, YAML::Load(arg.substr(eq + 1))};
-    } catch (const YAML::Exception& e) {
+      return {key, parse_spec_yaml(arg.substr(eq + 1), file_)};
+    } catch (const SpecError& e) {
+      const bool syntax = e.message().rfind("YAML syntax error", 0) == 0;
       throw SpecError(file_, 0, 0, key,
-                      fmt::format("the value is not valid YAML ({}); quote it, e.g. "
-                                  "--set '{}=\"...\"'",
-                                  e.msg, key),
+                      syntax ? fmt::format("the value is not valid YAML ({}); quote it, e.g. "
+                                           "--set '{}=\"...\"'",
+                                           e.message().substr(0, e.message().find(';')),
+                                           printable(key))
+                             : "the value: " + e.message(),
                       arg);
     }
   }
@@ -133,7 +145,8 @@ class Loader {
                                  join(keys_at(prefix))));
       if (auto [at, fresh] = seen.emplace(name, key.Mark().line + 1); !fresh)
         kc.fail(key,
-                fmt::format("'{}' is given twice (first at line {}); keep one", name, at->second));
+                fmt::format("'{}' is given twice (first at line {}); keep one", printable(name),
+                            at->second));
       if (path == "profile") continue;  // applied before everything else
       apply_value(s, path, it->second, base, key.Mark());
     }
@@ -183,29 +196,8 @@ class Loader {
   // Reports a problem that involves several fields against the one the user
   // wrote (the first of `paths` set by the file or a --set), so the location
   // is a line they can edit rather than a profile default.
-  [[noreturn]] void blame(std::initializer_list<std::string> paths, const std::string& msg) const {
-    std::string chosen = *paths.begin();
-    for (const auto& p : paths) {
-      auto it = origins_.find(p);
-      if (it != origins_.end() && it->second.kind != Origin::Kind::profile) {
-        chosen = p;
-        break;
-      }
-    }
-    auto it = origins_.find(chosen);
-    if (it == origins_.end())  // a key the profile leaves at spec.h's value
-      throw SpecError(file_, 0, 0, chosen, msg + " (the value is fabemu's built-in default)");
-    const Origin o = it->second;
-    switch (o.kind) {
-      case Origin::Kind::file:
-        throw SpecError(file_, o.line, o.column, chosen, msg);
-      case Origin::Kind::set:
-        throw SpecError(file_, 0, 0, chosen, msg, o.set_arg);
-      case Origin::Kind::profile:
-        break;
-    }
-    throw SpecError(file_, 0, 0, chosen,
-                    msg + fmt::format(" (the value is the default of profile '{}')", o.profile));
+  [[noreturn]] void blame(const std::vector<std::string>& paths, const std::string& msg) const {
+    refuse_spec(file_, origins_, paths, msg);
   }
 
   void validate(Spec& s) const {
@@ -218,12 +210,15 @@ class Loader {
     if (!reg.topology(s.topology.family))
       blame({"topology.family"}, fmt::format("unknown topology family '{}'; known families: {}",
                                              s.topology.family, join(reg.topology_names())));
+    validate_families(s);
+    validate_link_rate(s);
     const RoutingInfo* routing = reg.routing(s.topology.family, s.routing);
     if (!routing)
       blame({"routing", "topology.family"},
             fmt::format("routing '{}' does not exist for topology family '{}': set routing to one "
                         "of {}",
-                        s.routing, s.topology.family, join(reg.routing_names(s.topology.family))));
+                        printable(s.routing), printable(s.topology.family),
+                        join(reg.routing_names(s.topology.family))));
     if (s.vcs.count > routing->max_vcs)
       blame({"vcs.count", "routing"},
             fmt::format("{} VCs is more than routing '{}' can use: set vcs.count to at most {}",
@@ -253,12 +248,15 @@ class Loader {
     if (s.topology.family == "clos") {
       const int lo = s.topology.rank == 1 ? 1 : 33;
       const int hi = s.topology.rank == 1 ? 32 : 1024;
-      if (s.topology.endpoints < lo || s.topology.endpoints > hi)
+      const int e = s.topology.endpoints;
+      if (e < lo || e > hi)
         blame({"topology.endpoints", "topology.rank"},
               fmt::format("a rank-{} clos has {} to {} endpoints, got {}: {}", s.topology.rank, lo,
-                          hi, s.topology.endpoints,
-                          s.topology.rank == 1 ? "use rank 2 for more than 32"
-                                               : "use rank 1 for 32 or fewer"));
+                          hi, e,
+                          e > 1024 ? "1024 is the most fabemu builds (rank 2; rank 3 is not "
+                                     "supported): give at most 1024 endpoints"
+                          : e > 32 ? "use rank 2 for 33 to 1024 endpoints"
+                                   : "use rank 1 for 32 or fewer"));
     }
 
     if (s.packet.header_units >= s.packet.max_units)
@@ -294,6 +292,53 @@ class Loader {
     validate_with_fabric(s, endpoints);
   }
 
+  // The time one flow unit occupies a link (link_timing.h) must be a number
+  // of picoseconds the engine's clock can count: at least one (below, it
+  // rounds to 0 and the link has no rate), at most a millisecond.
+  void validate_link_rate(const Spec& s) const {
+    const Spec::Link& l = s.link;
+    const double bits = double(l.phit_bits) * l.phits_per_unit;
+    const double unit_ps = unit_time_ps(l);
+    const std::string link = fmt::format("a {:g}-bit flow unit on {} lane{} of {:g} Gb/s (coding {:g})",
+                                         bits, l.lanes, l.lanes == 1 ? "" : "s", l.lane_gbps, l.coding);
+    if (unit_ps < 0.5)
+      blame({"link.lane_gbps", "link.lanes", "link.phit_bits", "link.phits_per_unit", "link.coding"},
+            fmt::format("{} takes {:.3g} ps, less than the engine's clock tick of 1 ps: lower "
+                        "link.lanes or link.lane_gbps, or raise link.phit_bits",
+                        link, unit_ps));
+    if (unit_ps > 1e9)
+      blame({"link.lane_gbps", "link.lanes", "link.phit_bits", "link.phits_per_unit", "link.coding"},
+            fmt::format("{} takes {:.3g} ms, more than the 1 ms a link may take per unit: raise "
+                        "link.lane_gbps or link.lanes, or lower link.phit_bits",
+                        link, unit_ps / 1e9));
+  }
+
+  // A key that means nothing for the spec's topology family (topology.rank
+  // on a torus) is refused when the file or a --set gave it: ignoring it
+  // would run another fabric than the one the user asked for.
+  void validate_families(const Spec& s) const {
+    for (const Field& f : fields()) {
+      if (!f.families || is_item_key(f.path)) continue;
+      auto it = origins_.find(f.path);
+      if (it == origins_.end() || it->second.kind == Origin::Kind::profile) continue;
+      if (s.topology.family == f.families) continue;
+      std::string hint = fmt::format("topology.family: {}", f.families);
+      const auto fam = origins_.find("topology.family");
+      const bool family_by_profile = fam == origins_.end() || fam->second.kind == Origin::Kind::profile;
+      for (const auto& p : profiles()) {
+        const Field* ff = find_field("topology.family");
+        const char* def = p.column == ProfileInfo::Column::yarc ? ff->yarc : ff->t3e;
+        if (family_by_profile && !p.needs_family && f.families == std::string(def))
+          hint = fmt::format("profile: {} (or {})", p.name, hint);
+      }
+      blame({f.path},
+            fmt::format("{} applies to the {} family only, but this spec's topology.family is {} "
+                        "(from {}): remove it, or set {}",
+                        f.path, f.families, printable(s.topology.family),
+                        origin_text(origins_, "topology.family"), hint));
+    }
+  }
+
   // What the port bindings need from the rest of the spec (clashes between
   // bindings are refused as the list is read, in read_ports).
   void validate_ports(const Spec& s, int64_t endpoints) const {
@@ -306,33 +351,37 @@ class Loader {
             fmt::format("ports carry real frames in wall-clock time: set run.mode: realtime "
                         "(run.mode is '{}')",
                         s.run.mode));
+    // DPDK keeps its Ethernet ports in a fixed table (RTE_MAX_ETHPORTS, 32
+    // in Debian's build); a device beyond it cannot be created, and DPDK
+    // says only "Operation not permitted". run.eal's --vdev ports count too.
+    std::set<std::string> devices;
+    for (size_t a = 0; a < s.run.eal.size(); ++a) {
+      const std::string& arg = s.run.eal[a];
+      if (arg.rfind("--vdev=", 0) == 0) devices.insert(device_name(arg.substr(7)));
+      if (arg == "--vdev" && a + 1 < s.run.eal.size()) devices.insert(device_name(s.run.eal[a + 1]));
+    }
     for (size_t i = 0; i < s.ports.size(); ++i) {
       const PortBinding& p = s.ports[i];
+      devices.insert(device_name(p.device));
+      if (devices.size() > RTE_MAX_ETHPORTS)
+        blame({fmt::format("ports[{}].device", i), fmt::format("ports[{}]", i), "ports"},
+              fmt::format("device '{}' would be DPDK port number {}, but this DPDK build has room "
+                          "for {} Ethernet ports (RTE_MAX_ETHPORTS; run.eal's --vdev devices "
+                          "count too): put several bindings on one device, told apart by vlan "
+                          "or macs, or use fewer devices",
+                          printable(device_name(p.device)), devices.size(), RTE_MAX_ETHPORTS));
       if (endpoints > 0 && p.endpoint >= endpoints)
         blame({fmt::format("ports[{}].endpoint", i), fmt::format("ports[{}]", i), "ports"},
               fmt::format("endpoint {} does not exist: this fabric has endpoints 0 to {}; bind "
                           "the port to one of them",
                           p.endpoint, endpoints - 1));
     }
-    // Bindings share a device by its name (the part before the first comma).
-    std::vector<std::string> devices;
-    for (size_t i = 0; i < s.ports.size(); ++i) {
-      const std::string name = s.ports[i].device.substr(0, s.ports[i].device.find(','));
-      if (std::find(devices.begin(), devices.end(), name) != devices.end()) continue;
-      devices.push_back(name);
-      if (devices.size() > RTE_MAX_ETHPORTS)
-        blame({fmt::format("ports[{}].device", i), fmt::format("ports[{}]", i), "ports"},
-              fmt::format("'{}' would be DPDK device number {}, but this DPDK build has room for {} "
-                          "(RTE_MAX_ETHPORTS): use fewer devices; bindings can share one by "
-                          "VLAN (ports[].vlan) or MAC set (ports[].macs)",
-                          name, devices.size(), RTE_MAX_ETHPORTS));
-    }
   }
 
-  // Checks that need the built fabric: explicit endpoint placement (router
-  // and port ranges are the builder's) and the fixed traffic patterns (which
-  // need, e.g., a square torus). Building is skipped when neither applies, so
-  // a plain `check` stays cheap.
+  // Checks that need the built fabric: what the topology builder refuses
+  // (blamed on the field it names), explicit endpoint placement (router and
+  // port ranges are the builder's) and the fixed traffic patterns (which
+  // need, e.g., a square torus).
   void validate_with_fabric(const Spec& s, int64_t endpoints) const {
     for (size_t i = 0; i < s.endpoint_map.size(); ++i) {
       const EndpointMap& m = s.endpoint_map[i];
@@ -341,20 +390,9 @@ class Loader {
               fmt::format("endpoint {} does not exist: this fabric has endpoints 0 to {}", m.id,
                           endpoints - 1));
     }
+    const Fabric f = build_spec_fabric(s);
     const Pattern pattern = pattern_of(s.traffic.pattern);
     const bool fixed_pattern = pattern != Pattern::uniform && pattern != Pattern::hotspot;
-    if (s.endpoint_map.empty() && !fixed_pattern) return;
-    const TopologyInfo* topo = Registry::get().topology(s.topology.family);
-    if (!topo || !topo->build) return;
-    Fabric f;
-    try {
-      f = topo->build(s);
-    } catch (const SpecError&) {
-      throw;
-    } catch (const std::exception& e) {
-      blame({s.endpoint_map.empty() ? "topology.family" : "endpoints", "topology.family"},
-            fmt::format("the {} builder refused this spec: {}", s.topology.family, e.what()));
-    }
     for (size_t i = 0; i < s.endpoint_map.size(); ++i) {
       const EndpointMap& m = s.endpoint_map[i];
       const std::string item = fmt::format("endpoints[{}]", i);
@@ -368,6 +406,7 @@ class Loader {
               fmt::format("router {} port {} is a link to router {}, not an endpoint port",
                           m.router, m.port, ports[m.port].peer_router));
     }
+    validate_packets(s, f);
     if (fixed_pattern) {
       EngineConfig cfg;
       cfg.pattern = pattern;
@@ -383,34 +422,43 @@ class Loader {
     }
   }
 
+  // Every packet the sources will make must encode in the profile's codec,
+  // in the buffers the engine allocates (the engine's own configuration and
+  // buffer size, so the two cannot differ).
+  void validate_packets(const Spec& s, const Fabric& f) const {
+    const EngineConfig cfg = make_engine_config(s, f);
+    std::vector<uint32_t> sizes = cfg.size_bytes;
+    if (!s.ports.empty()) sizes.push_back(1500 + kEthHeaderBytes);  // a frame at the usual MTU
+    const CodecProblem p =
+        codec_check_messages(static_cast<CodecKind>(cfg.codec), cfg.format,
+                             static_cast<uint32_t>(f.endpoints.size()), sizes,
+                             cfg.reply_fraction > 0 ? cfg.reply_bytes : 0);
+    using Limit = CodecProblem::Limit;
+    switch (p.limit) {
+      case Limit::none:
+        return;
+      case Limit::max_units:
+        blame({"packet.max_units"}, p.message);
+      case Limit::header_units:
+        blame({"packet.header_units", "packet.max_units"}, p.message);
+      case Limit::endpoints:
+        blame({"topology.dims", "topology.endpoints_per_router", "topology.endpoints"}, p.message);
+      case Limit::segments:
+        blame({"packet.max_units", "traffic.sizes", "traffic.reply_bytes", "packet.header_units"},
+              p.message);
+      case Limit::message_bytes:
+        blame({"packet.header_units", "packet.max_units", "traffic.sizes", "traffic.reply_bytes"},
+              p.message);
+    }
+  }
+
   std::string file_;
   std::map<std::string, Origin> origins_;
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw SpecError(
-        path, 0, 0, "",
-        fmt::format("cannot read the spec file ({}): check the path", std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 Spec load_from_text(const std::string& text, const std::vector<std::string>& sets,
                     const std::string& name) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw SpecError(name, e.mark.line + 1, e.mark.column + 1, "",
-                    fmt::format("YAML syntax error: {}; check the indentation, the ':' after each "
-                                "key and matching brackets",
-                                e.msg));
-  } catch (const YAML::Exception& e) {
-    throw SpecError(name, 0, 0, "", fmt::format("cannot parse the YAML: {}", e.msg));
-  }
+  const YAML::Node root = parse_spec_yaml(text, name);
   try {
     return Loader(name).load(root, sets);
   } catch (const SpecError&) {
@@ -418,7 +466,8 @@ Spec load_from_text(const std::string& text, const std::vector<std::string>& set
   } catch (const YAML::Exception& e) {
     // A yaml-cpp conversion we did not anticipate: still a spec error, never
     // a crash.
-    throw SpecError(name, e.mark.line + 1, e.mark.column + 1, "", e.msg);
+    throw SpecError(name, e.mark.is_null() ? 1 : e.mark.line + 1,
+                    e.mark.is_null() ? 1 : e.mark.column + 1, "", printable(e.msg));
   }
 }
 
@@ -434,7 +483,7 @@ std::string md_cell(std::string s) {
 }  // namespace
 
 Spec load_spec(const std::string& path, const std::vector<std::string>& sets) {
-  return load_from_text(read_file(path), sets, path);
+  return load_from_text(read_spec_file(path), sets, path);
 }
 
 Spec load_spec_text(const std::string& yaml, const std::vector<std::string>& sets,
@@ -483,9 +532,11 @@ std::string spec_reference_markdown() {
   out += "|---|---|---|---|---|---|---|\n";
   for (const auto& f : fields()) {
     auto code = [](const char* v) { return *v ? fmt::format("`{}`", v) : std::string(); };
+    const std::string help =
+        f.families ? fmt::format("{} ({} only)", f.help, f.families) : std::string(f.help);
     out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", f.path, md_cell(f.type),
                        md_cell(f.unit), md_cell(code(f.t3e)), md_cell(code(f.yarc)),
-                       md_cell(f.source), md_cell(f.help));
+                       md_cell(f.source), md_cell(help));
   }
   return out;
 }

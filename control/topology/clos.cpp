@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "control/analysis/analysis.h"
+#include "control/spec/spec_error.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/routing_registration.h"
@@ -19,22 +20,27 @@ constexpr int kRank1Radix = 64;
 constexpr int kRank2Radix = 32;  // a YARC split into two radix-32 virtual routers
 constexpr int kSubtreeBits = 5;  // log2(kClosSubtree)
 
+// The loader checks these too; a builder called with another spec (tests,
+// tools) still names the field it cannot build.
 void check_clos_spec(const Spec& spec) {
   const int rank = spec.topology.rank;
   const int e = spec.topology.endpoints;
   if (rank != 1 && rank != 2)
-    throw std::invalid_argument(
-        fmt::format("topology.rank = {}: clos supports ranks 1 and 2", rank));
+    throw FieldError("topology.rank",
+                     fmt::format("clos rank {} is not supported: give 1 or 2", rank));
   const int max_e = rank == 1 ? kClosSubtree : kClosSubtree * kRank2Radix;
   if (e < 1 || e > max_e)
-    throw std::invalid_argument(
-        fmt::format("topology.endpoints = {}: a rank {} clos has 1..{} endpoints", e, rank, max_e));
+    throw FieldError("topology.endpoints",
+                     fmt::format("a rank-{} clos has 1 to {} endpoints, got {}", rank, max_e, e));
   if (spec.router.radix != kRank1Radix)
-    throw std::invalid_argument(fmt::format(
-        "router.radix = {}: the clos family is built of radix-64 YARC routers", spec.router.radix));
+    throw FieldError("router.radix",
+                     fmt::format("got {}, but the clos family is built of radix-64 YARC routers "
+                                 "(a rank-2 router is one split into two radix-32 halves): "
+                                 "remove router.radix or set it to 64",
+                                 spec.router.radix));
   if (spec.vcs.count < 1 || spec.vcs.count > kMaxVcs)
-    throw std::invalid_argument(
-        fmt::format("vcs.count = {}: must be in 1..{}", spec.vcs.count, kMaxVcs));
+    throw FieldError("vcs.count", fmt::format("got {}, but it must be 1 to {}", spec.vcs.count,
+                                              kMaxVcs));
 }
 
 FabricPort link_port(int32_t peer_router, int peer_port, ps_t unit, ps_t wire, uint8_t label) {

@@ -10,8 +10,11 @@
 
 namespace fabemu {
 
-// Throws std::invalid_argument when the link parameters are not positive.
+// Throw FieldError (spec_error.h) when the link parameters give no time the
+// engine's picosecond clock can count.
 ps_t unit_ps(const Spec& spec);
+// The same before rounding to the clock's picoseconds (no checks).
+double unit_time_ps(const Spec::Link& link);
 ps_t wire_ps(const Spec& spec);
 // Data rate of one link direction after coding, in Gb/s.
 double link_gbps(const Spec& spec);

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "control/analysis/analysis.h"
+#include "control/spec/spec_error.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/routing_registration.h"
@@ -18,19 +19,21 @@ namespace fabemu {
 
 namespace {
 
+// The loader checks these too; a builder called with another spec (tests,
+// tools) still names the field it cannot build.
 void check_torus_spec(const Spec& spec) {
   for (int d = 0; d < 3; ++d)
     if (spec.topology.dims[d] < 1 || spec.topology.dims[d] > 255)
-      throw std::invalid_argument(
-          fmt::format("topology.dims[{}] = {}: each torus dimension must be in 1..255", d,
-                      spec.topology.dims[d]));
+      throw FieldError(fmt::format("topology.dims[{}]", d),
+                       fmt::format("got {}, but each torus dimension must be 1 to 255",
+                                   spec.topology.dims[d]));
   const int e = spec.topology.endpoints_per_router;
   if (e < 1 || kT3eFirstPePort + e > kMaxPorts)
-    throw std::invalid_argument(fmt::format("topology.endpoints_per_router = {}: must be in 1..{}",
-                                            e, kMaxPorts - kT3eFirstPePort));
+    throw FieldError("topology.endpoints_per_router",
+                     fmt::format("got {}, but it must be 1 to {}", e, kMaxPorts - kT3eFirstPePort));
   if (spec.vcs.count < 1 || spec.vcs.count > kMaxVcs)
-    throw std::invalid_argument(
-        fmt::format("vcs.count = {}: must be in 1..{}", spec.vcs.count, kMaxVcs));
+    throw FieldError("vcs.count", fmt::format("got {}, but it must be 1 to {}", spec.vcs.count,
+                                              kMaxVcs));
 }
 
 ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }

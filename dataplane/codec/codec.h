@@ -40,6 +40,18 @@ inline PacketFormat codec_format(CodecKind k, uint32_t header_units, uint32_t ma
   }
 }
 
+// Bytes one flow unit takes in a packet buffer: a T3E flit 9, a YARC phit 3.
+inline uint32_t codec_unit_bytes(CodecKind k) {
+  return k == CodecKind::t3e ? kT3eFlitBytes : kYarcPhitBytes;
+}
+
+// Data room of a packet buffer (rte_pktmbuf_pool_create's data_room_size):
+// DPDK's headroom, which the data room includes, plus the longest encoded
+// packet. The engine's pools use it; codec_check.h encodes into it.
+inline uint16_t packet_data_room(CodecKind k, uint32_t max_units) {
+  return static_cast<uint16_t>(RTE_PKTMBUF_HEADROOM + max_units * codec_unit_bytes(k));
+}
+
 // Writes the encoding of the packet described by meta (meta.units long,
 // carrying meta.payload_bytes of payload, which may be nullptr for synthetic
 // traffic) into the empty mbuf m. Returns the units written (= meta.units),

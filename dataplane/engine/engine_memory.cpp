@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "dataplane/codec/codec.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/sim/event.h"
 
@@ -27,10 +28,6 @@ uint32_t frame_segments(const EngineConfig& cfg) {
   for (const auto& pc : cfg.ports) max_frame = std::max(max_frame, pc.max_frame_bytes);
   const uint32_t payload = std::max<uint32_t>(1, cfg.format.max_payload_bytes());
   return std::max<uint32_t>(1, (max_frame + payload - 1) / payload);
-}
-
-uint16_t packet_data_room(const EngineConfig& cfg) {
-  return static_cast<uint16_t>(16 * cfg.format.max_units + 64);
 }
 
 uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
@@ -63,7 +60,8 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
 
 uint64_t dpdk_bytes_needed(const EngineConfig& cfg, const Fabric& f) {
   const int nw = std::max(1, cfg.workers);
-  const uint64_t per_mbuf = mbuf_bytes(packet_data_room(cfg));
+  const uint64_t per_mbuf =
+      mbuf_bytes(packet_data_room(static_cast<CodecKind>(cfg.codec), cfg.format.max_units));
   uint64_t bytes = 0;
   for (int w = 0; w < nw; w++) bytes += uint64_t(worker_buffer_limit(cfg, f, w)) * per_mbuf;
   if (!cfg.ports.empty()) {

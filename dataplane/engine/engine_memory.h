@@ -13,10 +13,6 @@ namespace fabemu {
 // Segments of one frame of up to max_frame bytes (1 without ports).
 uint32_t frame_segments(const EngineConfig& cfg);
 
-// Data room of a fabric packet's buffer: the largest encoded packet (up to
-// 16 bytes a unit) plus slack.
-uint16_t packet_data_room(const EngineConfig& cfg);
-
 // Packet buffers worker w's pool may hold at most: every input buffer of
 // its routers full of the shortest packets, both source queues of each
 // endpoint it owns, a port endpoint's frame queue and reassembly slots, and

@@ -364,7 +364,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     }
   }
   const uint32_t limit = worker_buffer_limit(cfg_, f_, w.id);  // engine_memory.h
-  const uint16_t room = packet_data_room(cfg_);
+  // Data room: DPDK's headroom plus the longest encoded packet (codec.h).
+  const uint16_t room = packet_data_room(static_cast<CodecKind>(cfg_.codec), cfg_.format.max_units);
   const uint32_t first = w.devices.empty() ? 8192 : 32768;  // ports: no growth while frames flow
   return w.pool.init("fp" + std::to_string(inst_) + "_" + std::to_string(w.id), first, limit,
                      kMbufPrivSize, room, static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err);

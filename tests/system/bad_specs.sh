@@ -79,6 +79,9 @@ expect_status 2 "no subcommand" -- "$fabemu" && ok
 expect_status 2 "unknown flag" -- "$fabemu" check --frob "$src/topologies/t3e-4x4x4.yaml" && ok
 expect_status 2 "missing FILE" -- "$fabemu" check && ok
 expect_status 2 "missing file" -- "$fabemu" check "$src/no/such/spec.yaml" && ok
+if expect_status 2 "a directory as FILE" -- "$fabemu" check "$src/topologies"; then
+  if grep -qF "is a directory, not a spec file" "$err"; then ok; else bad "directory: no reason given"; fi
+fi
 expect_status 0 "--help" -- "$fabemu" --help && ok
 expect_status 0 "check --help" -- "$fabemu" check --help && ok
 

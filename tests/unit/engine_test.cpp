@@ -156,6 +156,21 @@ TEST(EngineDelivery, TorusRequestResponseMixedSizes) {
   expect_exactly_once(s);
 }
 
+TEST(EngineDelivery, ShortestPacketsTheSpecAllows) {
+  // Packet buffers hold DPDK's headroom plus the longest packet: with
+  // packet.max_units 5 or less every run used to stop at its first packet
+  // ("could not be encoded").
+  for (const char* units : {"packet.max_units=3", "packet.max_units=5", "packet.max_units=9"}) {
+    SCOPED_TRACE(units);
+    expect_exactly_once(spec_of("t3e-4x4x4.yaml", {units, "traffic.sizes=[8, 64]",
+                                                   "traffic.reply_fraction=0.5",
+                                                   "run.warmup_ns=0", "run.measure_ns=5000"}));
+  }
+  expect_exactly_once(spec_of("yarc-r1-32.yaml", {"packet.max_units=4", "packet.header_units=1",
+                                                  "traffic.reply_fraction=0.5",
+                                                  "run.warmup_ns=0", "run.measure_ns=5000"}));
+}
+
 TEST(EngineDelivery, ClosBeyondSaturation) {
   Spec s = spec_of("yarc-r2-1024.yaml", {"traffic.load=1.0", "run.warmup_ns=0",
                                          "run.measure_ns=20000", "traffic.reply_fraction=0.3"});

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "control/spec/profiles.h"
+#include "control/topology/flatfly.h"
 #include "control/topology/registry.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/core/fabric.h"
@@ -88,7 +89,9 @@ class Loader {
     Origin o{Origin::Kind::profile};
     o.profile = name;
     for (const auto& f : fields()) {
-      const char* def = p->column == ProfileInfo::Column::yarc ? f.yarc : f.t3e;
+      const char* def = p->column == ProfileInfo::Column::yarc      ? f.yarc
+                        : p->column == ProfileInfo::Column::flatfly ? f.flatfly
+                                                                    : f.t3e;
       if (!*def || is_item_key(f.path)) continue;
       Ctx c(&file_, &o, &origins_, f.path, f.help, YAML::Mark());
       f.read(s, YAML::Load(def), c);
@@ -260,6 +263,10 @@ class Loader {
                           s.topology.rank == 1 ? "use rank 2 for more than 32"
                                                : "use rank 1 for 32 or fewer"));
     }
+
+    if (s.topology.family == "flatfly")
+      if (const std::string why = flatfly_size_problem(s.topology.k, s.topology.n); !why.empty())
+        blame({"topology.k", "topology.n"}, why);
 
     if (s.packet.header_units >= s.packet.max_units)
       blame({"packet.header_units", "packet.max_units"},
@@ -456,13 +463,18 @@ int64_t spec_endpoint_count(const Spec& s) {
     return n;
   }
   if (s.topology.family == "clos") return s.topology.endpoints;
+  if (s.topology.family == "flatfly" && flatfly_size_problem(s.topology.k, s.topology.n).empty()) {
+    int64_t n = 1;
+    for (int i = 0; i < s.topology.n; ++i) n *= s.topology.k;
+    return n;
+  }
   return -1;
 }
 
 std::vector<SpecFieldDoc> spec_field_docs() {
   std::vector<SpecFieldDoc> v;
   for (const auto& f : fields())
-    v.push_back({f.path, f.type, f.unit, f.t3e, f.yarc, f.source, f.help});
+    v.push_back({f.path, f.type, f.unit, f.t3e, f.yarc, f.flatfly, f.source, f.help});
   return v;
 }
 
@@ -474,18 +486,20 @@ std::string spec_reference_markdown() {
   out +=
       "\nSources: [T3E] Scott & Thorson, \"The Cray T3E Network: Adaptive Routing in a High "
       "Performance 3D Torus\", Hot Interconnects IV, 1996. [BW] Scott, Abts, Kim & Dally, \"The "
-      "BlackWidow High-Radix Clos Network\", ISCA 2006. A flow unit is the profile's flow-control "
-      "unit: a 70-bit flit (5 phits) for t3e, a 24-bit phit for yarc. An empty default means the "
+      "BlackWidow High-Radix Clos Network\", ISCA 2006. [FB] Kim, Dally & Abts, \"Flattened "
+      "Butterfly: A Cost-Efficient Topology for High-Radix Networks\", ISCA 2007. A flow unit is "
+      "the profile's flow-control unit: a 70-bit flit (5 phits) for t3e, a 24-bit phit for yarc "
+      "and flatfly. An empty default means the "
       "profile does not use the key; in the rows `ports[].KEY`, the keys of each item of "
       "`ports`, it means the key is required. `custom` takes the t3e column and requires "
       "`topology.family`.\n\n";
-  out += "| key | type | unit | t3e | yarc | source | meaning |\n";
-  out += "|---|---|---|---|---|---|---|\n";
+  out += "| key | type | unit | t3e | yarc | flatfly | source | meaning |\n";
+  out += "|---|---|---|---|---|---|---|---|\n";
   for (const auto& f : fields()) {
     auto code = [](const char* v) { return *v ? fmt::format("`{}`", v) : std::string(); };
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", f.path, md_cell(f.type),
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", f.path, md_cell(f.type),
                        md_cell(f.unit), md_cell(code(f.t3e)), md_cell(code(f.yarc)),
-                       md_cell(f.source), md_cell(f.help));
+                       md_cell(code(f.flatfly)), md_cell(f.source), md_cell(f.help));
   }
   return out;
 }

@@ -146,7 +146,8 @@ TEST(SpecProfile, DefaultsHelperMatchesLoadedSpec) {
   EXPECT_TRUE(profile_defaults("custom").topology.family.empty());
   EXPECT_THROW(profile_defaults("cray-1"), SpecError);
   EXPECT_NE(find_profile("t3e"), nullptr);
-  EXPECT_EQ(find_profile("flatfly"), nullptr);
+  EXPECT_NE(find_profile("flatfly"), nullptr);
+  EXPECT_EQ(find_profile("spider"), nullptr);  // not yet a profile
 }
 
 // ---- --set ------------------------------------------------------------------
@@ -648,15 +649,15 @@ TEST(SpecErrors, RoutingMustExistForTheFamily) {
 TEST(SpecErrors, UnknownFamilyPatternProfile) {
   SpecError e = error_of("topology:\n  family: dragonfly\n");
   expect_at(e, "topology.family", 2, 11);
-  EXPECT_NE(e.message().find("known families: clos, torus"), std::string::npos) << e.what();
+  EXPECT_NE(e.message().find("known families: clos, flatfly, torus"), std::string::npos) << e.what();
 
   e = error_of("traffic:\n  pattern: shuffle\n");
   expect_at(e, "traffic.pattern", 2, 12);
   EXPECT_NE(e.message().find("uniform, transpose"), std::string::npos) << e.what();
 
-  e = error_of("profile: flatfly\n");
+  e = error_of("profile: cray-1\n");
   expect_at(e, "profile", 1, 10);
-  EXPECT_NE(e.message().find("t3e, yarc, custom"), std::string::npos) << e.what();
+  EXPECT_NE(e.message().find("t3e, yarc, flatfly, custom"), std::string::npos) << e.what();
 
   e = error_of("topology: {dims: [4, 8, 4]}\ntraffic: {pattern: transpose}\n");
   EXPECT_EQ(e.field(), "traffic.pattern");
@@ -747,7 +748,7 @@ TEST(SpecReference, CoversEveryKeyAndMatchesTheReadme) {
   for (const auto& f : spec_field_docs()) {
     EXPECT_NE(md.find("| `" + f.path + "` |"), std::string::npos) << f.path;
     EXPECT_FALSE(f.help.empty()) << f.path;
-    if (!f.t3e_default.empty() || !f.yarc_default.empty()) {
+    if (!f.t3e_default.empty() || !f.yarc_default.empty() || !f.flatfly_default.empty()) {
       EXPECT_FALSE(f.source.empty()) << f.path;
     }
   }
@@ -755,6 +756,7 @@ TEST(SpecReference, CoversEveryKeyAndMatchesTheReadme) {
   for (const auto& f : spec_field_docs())
     if (f.path.find("[]") != std::string::npos) {
       EXPECT_EQ(f.t3e_default, f.yarc_default) << f.path;
+      EXPECT_EQ(f.t3e_default, f.flatfly_default) << f.path;
     }
   // README.md carries the generated table verbatim: regenerate it with
   // `fabemu spec-reference` when a key changes.

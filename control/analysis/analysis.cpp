@@ -154,8 +154,10 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_
   if (!fabric.endpoints.empty()) inj_unit = fabric.endpoints[0].unit_ps;
   const double rate_ratio = (link_unit && inj_unit) ? double(inj_unit) / double(link_unit) : 1.0;
   s.bisection_bound = 1.0;
-  if (e > 1 && s.links > 0)
-    s.bisection_bound = std::min(1.0, 4.0 * double(s.bisection_links) * rate_ratio / double(e));
+  if (e > 1 && s.links > 0) {
+    s.capacity = 4.0 * double(s.bisection_links) * rate_ratio / double(e);  // 2 (2 B_one_way) / N
+    s.bisection_bound = std::min(1.0, s.capacity);
+  }
 
   const std::vector<Channel> cycle = cdg.find_cycle();
   s.deadlock_free = cycle.empty();

@@ -55,6 +55,12 @@ struct FabricSummary {
   // (The T3E paper's "twice the bisection bandwidth [both directions] divided
   // by the number of nodes": 4x4x8 and 8x8x8 -> 1.0, 8x16x8 -> 0.5.)
   double bisection_bound = 1.0;
+  // Capacity, the ideal uniform random throughput (Dally & Towles; the
+  // flattened butterfly paper's footnote 3): 2B/N with B the bisection
+  // bandwidth both ways and N the endpoints, in units of one endpoint's
+  // injection bandwidth; bisection_bound is it capped at 1. Flattened
+  // butterfly: B = N/2 channels, capacity 1.
+  double capacity = 0;
   uint32_t packet_units = 0;      // packet length used for the latencies below
   ps_t zero_load_ps_typical = 0;  // mean over distinct pairs (requests)
   ps_t zero_load_ps_max = 0;      // max over distinct pairs (requests)

@@ -136,6 +136,8 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
                                   sum.avg_hops, sum.avg_hops_with_self));
   row("bisection", fmt::format("{} links one way; uniform load bound {:.2f}", sum.bisection_links,
                                sum.bisection_bound));
+  row("capacity", fmt::format("2B/N = {:.3f} of injection bandwidth (uniform random; B both ways)",
+                              sum.capacity));
   row("virtual channels", fmt::format("{} (buffers {} {}s)", f.num_vcs, buffers, f.unit_name));
   row("flow unit",
       fmt::format("{}-bit {}, {} per link", f.unit_bits, f.unit_name, time_text(unit_ps)));
@@ -164,6 +166,7 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
         {"avg_hops_with_self", sum.avg_hops_with_self},
         {"bisection_links", sum.bisection_links},
         {"bisection_bound", sum.bisection_bound},
+        {"capacity", sum.capacity},
         {"vcs", f.num_vcs},
         {"unit_bits", f.unit_bits},
         {"unit_name", f.unit_name},
@@ -182,6 +185,10 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
                               f.vc_buffer_units.begin() + std::min(f.num_vcs, kMaxVcs));
     j["vc_buffer_units"] = buf;
     if (spec.topology.family == "torus") j["dims"] = spec.topology.dims;
+    if (spec.topology.family == "flatfly") {
+      j["k"] = spec.topology.k;
+      j["n"] = spec.topology.n;
+    }
     // Where each endpoint attaches: scripts pick hosts by router position.
     nlohmann::json eps = nlohmann::json::array();
     for (const auto& e : f.endpoints)

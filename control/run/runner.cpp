@@ -39,10 +39,11 @@ Pattern pattern_of(const std::string& s) {
   return it->second;
 }
 
+// flatfly: YARC phits (the paper's packets are abstract; its authors built YARC).
 CodecKind codec_of(const Spec& spec) {
-  if (spec.profile == "yarc") return CodecKind::yarc;
+  if (spec.profile == "yarc" || spec.profile == "flatfly") return CodecKind::yarc;
   if (spec.profile == "t3e") return CodecKind::t3e;
-  return spec.topology.family == "clos" ? CodecKind::yarc : CodecKind::t3e;
+  return spec.topology.family == "torus" ? CodecKind::t3e : CodecKind::yarc;
 }
 
 double ps_to_ns(double ps) { return ps / 1000.0; }

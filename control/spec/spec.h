@@ -53,14 +53,16 @@ struct SpecOrigin {
 
 struct Spec {
   std::string file;          // where it came from (for messages)
-  std::string profile = "t3e";  // t3e | yarc | custom
+  std::string profile = "t3e";  // t3e | yarc | flatfly | custom
 
   struct Topology {
-    std::string family;                  // "torus" (t3e) | "clos" (yarc)
+    std::string family;                  // "torus" (t3e) | "clos" (yarc) | "flatfly"
     std::array<int, 3> dims{4, 4, 4};    // torus kx, ky, kz
     int rank = 1;                        // clos rank: 1 or 2
     int endpoints = 32;                  // clos endpoints
     int endpoints_per_router = 1;        // torus endpoints per router
+    int k = 32;                          // flatfly: routers per dimension, endpoints per router
+    int n = 2;                           // flatfly: k-ary n-flat, N = k^n endpoints
   } topology;
 
   struct Link {

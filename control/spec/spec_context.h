@@ -327,6 +327,7 @@ struct Field {
   const char* unit;
   const char* t3e;
   const char* yarc;
+  const char* flatfly;
   const char* source;
   const char* help;
   ReadFn read;

@@ -11,6 +11,7 @@
 
 #include "control/analysis/analysis.h"
 #include "control/spec/spec_error.h"
+#include "control/topology/fabric_parts.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/routing_registration.h"
@@ -86,20 +87,8 @@ Fabric build_torus(const Spec& spec) {
           p.unit_ps = unit;
           p.wire_ps = wire;
         }
-        for (int j = 0; j < epr; ++j) {
-          const int32_t ep = id * epr + j;
-          FabricPort& p = r.ports[kT3eFirstPePort + j];
-          p.endpoint = ep;
-          p.unit_ps = unit;
-          p.wire_ps = 0;
-          p.label = kTorusPeLabel;
-          FabricEndpoint& e = f.endpoints[ep];
-          e.id = ep;
-          e.router = id;
-          e.port = static_cast<int16_t>(kT3eFirstPePort + j);
-          e.unit_ps = unit;
-          e.wire_ps = 0;
-        }
+        for (int j = 0; j < epr; ++j)
+          attach_endpoint(f, id * epr + j, id, kT3eFirstPePort + j, unit, 0, kTorusPeLabel);
       }
   return f;
 }

@@ -20,7 +20,8 @@
 //   // or end-point fall-through less the wire; YARC: 31.25 ns).
 //   static ps_t pipeline_ps(const Tables&, int32_t router, uint8_t in_port, uint8_t out_port);
 //   // After the packet has been granted out_port/out_vc: update route state
-//   // (direction-order progress, dateline crossing).
+//   // (direction-order progress, dateline crossing). m.out_port and
+//   // m.out_vc hold the grant; m.vc is still the input's VC.
 //   static void on_forward(const Tables&, int32_t router, uint8_t out_port, PacketMeta& m);
 //   // Optional: false when route() and selection depend only on the tables
 //   // and the packet (not on the queue view or the random stream), so that
@@ -60,11 +61,13 @@ struct HopTrace {
 };
 
 // Follows the first candidate at each hop. Returns an empty vector when the
-// route loops or leaves the fabric (a broken table).
+// route loops or leaves the fabric (a broken table). The random stream is
+// the (source, destination) pair's own, so that a randomised policy (VAL's
+// intermediate router) draws independently for every pair analysis traces.
 template <class R>
 std::vector<HopTrace> trace_route(const typename R::Tables& t, const Fabric& f, PacketMeta m) {
   std::vector<HopTrace> path;
-  OfflineRouting offline(m.src);
+  OfflineRouting offline((uint64_t{m.src} << 32) | m.dst);
   RoutingContext ctx = offline.ctx();
   R::on_inject(t, f, m);
   const FabricEndpoint& src = f.endpoints[m.src];

@@ -334,7 +334,9 @@ class Loader {
       auto it = origins_.find(f.path);
       if (it == origins_.end() || it->second.kind == Origin::Kind::profile) continue;
       if (listed(f.families, s.topology.family)) continue;
-      std::string hint = fmt::format("topology.family: {}", f.families);
+      const bool several = std::string(f.families).find(',') != std::string::npos;
+      std::string hint = several ? fmt::format("topology.family to one of {}", f.families)
+                                 : fmt::format("topology.family: {}", f.families);
       const auto fam = origins_.find("topology.family");
       const bool family_by_profile = fam == origins_.end() || fam->second.kind == Origin::Kind::profile;
       for (const auto& p : profiles()) {
@@ -348,8 +350,7 @@ class Loader {
       blame({f.path},
             fmt::format("{} applies to the {} {} only, but this spec's topology.family is {} "
                         "(from {}): remove it, or set {}",
-                        f.path, f.families,
-                        std::string(f.families).find(',') == std::string::npos ? "family" : "families",
+                        f.path, f.families, several ? "families" : "family",
                         printable(s.topology.family), origin_text(origins_, "topology.family"), hint));
     }
   }

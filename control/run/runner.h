@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "control/run/report.h"
 #include "control/spec/spec.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/core/fabric.h"
@@ -55,10 +56,6 @@ RunResult run_emulation(const Spec& spec,
                         const std::vector<std::string>& eal_args = {},
                         const PrepareEngine& prepare = nullptr, bool per_link_json = true);
 
-// The JSON report of a finished run; `per_link`: with the "links" array
-// (one entry per link and VC: most of the report's size and time).
-nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
-                           const RunStats& st, bool per_link = true);
 
 // The CLI entry: runs, prints progress and a summary, writes JSON. Returns the
 // process exit status (0 ok, 1 run failed or did not drain, 2 bad input).

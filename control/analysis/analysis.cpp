@@ -15,14 +15,32 @@
 
 namespace fabemu {
 
-RouteTraceFn make_route_tracer(const Spec& spec, const Fabric& fabric) {
+namespace {
+
+const RoutingInfo& routing_of(const Spec& spec, const Fabric& fabric) {
   const std::string& family = spec.topology.family.empty() ? fabric.topology : spec.topology.family;
   const std::string& routing = spec.routing.empty() ? fabric.routing : spec.routing;
   const RoutingInfo* info = Registry::get().routing(family, routing);
   if (!info || !info->make_tracer)
     throw std::invalid_argument(
         fmt::format("no routing '{}' for topology family '{}'", routing, family));
-  return info->make_tracer(spec, fabric);
+  return *info;
+}
+
+}  // namespace
+
+RouteTraceFn make_route_tracer(const Spec& spec, const Fabric& fabric) {
+  return routing_of(spec, fabric).make_tracer(spec, fabric);
+}
+
+RoutePathFn make_route_path_tracer(const Spec& spec, const Fabric& fabric) {
+  const RoutingInfo& info = routing_of(spec, fabric);
+  if (info.make_path_tracer) return info.make_path_tracer(spec, fabric);
+  return
+      [trace = info.make_tracer(spec, fabric)](const PacketMeta& m, std::vector<HopTrace>& path) {
+        path = trace(m);
+        return !path.empty();
+      };
 }
 
 PacketMeta trace_meta(uint32_t src_ep, uint32_t dst_ep, uint32_t units, TrafficClass cls,
@@ -80,7 +98,7 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_
   if (const TopologyInfo* topo = Registry::get().topology(family); topo && topo->bisection_links)
     s.bisection_links = topo->bisection_links(spec, fabric);
 
-  const RouteTraceFn trace = make_route_tracer(spec, fabric);
+  const RoutePathFn trace = make_route_path_tracer(spec, fabric);
   ChannelDependencyGraph cdg(fabric);
   const uint32_t e = static_cast<uint32_t>(fabric.endpoints.size());
 
@@ -89,6 +107,7 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_
     int max_hops = 0;
     ps_t max_latency = 0;
     uint64_t first_bad = ~uint64_t{0};  // src * 2e + dst * 2 + cls, smallest wins
+    std::vector<HopTrace> path;         // reused: one allocation per thread
   };
   tbb::enumerable_thread_specific<Acc> acc;
   tbb::parallel_for(
@@ -98,9 +117,9 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_
           for (uint32_t dst = 0; dst < e; ++dst) {
             if (dst == src) continue;
             for (TrafficClass cls : {TrafficClass::request, TrafficClass::response}) {
-              const std::vector<HopTrace> p = trace(trace_meta(src, dst, packet_units, cls));
+              std::vector<HopTrace>& p = a.path;
               ++a.traced;
-              if (p.empty() || !cdg.add_path(p)) {
+              if (!trace(trace_meta(src, dst, packet_units, cls), p) || !cdg.add_path(p)) {
                 ++a.bad;
                 a.first_bad = std::min<uint64_t>(
                     a.first_bad, (uint64_t{src} * e + dst) * 2 + static_cast<uint64_t>(cls));

@@ -21,6 +21,8 @@ namespace fabemu {
 // (tables programmed once). Throws std::invalid_argument when the routing is
 // unknown.
 RouteTraceFn make_route_tracer(const Spec& spec, const Fabric& fabric);
+// The same tracer into a caller's buffer (RoutePathFn).
+RoutePathFn make_route_path_tracer(const Spec& spec, const Fabric& fabric);
 
 // The metadata a tracer starts from for one packet (src, dst, class).
 PacketMeta trace_meta(uint32_t src_ep, uint32_t dst_ep, uint32_t units, TrafficClass cls,

@@ -46,13 +46,17 @@ class ChannelDependencyGraph {
  private:
   uint32_t index(int32_t router, int port, int vc) const;
   Channel channel(uint32_t idx) const;
+  int32_t next_router(int32_t router, int port) const {
+    return next_router_[static_cast<size_t>(router) * ports_ + port];
+  }
 
   const Fabric& fabric_;
   int ports_ = 0;  // channel slots per router (max ports over routers)
   int vcs_ = 0;
-  int slots_ = 0;               // ports_ * vcs_
-  int words_ = 0;               // 64-bit words per successor set
-  std::vector<uint64_t> succ_;  // channel -> successor set over the next router's slots
+  int slots_ = 0;                     // ports_ * vcs_
+  int words_ = 0;                     // 64-bit words per successor set
+  std::vector<uint64_t> succ_;        // channel -> successor set over the next router's slots
+  std::vector<int32_t> next_router_;  // (router, port) -> peer router, -1: none
 };
 
 // "r3.p0.v0 -> r4.p0.v0 -> ... -> r3.p0.v0" (with torus/clos coordinates).

@@ -9,6 +9,7 @@
 
 #include "control/analysis/analysis.h"
 #include "control/cli/cli.h"
+#include "control/run/run_memory.h"
 #include "control/run/runner.h"
 #include "control/spec/spec_error.h"
 #include "control/spec/spec_loader.h"
@@ -75,6 +76,12 @@ bool write_json(const nlohmann::json& j, const std::string& path, std::ostream& 
 
 Fabric build_fabric(const Spec& spec) { return build_spec_fabric(spec); }
 
+Fabric runnable_fabric(const Spec& spec) {
+  Fabric f = build_fabric(spec);
+  check_run_memory(spec, f, available_memory());
+  return f;
+}
+
 std::string fabric_one_line(const Spec& spec, const Fabric& f) {
   auto n = [](size_t count, const char* what) {
     return fmt::format("{} {}{}", count, what, count == 1 ? "" : "s");
@@ -88,7 +95,7 @@ int check_command(const SpecArgs& args, std::ostream& out, std::ostream& err) {
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
   try {
-    const Fabric f = build_fabric(spec);
+    const Fabric f = runnable_fabric(spec);
     out << args.file << ": ok (" << fabric_one_line(spec, f) << ")\n";
     return kExitOk;
   } catch (const SpecError& e) {
@@ -103,7 +110,7 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
   if (!load(args, &spec, err)) return kExitUsage;
   Fabric f;
   try {
-    f = build_fabric(spec);
+    f = runnable_fabric(spec);
   } catch (const SpecError& e) {
     err << e.what() << "\n";
     return kExitUsage;
@@ -148,6 +155,8 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
                                           : fmt::format("CYCLE {}", sum.deadlock_cycle));
   row("routes", fmt::format("{} traced, {} unroutable{}", sum.routes_traced, sum.unroutable,
                             sum.unroutable ? " (first: " + sum.first_unroutable + ")" : ""));
+  const MemoryEstimate mem = estimate_run_memory(spec, f);
+  row("run memory", memory_text(mem));
 
   if (!json_out.empty()) {
     nlohmann::json j = {
@@ -177,6 +186,8 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
         {"dependencies", sum.dependencies},
         {"routes_traced", sum.routes_traced},
         {"unroutable", sum.unroutable},
+        {"memory_start_bytes", mem.start_bytes},
+        {"memory_max_bytes", mem.max_bytes},
     };
     std::vector<uint32_t> buf(f.vc_buffer_units.begin(),
                               f.vc_buffer_units.begin() + std::min(f.num_vcs, kMaxVcs));
@@ -204,6 +215,7 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
   if (!load(args, &spec, err)) return kExitUsage;
   (void)out;  // the runner prints its own summary and progress
   try {
+    runnable_fabric(spec);  // refuses what the fabric or this machine cannot run
     return run_command(spec, opts);
   } catch (const SpecError& e) {
     err << e.what() << "\n";

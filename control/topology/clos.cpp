@@ -176,7 +176,8 @@ FABEMU_REGISTER_ROUTING(policy_routing<YarcUpDown>(
     "clos", "updown",
     "YARC up/down routing: root-detect register, 8-entry up table (highest match wins), "
     "hashed deterministic requests, adaptive responses, shift/mask down routes",
-    2, 1, true, program_yarc_tables));
+    2, 1, true, program_yarc_tables,
+    [](const Fabric& f) -> uint64_t { return f.routers.size() * sizeof(YarcRouterTable); }));
 
 }  // namespace
 

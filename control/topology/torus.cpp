@@ -211,11 +211,19 @@ const char* kTorusSummary =
 
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"torus", kTorusSummary, build_torus, torus_bisection_links});
 
+// What program_t3e_tables allocates: the source table is routers squared.
+uint64_t t3e_table_bytes(const Fabric& f) {
+  const uint64_t nr = f.routers.size();
+  return nr * nr + nr * (sizeof(std::array<uint8_t, 3>) +
+                         sizeof(std::array<uint8_t, kT3eDirections>)) +
+         f.endpoints.size() * sizeof(T3eDest) + sizeof(T3eTables);
+}
+
 FABEMU_REGISTER_ROUTING(policy_routing<T3eDirectionOrder>(
     "torus", "direction_order",
     "T3E direction-order routing (+X +Y +Z -X -Y -Z) from a source table, dateline VC pairs "
     "for requests (VC0/VC1) and responses (VC2/VC3)",
-    5, 4, true, program_t3e_tables));
+    5, 4, true, program_t3e_tables, t3e_table_bytes));
 
 }  // namespace
 

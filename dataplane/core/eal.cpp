@@ -32,6 +32,17 @@ void eal_cleanup_at_exit() {
 
 bool eal_no_huge() { return g_no_huge; }
 
+bool eal_hugepages_wanted() {
+  const char* huge_env = std::getenv("FABEMU_HUGEPAGES");
+  return !(huge_env && std::string(huge_env) == "0") && hugepages_free() > 0;
+}
+
+long eal_no_huge_memory_mb() {
+  const char* mem = std::getenv("FABEMU_DPDK_MEM_MB");
+  const long mb = mem ? std::atol(mem) : 0;
+  return mb > 0 ? mb : 4096;
+}
+
 long hugepages_free() {
   std::ifstream in("/proc/meminfo");
   std::string key;
@@ -73,9 +84,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   std::string lcore_list;
   for (size_t i = 0; i < cpus.size(); i++)
     lcore_list += (i ? "," : "") + std::to_string(cpus[i]);
-  const char* mem = std::getenv("FABEMU_DPDK_MEM_MB");
-  const char* huge_env = std::getenv("FABEMU_HUGEPAGES");
-  const bool no_huge = (huge_env && std::string(huge_env) == "0") || hugepages_free() <= 0;
+  const bool no_huge = !eal_hugepages_wanted();
   std::vector<std::string> args = {"fabemu",
                                    "--no-shconf",
                                    "--no-telemetry",
@@ -84,7 +93,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
                                    lcore_list,
                                    "--log-level=error"};
   if (no_huge) {
-    args.insert(args.end(), {"--no-huge", "-m", mem ? mem : "4096"});
+    args.insert(args.end(), {"--no-huge", "-m", std::to_string(eal_no_huge_memory_mb())});
   }
   if (!pci) args.push_back("--no-pci");
   args.insert(args.end(), extra_args.begin(), extra_args.end());

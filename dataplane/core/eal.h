@@ -15,6 +15,14 @@ namespace fabemu {
 bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args = {},
                 bool pci = false);
 
+// Whether eal_ensure will use hugepages: the machine has free ones and
+// FABEMU_HUGEPAGES is not 0.
+bool eal_hugepages_wanted();
+
+// Megabytes of ordinary memory the EAL takes without hugepages (-m):
+// FABEMU_DPDK_MEM_MB, else 4096.
+long eal_no_huge_memory_mb();
+
 // True when the running EAL uses --no-huge (ordinary memory).
 bool eal_no_huge();
 

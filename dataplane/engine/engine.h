@@ -48,6 +48,7 @@
 #include "dataplane/endpoint/traffic.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/engine/engine_factory.h"
+#include "dataplane/engine/engine_sizing.h"
 #include "dataplane/ethernet/eth_port.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/ethernet/mac_table.h"

@@ -41,9 +41,7 @@ bool Engine<R, L>::setup(std::string* err) {
     }
     maxcap = std::max(maxcap, cap_[v]);
   }
-  const uint32_t minu = std::max<uint32_t>(1, cfg_.format.min_units);
-  qcap_ = 1;
-  while (qcap_ < maxcap / minu + 1) qcap_ <<= 1;
+  qcap_ = fifo_entries(maxcap, cfg_.format.min_units);
   if (qcap_ > 0x8000) {
     *err = "a VC buffer of " + std::to_string(maxcap) + " units holds more than 32768 packets";
     return false;
@@ -112,7 +110,7 @@ bool Engine<R, L>::setup(std::string* err) {
       if (a == b) continue;
       const std::string name = "fx" + std::to_string(inst_) + "_" + std::to_string(a) + "_" +
                                std::to_string(b);
-      rte_ring* ring = rte_ring_create_elem(name.c_str(), sizeof(Event), 1 << 16,
+      rte_ring* ring = rte_ring_create_elem(name.c_str(), sizeof(Event), kCrossCoreRingEvents,
                                             rte_lcore_to_socket_id(workers_[b]->lcore),
                                             RING_F_SP_ENQ | RING_F_SC_DEQ);
       if (!ring) {
@@ -273,8 +271,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.tx.assign(nw, nullptr);
   w.rx.assign(nw, nullptr);
   w.outbox.assign(nw, {});
-  for (auto& ob : w.outbox) ob.reserve(4096);
-  w.inbox.reserve(4096);
+  for (auto& ob : w.outbox) ob.reserve(kStagedEvents);
+  w.inbox.reserve(kStagedEvents);
   // Buffers that can be in flight at once: every input buffer full of the
   // shortest packets, plus the source queues (the pool grows to this only
   // when the fabric really fills).
@@ -299,7 +297,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
       ol.stats = out_link_[size_t(r) * max_ports_ + p];
       for (uint32_t v = 0; v < nv_; v++) {
         w.vcs[size_t(o) * nv_ + v].credits = CreditCounter(cap_[v]);
-        bufs += cap_[v] / minu + 1;
+        bufs += pool_buffers_per_output_vc(cap_[v], minu);
       }
       // The input side of the same port: where its credits go back to.
       InLink& in = w.in[o];
@@ -328,10 +326,10 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     ep.srcq_bound = cfg_.source_queue_packets;
     for (auto& q : ep.srcq) q.init(ep.srcq_bound);
     ep.link = ep_link_[e];
-    ep.reassembly.init(1024);
-    bufs += 2ull * cfg_.source_queue_packets;
+    ep.reassembly.init(kReassemblySlots);
+    bufs += pool_buffers_per_endpoint(cfg_.source_queue_packets);
   }
-  bufs += 4096;
+  bufs += kPoolSlackBuffers;
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
   w.st.ports.clear();
   for (uint32_t b = 0; b < cfg_.ports.size(); b++) {
@@ -369,10 +367,10 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
       return false;
     }
   }
-  const uint32_t limit = static_cast<uint32_t>(std::min<uint64_t>(bufs, 1u << 21));
+  const uint32_t limit = pool_limit(bufs);
   // Data room: DPDK's headroom plus the longest encoded packet (codec.h).
   const uint16_t room = packet_data_room(static_cast<CodecKind>(cfg_.codec), cfg_.format.max_units);
-  const uint32_t first = w.devices.empty() ? 8192 : 32768;  // ports: no growth while frames flow
+  const uint32_t first = pool_first_buffers(!w.devices.empty());
   return w.pool.init("fp" + std::to_string(inst_) + "_" + std::to_string(w.id), first, limit,
                      kMbufPrivSize, room, static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err);
 }

@@ -15,6 +15,7 @@
 #include "control/spec/spec_loader.h"
 #include "control/spec/spec_refuse.h"
 #include "control/topology/registry.h"
+#include "dataplane/core/eal.h"
 
 namespace fabemu {
 
@@ -78,6 +79,12 @@ Fabric build_fabric(const Spec& spec) { return build_spec_fabric(spec); }
 
 Fabric runnable_fabric(const Spec& spec) {
   Fabric f = build_fabric(spec);
+  const size_t cpus = eal_usable_cpus().size();
+  if (static_cast<size_t>(spec.run.workers) > cpus)
+    refuse_spec(spec, {"run.workers"},
+                fmt::format("{} workers need {} CPUs, but this process may use {} (its CPU "
+                            "affinity): set run.workers to at most {}",
+                            spec.run.workers, spec.run.workers, cpus, cpus));
   check_run_memory(spec, f, available_memory());
   return f;
 }

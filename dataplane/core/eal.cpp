@@ -54,6 +54,18 @@ long hugepages_free() {
   return 0;
 }
 
+std::vector<int> eal_usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; c++)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  if (cpus.empty()) cpus.push_back(0);
+  return cpus;
+}
+
 int eal_lcores() { return g_started ? static_cast<int>(rte_lcore_count()) : 0; }
 
 bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args,
@@ -68,14 +80,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   }
   // Use every CPU this process may run on (at least the ones asked for), so a
   // later run in the same process can use more workers.
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; c++)
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  if (cpus.empty()) cpus.push_back(0);
+  const std::vector<int> cpus = eal_usable_cpus();
   if (static_cast<int>(cpus.size()) < lcores) {
     *err = "run.workers is " + std::to_string(lcores) + " but this process may use only " +
            std::to_string(cpus.size()) + " CPU(s); lower run.workers";

@@ -29,6 +29,10 @@ bool eal_no_huge();
 // Free hugepages the kernel reports (all sizes), 0 when none.
 long hugepages_free();
 
+// The CPUs this process may run on (its affinity): eal_ensure makes one lcore
+// of each, and a run has at most that many workers.
+std::vector<int> eal_usable_cpus();
+
 // Number of lcores the running EAL has (0 before eal_ensure).
 int eal_lcores();
 

@@ -1,12 +1,16 @@
-// The memory estimate of a run (control/run/run_memory.h): its parts follow
-// the engine's sizing functions, and a run that does not fit what the
-// machine has is refused with the estimate, at the field that makes it big.
+// What the machine must have for a run: the memory estimate
+// (control/run/run_memory.h), whose parts follow the engine's sizing
+// functions, and a CPU per worker. A run that does not fit is refused at
+// check, with the estimate, at the field that makes it big.
 #include <gtest/gtest.h>
+
+#include <fmt/format.h>
 
 #include <sstream>
 
 #include "control/cli/commands.h"
 #include "control/run/run_memory.h"
+#include "dataplane/core/eal.h"
 #include "dataplane/engine/engine_sizing.h"
 #include "tests/unit/spec_test_util.h"
 
@@ -83,6 +87,23 @@ TEST(RunMemory, CheckRefusesWhatTheMachineCannotHold) {
   EXPECT_GT(available_memory().bytes, 0u);
   EXPECT_EQ(bytes_text(1'500'000'000), "1.5 GB");
   EXPECT_EQ(bytes_text(87'000'000), "87 MB");
+}
+
+TEST(RunMachine, AWorkerForEachCpu) {
+  // More workers than CPUs passed check and failed at run.
+  const size_t cpus = eal_usable_cpus().size();
+  const std::string file = std::string(FABEMU_SOURCE_DIR) + "/topologies/t3e-4x4x4.yaml";
+  std::ostringstream out, err;
+  const std::string set = "run.workers=" + std::to_string(cpus + 1);
+  EXPECT_EQ(check_command({file, {set}}, out, err), 2);
+  EXPECT_NE(err.str().find(fmt::format("field 'run.workers': {} workers need {} CPUs, but this "
+                                       "process may use {}",
+                                       cpus + 1, cpus + 1, cpus)),
+            std::string::npos)
+      << err.str();
+  std::ostringstream out2, err2;
+  EXPECT_EQ(check_command({file, {"run.workers=" + std::to_string(cpus)}}, out2, err2), 0)
+      << err2.str();
 }
 
 }  // namespace

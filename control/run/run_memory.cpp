@@ -50,8 +50,8 @@ std::vector<std::string> with_size(std::vector<std::string> first) {
 // lays out its objects.
 uint64_t mbuf_bytes(uint32_t room) {
   rte_mempool_objsz sz{};
-  return rte_mempool_calc_obj_size(
-      static_cast<uint32_t>(sizeof(rte_mbuf) + kMbufPrivSize + room), 0, &sz);
+  return rte_mempool_calc_obj_size(static_cast<uint32_t>(sizeof(rte_mbuf) + kMbufPrivSize + room),
+                                   0, &sz);
 }
 
 // A pool of n buffers: its objects, the ring that holds them, and the
@@ -104,7 +104,8 @@ uint64_t cgroup_room() {
       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
       {"/sys/fs/cgroup/memory" + v1_path + "/memory.limit_in_bytes",
        "/sys/fs/cgroup/memory" + v1_path + "/memory.usage_in_bytes"},
-      {"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"}};
+      {"/sys/fs/cgroup/memory/memory.limit_in_bytes",
+       "/sys/fs/cgroup/memory/memory.usage_in_bytes"}};
   for (const auto& [limit_path, usage_path] : candidates) {
     const uint64_t limit = read_number(limit_path);
     if (limit == 0 || limit >= (uint64_t{1} << 60)) continue;  // none, or "unlimited"
@@ -128,7 +129,8 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
   const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
   const uint32_t sqp = cfg.source_queue_packets;
   const bool ports = !spec.ports.empty();
-  const uint64_t obj = mbuf_bytes(packet_data_room(static_cast<CodecKind>(cfg.codec), cfg.format.max_units));
+  const uint64_t obj =
+      mbuf_bytes(packet_data_room(static_cast<CodecKind>(cfg.codec), cfg.format.max_units));
   uint64_t nlinks = nep;
   for (const auto& r : f.routers)
     for (const auto& p : r.ports) nlinks += p.connected();
@@ -155,8 +157,8 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     for (const auto& e : f.endpoints) owned += cfg.router_worker[e.router] == w;
     bufs += owned * pool_buffers_per_endpoint(sqp);
     const uint64_t nout = uint64_t(nlr) * max_ports;
-    routers_b += InputQueuedRouter::state_bytes(nlr, max_ports, nv, cfg.input_speedup) +
-                 nlr * sizeof(Rng);
+    routers_b +=
+        InputQueuedRouter::state_bytes(nlr, max_ports, nv, cfg.input_speedup) + nlr * sizeof(Rng);
     fifo_b += InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap);
     links_b += nout * (sizeof(OutLink) + sizeof(InLink) + nv * sizeof(SenderVc)) +
                nlinks * sizeof(LinkStats);
@@ -167,7 +169,8 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
                 TimingWheel::kSlots * 2 * sizeof(uint32_t) +
                 (owned + outs) * 2 * (sizeof(Event) + sizeof(uint32_t));
     const uint64_t limit = pool_limit(bufs);
-    pool_start += grown_pool_bytes(pool_first_buffers(ports), std::min<uint64_t>(limit, pool_first_buffers(ports)), obj);
+    pool_start += grown_pool_bytes(pool_first_buffers(ports),
+                                   std::min<uint64_t>(limit, pool_first_buffers(ports)), obj);
     pool_max += grown_pool_bytes(pool_first_buffers(ports), limit, obj);
   }
   add({"source queues",
@@ -199,22 +202,34 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
        false, with_size({})});
   const RoutingInfo* routing = Registry::get().routing(spec.topology.family, spec.routing);
   const uint64_t tables = routing && routing->table_bytes ? routing->table_bytes(f) : 0;
-  add({"routing tables", fmt::format("{} routing tables for {} routers", spec.routing, f.routers.size()),
-       tables, tables, false, kSizeFields});
+  add({"routing tables",
+       fmt::format("{} routing tables for {} routers", spec.routing, f.routers.size()), tables,
+       tables, false, kSizeFields});
   uint64_t graph = nep * sizeof(FabricEndpoint);
-  for (const auto& r : f.routers) graph += sizeof(FabricRouter) + r.ports.size() * sizeof(FabricPort);
-  add({"fabric graph", "routers, ports and endpoints (the runner's and the engine's copy)", 2 * graph,
-       2 * graph, false, kSizeFields});
+  for (const auto& r : f.routers)
+    graph += sizeof(FabricRouter) + r.ports.size() * sizeof(FabricPort);
+  add({"fabric graph", "routers, ports and endpoints (the runner's and the engine's copy)",
+       2 * graph, 2 * graph, false, kSizeFields});
   const uint64_t rings = uint64_t(nw) * (nw - 1) * (kCrossCoreRingEvents * sizeof(Event) + 4096);
-  if (rings) add({"cross-core rings", fmt::format("{} rings of {} events", nw * (nw - 1), kCrossCoreRingEvents), rings, rings, true, {"run.workers"}});
+  if (rings)
+    add({"cross-core rings",
+         fmt::format("{} rings of {} events", nw * (nw - 1), kCrossCoreRingEvents),
+         rings,
+         rings,
+         true,
+         {"run.workers"}});
   if (ports) {
     std::set<std::string> devices;
     for (const auto& p : spec.ports) devices.insert(p.device.substr(0, p.device.find(',')));
     const uint64_t frame_obj = mbuf_bytes(RTE_MBUF_DEFAULT_BUF_SIZE);
     const uint64_t b = devices.size() * (pool_bytes(kRxPoolBuffers, frame_obj, true) +
                                          pool_bytes(kTxPoolBuffers, frame_obj, true));
-    add({"port buffers", fmt::format("receive and transmit pools of {} devices", devices.size()), b,
-         b, true, {"ports"}});
+    add({"port buffers",
+         fmt::format("receive and transmit pools of {} devices", devices.size()),
+         b,
+         b,
+         true,
+         {"ports"}});
   }
   // DPDK keeps a page descriptor per 4 kB of the memory it takes without
   // hugepages; pools come out of that memory, so it caps them.
@@ -225,10 +240,14 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
        huge ? std::string("code, libraries, DPDK with hugepages")
             : fmt::format("code, libraries, DPDK's page table for its {} MB (FABEMU_DPDK_MEM_MB)",
                           eal_no_huge_memory_mb()),
-       kProcessBytes + memsegs, kProcessBytes + memsegs, false, {}});
+       kProcessBytes + memsegs,
+       kProcessBytes + memsegs,
+       false,
+       {}});
 
-  std::stable_sort(m.parts.begin(), m.parts.end(),
-                   [](const MemoryPart& a, const MemoryPart& b) { return a.max_bytes > b.max_bytes; });
+  std::stable_sort(m.parts.begin(), m.parts.end(), [](const MemoryPart& a, const MemoryPart& b) {
+    return a.max_bytes > b.max_bytes;
+  });
   uint64_t dpdk_max = 0, host_max = 0;
   for (const auto& p : m.parts) {
     m.start_bytes += p.start_bytes;
@@ -270,8 +289,8 @@ std::string bytes_text(uint64_t bytes) {
 }
 
 std::string memory_text(const MemoryEstimate& m) {
-  std::string s = fmt::format("{} at start, up to {} with every buffer full", bytes_text(m.start_bytes),
-                              bytes_text(m.max_bytes));
+  std::string s = fmt::format("{} at start, up to {} with every buffer full",
+                              bytes_text(m.start_bytes), bytes_text(m.max_bytes));
   for (const auto& p : m.parts)
     s += fmt::format("\n    {:<26} {:>9} {:>9}  {}", p.name, bytes_text(p.start_bytes),
                      bytes_text(p.max_bytes), p.detail);

@@ -39,8 +39,8 @@ void check_clos_spec(const Spec& spec) {
                                  "remove router.radix or set it to 64",
                                  spec.router.radix));
   if (spec.vcs.count < 1 || spec.vcs.count > kMaxVcs)
-    throw FieldError("vcs.count", fmt::format("got {}, but it must be 1 to {}", spec.vcs.count,
-                                              kMaxVcs));
+    throw FieldError("vcs.count",
+                     fmt::format("got {}, but it must be 1 to {}", spec.vcs.count, kMaxVcs));
 }
 
 FabricPort link_port(int32_t peer_router, int peer_port, ps_t unit, ps_t wire, uint8_t label) {

@@ -15,8 +15,8 @@ namespace fabemu {
 // program: Tables(const Spec&, const Fabric&), may throw on bad input.
 // table_bytes: what program's tables take for a fabric, written beside it.
 template <class Policy, class Program>
-RoutingInfo policy_routing(std::string family, std::string name, std::string summary,
-                           int max_vcs, int min_vcs, bool deadlock_free, Program program,
+RoutingInfo policy_routing(std::string family, std::string name, std::string summary, int max_vcs,
+                           int min_vcs, bool deadlock_free, Program program,
                            std::function<uint64_t(const Fabric&)> table_bytes = nullptr) {
   RoutingInfo r;
   r.family = std::move(family);

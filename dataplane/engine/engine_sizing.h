@@ -35,8 +35,8 @@ inline uint32_t pool_limit(uint64_t buffers) {
 // With ports the pool starts larger: no growth while frames flow.
 inline uint32_t pool_first_buffers(bool ports) { return ports ? 32768 : 8192; }
 
-inline constexpr uint32_t kReassemblySlots = 1024;        // per endpoint
+inline constexpr uint32_t kReassemblySlots = 1024;         // per endpoint
 inline constexpr uint32_t kCrossCoreRingEvents = 1 << 16;  // per ordered pair of workers
-inline constexpr uint32_t kStagedEvents = 4096;           // outbox per peer, and inbox
+inline constexpr uint32_t kStagedEvents = 4096;            // outbox per peer, and inbox
 
 }  // namespace fabemu

@@ -44,9 +44,9 @@ uint64_t g_seed = 1;
 long g_index = -1;
 
 extern "C" void on_crash(int sig) {
-  const std::string head = fmt::format(
-      "\nspec_fuzz: CRASH (signal {}) at seed {} mutation {}; the input was:\n", sig, g_seed,
-      g_index);
+  const std::string head =
+      fmt::format("\nspec_fuzz: CRASH (signal {}) at seed {} mutation {}; the input was:\n", sig,
+                  g_seed, g_index);
   (void)!write(STDERR_FILENO, head.data(), head.size());
   (void)!write(STDERR_FILENO, g_current.data(), g_current.size());
   std::signal(sig, SIG_DFL);
@@ -61,7 +61,9 @@ class Rand {
   size_t below(size_t n) { return n ? static_cast<size_t>(g_() % n) : 0; }
   bool chance(unsigned percent) { return below(100) < percent; }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
 
  private:
   std::mt19937_64 g_;
@@ -69,20 +71,109 @@ class Rand {
 
 const std::vector<std::string> kValues = {
     // Huge, tiny, signed, special.
-    "1e308", "1e15", "1e10", "99999999999999999999", "4294967296", "2147483648", "65536",
-    "16777216", "1025", "1024", "255", "256", "64", "33", "32", "17", "11", "10", "9", "8", "7",
-    "5", "4", "3", "2", "1", "0", "-1", "-0", "0.5", "1.5", "0.001", "1e-9", "1e-300", "-1e308",
-    ".inf", "-.inf", ".nan", "0x10", "0o17", "1_000", "+5",
+    "1e308",
+    "1e15",
+    "1e10",
+    "99999999999999999999",
+    "4294967296",
+    "2147483648",
+    "65536",
+    "16777216",
+    "1025",
+    "1024",
+    "255",
+    "256",
+    "64",
+    "33",
+    "32",
+    "17",
+    "11",
+    "10",
+    "9",
+    "8",
+    "7",
+    "5",
+    "4",
+    "3",
+    "2",
+    "1",
+    "0",
+    "-1",
+    "-0",
+    "0.5",
+    "1.5",
+    "0.001",
+    "1e-9",
+    "1e-300",
+    "-1e308",
+    ".inf",
+    "-.inf",
+    ".nan",
+    "0x10",
+    "0o17",
+    "1_000",
+    "+5",
     // Other types.
-    "true", "no", "null", "~", "", "[]", "{}", "[1, 2]", "[4, 4]", "[4, 4, 4, 4]", "[0, 4, 4]",
-    "[255, 255, 255]", "[32, 32, 32]", "[2, 2, 2]", "[8, 8, 8]", "{a: 1}", "[{bytes: 8}]",
-    "[{bytes: 0}]", "[{bytes: 8, weight: 0}]", "[65536]", "[70000]", "\"0.5\"", "'x'",
-    "text", "torus", "clos", "mesh", "yarc", "t3e", "custom", "updown", "direction_order",
-    "uniform", "transpose", "tornado", "bitcomp", "neighbor", "permutation", "hotspot", "batch",
-    "realtime", "virtual",
+    "true",
+    "no",
+    "null",
+    "~",
+    "",
+    "[]",
+    "{}",
+    "[1, 2]",
+    "[4, 4]",
+    "[4, 4, 4, 4]",
+    "[0, 4, 4]",
+    "[255, 255, 255]",
+    "[32, 32, 32]",
+    "[2, 2, 2]",
+    "[8, 8, 8]",
+    "{a: 1}",
+    "[{bytes: 8}]",
+    "[{bytes: 0}]",
+    "[{bytes: 8, weight: 0}]",
+    "[65536]",
+    "[70000]",
+    "\"0.5\"",
+    "'x'",
+    "text",
+    "torus",
+    "clos",
+    "mesh",
+    "yarc",
+    "t3e",
+    "custom",
+    "updown",
+    "direction_order",
+    "uniform",
+    "transpose",
+    "tornado",
+    "bitcomp",
+    "neighbor",
+    "permutation",
+    "hotspot",
+    "batch",
+    "realtime",
+    "virtual",
     // Tags, anchors, aliases, broken syntax.
-    "!!str 0.5", "!!int 5", "!custom 5", "!!float x", "&a 5", "*a", "&b [*b]", "[", "{", "]",
-    "\"unterminated", "a: b: c", "- 1", "? x", "|\n  block", ">-\n  folded", "%YAML 1.2",
+    "!!str 0.5",
+    "!!int 5",
+    "!custom 5",
+    "!!float x",
+    "&a 5",
+    "*a",
+    "&b [*b]",
+    "[",
+    "{",
+    "]",
+    "\"unterminated",
+    "a: b: c",
+    "- 1",
+    "? x",
+    "|\n  block",
+    ">-\n  folded",
+    "%YAML 1.2",
 };
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -156,8 +247,7 @@ class Mutator {
         std::string key = r_.pick(keys_);
         key = key.substr(key.rfind('.') + 1);
         const std::string indent(r_.chance(60) ? 2 : 0, ' ');
-        lines.insert(lines.begin() + static_cast<long>(at),
-                     indent + key + ": " + r_.pick(kValues));
+        lines.insert(lines.begin() + static_cast<long>(at), indent + key + ": " + r_.pick(kValues));
         break;
       }
       case 8:  // re-indent
@@ -171,8 +261,8 @@ class Mutator {
         return s.substr(0, r_.below(s.size() + 1));
       }
       case 10: {  // raw bytes
-        static const std::vector<std::string> raw = {std::string(1, '\0'), "\t", "\r", "\xff",
-                                                     "\xc3", "\x1b[31m", "\xef\xbb\xbf", "\\"};
+        static const std::vector<std::string> raw = {
+            std::string(1, '\0'), "\t", "\r", "\xff", "\xc3", "\x1b[31m", "\xef\xbb\xbf", "\\"};
         line.insert(r_.below(line.size() + 1), r_.pick(raw));
         break;
       }

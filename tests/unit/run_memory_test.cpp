@@ -2,14 +2,14 @@
 // (control/run/run_memory.h), whose parts follow the engine's sizing
 // functions, and a CPU per worker. A run that does not fit is refused at
 // check, with the estimate, at the field that makes it big.
-#include <gtest/gtest.h>
+#include "control/run/run_memory.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "control/cli/commands.h"
-#include "control/run/run_memory.h"
 #include "dataplane/core/eal.h"
 #include "dataplane/engine/engine_sizing.h"
 #include "tests/unit/spec_test_util.h"
@@ -57,8 +57,9 @@ TEST(RunMemory, RefusedWithTheEstimateAtTheField) {
   } catch (const SpecError& e) {
     expect_at(e, "run.source_queue_packets", 3, 25);
     expect_says(e, "this run needs up to");
-    expect_says(e, "more than the 100 MB available (a test budget); its biggest parts: packet "
-                   "buffers 1.3 GB");
+    expect_says(e,
+                "more than the 100 MB available (a test budget); its biggest parts: packet "
+                "buffers 1.3 GB");
     expect_says(e, "source queues 537 MB (512 endpoints x 2 queues x 65536 slots");
   }
   // A big fabric from the file: blamed on its size.

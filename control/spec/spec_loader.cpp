@@ -31,6 +31,7 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
 #include "dataplane/engine/engine_base.h"
+#include "dataplane/engine/engine_sizing.h"
 #include "dataplane/ethernet/ether.h"
 
 namespace fabemu {
@@ -425,6 +426,16 @@ class Loader {
   // buffer size, so the two cannot differ).
   void validate_packets(const Spec& s, const Fabric& f) const {
     const EngineConfig cfg = make_engine_config(s, f);
+    // A router FIFO counts whole packets: a buffer full of the shortest.
+    uint32_t maxcap = 1;
+    for (int v = 0; v < f.num_vcs && v < kMaxVcs; ++v) maxcap = std::max(maxcap, f.vc_buffer_units[v]);
+    const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
+    if (fifo_entries(maxcap, minu) > kMaxFifoEntries)
+      blame({"vcs.buffer_units", "vcs.adaptive_buffer_units"},
+            fmt::format("a buffer of {} units holds up to {} packets of the shortest ({} unit{}), "
+                        "more than the {} a router FIFO keeps: set it to at most {}",
+                        maxcap, maxcap / minu, minu, minu == 1 ? "" : "s", kMaxFifoEntries - 1,
+                        kMaxFifoEntries * minu - 1));
     std::vector<uint32_t> sizes = cfg.size_bytes;
     if (!s.ports.empty()) sizes.push_back(1500 + kEthHeaderBytes);  // a frame at the usual MTU
     const CodecProblem p = codec_check_messages(static_cast<CodecKind>(cfg.codec), cfg.format,

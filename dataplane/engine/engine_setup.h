@@ -42,8 +42,9 @@ bool Engine<R, L>::setup(std::string* err) {
     maxcap = std::max(maxcap, cap_[v]);
   }
   qcap_ = fifo_entries(maxcap, cfg_.format.min_units);
-  if (qcap_ > 0x8000) {
-    *err = "a VC buffer of " + std::to_string(maxcap) + " units holds more than 32768 packets";
+  if (qcap_ > kMaxFifoEntries) {
+    *err = "a VC buffer of " + std::to_string(maxcap) + " units holds more than " +
+           std::to_string(kMaxFifoEntries) + " packets";
     return false;
   }
 

@@ -17,6 +17,9 @@ inline uint32_t fifo_entries(uint32_t max_buffer_units, uint32_t min_units) {
   return q;
 }
 
+// The most entries one FIFO ring may have: its 16-bit head and length.
+inline constexpr uint32_t kMaxFifoEntries = 0x8000;
+
 // Packet buffers a worker's pool may grow to: per connected output and VC,
 // its downstream buffer full of the shortest packets; per endpoint, both
 // source queues full; and some slack. A pool starts small and doubles as

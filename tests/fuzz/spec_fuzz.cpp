@@ -200,7 +200,12 @@ class Mutator {
  public:
   Mutator(Rand& r, std::vector<std::string> keys) : r_(r), keys_(std::move(keys)) {}
 
+  // Whether the last mutate() put a new value in (what a run can trip on,
+  // rather than a key or the layout check refuses anyway).
+  bool valued() const { return valued_; }
+
   std::string mutate(const std::string& base) {
+    valued_ = false;
     std::string text = base;
     const int n = 1 + static_cast<int>(r_.below(3));
     for (int i = 0; i < n; i++) text = once(text);
@@ -225,6 +230,7 @@ class Mutator {
       case 3:
       case 4:  // replace a value
         if (colon != std::string::npos) line = line.substr(0, colon) + ": " + r_.pick(kValues);
+        valued_ = true;
         break;
       case 5: {  // a value from another line
         const std::string& other = r_.pick(lines);
@@ -278,6 +284,7 @@ class Mutator {
 
   Rand& r_;
   std::vector<std::string> keys_;
+  bool valued_ = false;
 };
 
 std::string read(const std::string& path) {
@@ -303,6 +310,7 @@ struct Accepted {
   long index;
   std::string text;
   size_t endpoints;
+  bool valued;
 };
 
 }  // namespace
@@ -355,7 +363,7 @@ int main(int argc, char** argv) {
     try {
       const fabemu::Spec spec = fabemu::load_spec_text(text, {}, name);
       const fabemu::Fabric f = fabemu::runnable_fabric(spec);
-      accepted.push_back({i, text, f.endpoints.size()});
+      accepted.push_back({i, text, f.endpoints.size(), mutator.valued()});
     } catch (const SpecError& e) {
       refused++;
       if (!std::regex_search(e.what(), located))
@@ -369,10 +377,12 @@ int main(int argc, char** argv) {
                            refused, accepted.size(), failures);
 
   // Runs: a sample of the accepted mutations small enough to run in a
-  // second or two, spread over the whole list.
+  // second or two, spread over the whole list; those with a new value first.
   std::vector<Accepted> sample;
-  for (const auto& a : accepted)
-    if (a.endpoints <= 1024) sample.push_back(a);
+  for (bool valued : {true, false})
+    for (const auto& a : accepted)
+      if (a.endpoints <= 1024 && a.valued == valued && sample.size() < size_t(runs) * 20)
+        sample.push_back(a);
   long done = 0;
   const std::string file = fmt::format("/tmp/spec_fuzz_{}.yaml", getpid());
   for (long k = 0; k < runs && !sample.empty() && failures < 10; k++) {

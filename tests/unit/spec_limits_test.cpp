@@ -109,5 +109,18 @@ TEST(SpecLimits, PacketsTheCodecEncodes) {
   expect_says(e, "the T3E header addresses 65536 endpoints, and this fabric has 98304");
 }
 
+TEST(SpecLimits, BuffersTheRouterFifosKeep) {
+  // A router FIFO keeps 32767 packets behind its ring; a 40000-flit buffer
+  // of 1-flit packets passed check and failed at run.
+  SpecError e = error_of("vcs:\n  buffer_units: 40000\n");
+  expect_at(e, "vcs.buffer_units", 2, 17);
+  expect_says(e, "a buffer of 40000 units holds up to 40000 packets of the shortest (1 unit), more "
+                 "than the 32767 a router FIFO keeps: set it to at most 32767");
+  EXPECT_EQ(load("vcs: {buffer_units: 32767}\n").vcs.buffer_units, 32767);
+  // YARC packets are at least 4 phits.
+  expect_says(error_of("profile: yarc\nvcs: {buffer_units: 200000}\n"), "at most 131071");
+  EXPECT_EQ(load("profile: yarc\nvcs: {buffer_units: 131071}\n").vcs.buffer_units, 131071);
+}
+
 }  // namespace
 }  // namespace fabemu

@@ -406,6 +406,7 @@ class Loader {
                           m.router, m.port, ports[m.port].peer_router));
     }
     validate_packets(s, f);
+    validate_generation(s, f);
     if (fixed_pattern) {
       EngineConfig cfg;
       cfg.pattern = pattern;
@@ -419,6 +420,23 @@ class Loader {
                           "another size",
                           s.traffic.pattern, err));
     }
+  }
+
+  // The gap between an endpoint's messages is drawn in unit times of its
+  // injection link; a mean gap beyond any run (a load tiny for the batch
+  // and the message sizes) generates nothing and overflows the clock.
+  void validate_generation(const Spec& s, const Fabric& f) const {
+    if (s.traffic.load <= 0 || f.endpoints.empty()) return;
+    const EngineConfig cfg = make_engine_config(s, f);
+    const double p = generation_probability(cfg.format, cfg.size_bytes, cfg.size_weight, cfg.load,
+                                            cfg.batch_size);
+    const double gap_s = double(f.endpoints[0].unit_ps) / p * 1e-12;
+    if (gap_s > 1000)
+      blame({"traffic.load", "traffic.batch_size", "traffic.sizes"},
+            fmt::format("each endpoint would start a {} every {:.3g} s on average, longer than "
+                        "any run (1e10 ns a phase): raise traffic.load, or lower "
+                        "traffic.batch_size or the message sizes",
+                        cfg.batch_size > 1 ? "batch" : "message", gap_s));
   }
 
   // Every packet the sources will make must encode in the profile's codec,

@@ -230,25 +230,17 @@ bool Engine<R, L>::setup_traffic(std::string* err) {
     *err = "the packet format leaves no room for payload (max_units too small)";
     return false;
   }
-  double wsum = 0, mean_units = 0;
+  double wsum = 0;
   size_cdf_.clear();
   for (size_t i = 0; i < cfg_.size_bytes.size(); i++) wsum += cfg_.size_weight[i];
   double acc = 0;
   for (size_t i = 0; i < cfg_.size_bytes.size(); i++) {
-    const uint32_t b = cfg_.size_bytes[i];
-    const uint32_t nseg = b == 0 ? 1 : (b + max_payload_ - 1) / max_payload_;
-    double units = 0;
-    for (uint32_t s = 0; s < nseg; s++) {
-      const uint32_t sb = std::min(max_payload_, b - std::min(b, s * max_payload_));
-      units += cfg_.format.units_for(sb);
-    }
-    mean_units += units * cfg_.size_weight[i] / wsum;
     acc += cfg_.size_weight[i] / wsum;
     size_cdf_.push_back(acc);
   }
   gen_slot_ps_ = f_.endpoints[0].unit_ps;
-  gen_p_ = cfg_.load / mean_units / std::max<uint32_t>(1, cfg_.batch_size);
-  if (gen_p_ > 1.0) gen_p_ = 1.0;
+  gen_p_ = generation_probability(cfg_.format, cfg_.size_bytes, cfg_.size_weight, cfg_.load,
+                                  cfg_.batch_size);
   return true;
 }
 

@@ -5,6 +5,9 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <vector>
+
+#include "dataplane/engine/engine_base.h"
 
 namespace fabemu {
 
@@ -37,6 +40,27 @@ inline uint32_t pool_limit(uint64_t buffers) {
 }
 // With ports the pool starts larger: no growth while frames flow.
 inline uint32_t pool_first_buffers(bool ports) { return ports ? 32768 : 8192; }
+
+// The chance that an endpoint starts a message (or a batch) in one unit time
+// of its injection link, so that it offers `load` of the link's bandwidth:
+// load / (mean units of a message, segments and headers included) / batch.
+inline double generation_probability(const PacketFormat& f, const std::vector<uint32_t>& bytes,
+                                     const std::vector<double>& weights, double load,
+                                     uint32_t batch) {
+  const uint32_t max_payload = f.max_payload_bytes();
+  double wsum = 0, mean_units = 0;
+  for (double w : weights) wsum += w;
+  for (size_t i = 0; i < bytes.size() && max_payload; i++) {
+    const uint32_t b = bytes[i];
+    const uint32_t nseg = b == 0 ? 1 : (b + max_payload - 1) / max_payload;
+    double units = 0;
+    for (uint32_t s = 0; s < nseg; s++)
+      units += f.units_for(std::min(max_payload, b - std::min(b, s * max_payload)));
+    mean_units += units * weights[i] / wsum;
+  }
+  if (mean_units <= 0) return 1.0;
+  return std::min(1.0, load / mean_units / std::max<uint32_t>(1, batch));
+}
 
 inline constexpr uint32_t kReassemblySlots = 1024;         // per endpoint
 inline constexpr uint32_t kCrossCoreRingEvents = 1 << 16;  // per ordered pair of workers

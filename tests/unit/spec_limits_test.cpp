@@ -109,6 +109,18 @@ TEST(SpecLimits, PacketsTheCodecEncodes) {
   expect_says(e, "the T3E header addresses 65536 endpoints, and this fabric has 98304");
 }
 
+TEST(SpecLimits, TrafficThatWouldNeverStart) {
+  // A tiny load for huge batches of huge messages: a gap of weeks between
+  // batches, which overflowed the clock when drawn.
+  const SpecError e = error_of(
+      "profile: yarc\npacket: {max_units: 64}\ntraffic:\n  load: 1e-6\n  process: batch\n"
+      "  batch_size: 65536\n  sizes: [65536]\n");
+  expect_at(e, "traffic.load", 4, 9);
+  expect_says(e, "each endpoint would start a batch every 2.82e+06 s on average, longer than any "
+                 "run");
+  EXPECT_DOUBLE_EQ(load("traffic: {load: 1e-6}\n").traffic.load, 1e-6);
+}
+
 TEST(SpecLimits, BuffersTheRouterFifosKeep) {
   // A router FIFO keeps 32767 packets behind its ring; a 40000-flit buffer
   // of 1-flit packets passed check and failed at run.

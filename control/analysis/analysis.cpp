@@ -1,12 +1,10 @@
 #include "control/analysis/analysis.h"
 
 #include <fmt/format.h>
-#include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <map>
+#include <chrono>
 #include <stdexcept>
 #include <utility>
 
@@ -15,14 +13,32 @@
 
 namespace fabemu {
 
-RouteTraceFn make_route_tracer(const Spec& spec, const Fabric& fabric) {
+namespace {
+
+const RoutingInfo& routing_of(const Spec& spec, const Fabric& fabric) {
   const std::string& family = spec.topology.family.empty() ? fabric.topology : spec.topology.family;
   const std::string& routing = spec.routing.empty() ? fabric.routing : spec.routing;
   const RoutingInfo* info = Registry::get().routing(family, routing);
   if (!info || !info->make_tracer)
     throw std::invalid_argument(
         fmt::format("no routing '{}' for topology family '{}'", routing, family));
-  return info->make_tracer(spec, fabric);
+  return *info;
+}
+
+}  // namespace
+
+RouteTraceFn make_route_tracer(const Spec& spec, const Fabric& fabric) {
+  return routing_of(spec, fabric).make_tracer(spec, fabric);
+}
+
+RoutePathFn make_route_path_tracer(const Spec& spec, const Fabric& fabric) {
+  const RoutingInfo& info = routing_of(spec, fabric);
+  if (info.make_path_tracer) return info.make_path_tracer(spec, fabric);
+  return
+      [trace = info.make_tracer(spec, fabric)](const PacketMeta& m, std::vector<HopTrace>& path) {
+        path = trace(m);
+        return !path.empty();
+      };
 }
 
 PacketMeta trace_meta(uint32_t src_ep, uint32_t dst_ep, uint32_t units, TrafficClass cls,
@@ -66,10 +82,16 @@ int count_router_links(const Fabric& fabric) {
 }
 
 FabricSummary summarize(const Spec& spec, const Fabric& fabric) {
-  return summarize(spec, fabric, static_cast<uint32_t>(std::max(1, spec.packet.header_units)));
+  return summarize(spec, fabric, SampleOptions{});
 }
 
 FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_units) {
+  return summarize(spec, fabric, SampleOptions{}, packet_units);
+}
+
+FabricSummary summarize(const Spec& spec, const Fabric& fabric, const SampleOptions& opts,
+                        uint32_t packet_units) {
+  if (!packet_units) packet_units = static_cast<uint32_t>(std::max(1, spec.packet.header_units));
   FabricSummary s;
   s.routers = static_cast<int>(fabric.routers.size());
   s.endpoints = static_cast<int>(fabric.endpoints.size());
@@ -80,58 +102,84 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_
   if (const TopologyInfo* topo = Registry::get().topology(family); topo && topo->bisection_links)
     s.bisection_links = topo->bisection_links(spec, fabric);
 
-  const RouteTraceFn trace = make_route_tracer(spec, fabric);
-  ChannelDependencyGraph cdg(fabric);
+  const RoutePathFn trace = make_route_path_tracer(spec, fabric);
   const uint32_t e = static_cast<uint32_t>(fabric.endpoints.size());
+  const RouteSample sample = plan_route_sample(e, opts);
+  ChannelDependencyGraph cdg(fabric, /*count_repeats=*/!sample.exact);
 
+  // Sums over one source's row of requests (sampled sources: the means are
+  // ratios of these, and their spread gives the intervals); each row is
+  // written by the one thread that traces it.
+  struct Row {
+    uint64_t hops = 0, pairs = 0, latency = 0;
+  };
+  std::vector<Row> rows(sample.num_sources());
   struct Acc {
-    uint64_t hops = 0, pairs = 0, latency = 0, traced = 0, bad = 0;
+    uint64_t traced = 0, bad = 0;
     int max_hops = 0;
     ps_t max_latency = 0;
     uint64_t first_bad = ~uint64_t{0};  // src * 2e + dst * 2 + cls, smallest wins
+    std::vector<HopTrace> path;         // reused: one allocation per thread
   };
   tbb::enumerable_thread_specific<Acc> acc;
-  tbb::parallel_for(
-      tbb::blocked_range<uint32_t>(0, e), [&](const tbb::blocked_range<uint32_t>& rg) {
-        Acc& a = acc.local();
-        for (uint32_t src = rg.begin(); src != rg.end(); ++src)
-          for (uint32_t dst = 0; dst < e; ++dst) {
-            if (dst == src) continue;
-            for (TrafficClass cls : {TrafficClass::request, TrafficClass::response}) {
-              const std::vector<HopTrace> p = trace(trace_meta(src, dst, packet_units, cls));
-              ++a.traced;
-              if (p.empty() || !cdg.add_path(p)) {
-                ++a.bad;
-                a.first_bad = std::min<uint64_t>(
-                    a.first_bad, (uint64_t{src} * e + dst) * 2 + static_cast<uint64_t>(cls));
-                continue;
-              }
-              if (cls != TrafficClass::request) continue;
-              const int hops = static_cast<int>(p.size()) - 1;
-              a.hops += static_cast<uint64_t>(hops);
-              a.max_hops = std::max(a.max_hops, hops);
-              a.pairs++;
-              const ps_t lat = path_latency_ps(fabric, src, p, packet_units);
-              a.latency += lat;
-              a.max_latency = std::max(a.max_latency, lat);
-            }
+  const auto start = std::chrono::steady_clock::now();
+  for_each_pair(
+      sample, acc,
+      [&](Acc& a, uint32_t row, uint32_t src, uint32_t dst) {
+        for (TrafficClass cls : {TrafficClass::request, TrafficClass::response}) {
+          ++a.traced;
+          if (!trace(trace_meta(src, dst, packet_units, cls), a.path) || !cdg.add_path(a.path)) {
+            ++a.bad;
+            a.first_bad = std::min<uint64_t>(
+                a.first_bad, (uint64_t{src} * e + dst) * 2 + static_cast<uint64_t>(cls));
+            continue;
           }
-      });
+          if (cls != TrafficClass::request) continue;
+          const int hops = static_cast<int>(a.path.size()) - 1;
+          a.max_hops = std::max(a.max_hops, hops);
+          // Latencies from the sources' rows only (the random pairs' hops
+          // would be cache misses for a lower bound already taken).
+          if (row == kRandomPairRow) continue;
+          const ps_t lat = path_latency_ps(fabric, src, a.path, packet_units);
+          a.max_latency = std::max(a.max_latency, lat);
+          Row& r = rows[row];
+          r.hops += static_cast<uint64_t>(hops);
+          r.pairs++;
+          r.latency += lat;
+        }
+      },
+      opts.progress);
+  s.trace_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
   Acc total;
   for (const Acc& a : acc) {
-    total.hops += a.hops;
-    total.pairs += a.pairs;
-    total.latency += a.latency;
     total.traced += a.traced;
     total.bad += a.bad;
     total.max_hops = std::max(total.max_hops, a.max_hops);
     total.max_latency = std::max(total.max_latency, a.max_latency);
     total.first_bad = std::min(total.first_bad, a.first_bad);
   }
+  // Means: ratios of sums over the traced rows (every row: exact).
+  std::vector<double> hops(rows.size()), pairs(rows.size()), lat(rows.size()),
+      dsts(rows.size(), double(e));
+  Row sum;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    hops[i] = double(rows[i].hops);
+    pairs[i] = double(rows[i].pairs);
+    lat[i] = double(rows[i].latency);
+    sum.hops += rows[i].hops;
+    sum.pairs += rows[i].pairs;
+    sum.latency += rows[i].latency;
+  }
+  const Estimate avg = ratio_estimate(hops, pairs, e);
+  const Estimate with_self = ratio_estimate(hops, dsts, e);  // the self pair: 0 hops
   s.diameter = total.max_hops;
-  s.avg_hops = total.pairs ? double(total.hops) / double(total.pairs) : 0.0;
-  s.avg_hops_with_self = e ? double(total.hops) / (double(e) * double(e)) : 0.0;
-  s.zero_load_ps_typical = total.pairs ? (total.latency + total.pairs / 2) / total.pairs : 0;
+  s.avg_hops = avg.value;
+  s.avg_hops_ci95 = avg.ci95;
+  s.avg_hops_with_self = with_self.value;
+  s.avg_hops_with_self_ci95 = with_self.ci95;
+  s.zero_load_ps_typical = sum.pairs ? (sum.latency + sum.pairs / 2) / sum.pairs : 0;
+  s.zero_load_ps_typical_ci95 = ratio_estimate(lat, pairs, e).ci95;
   s.zero_load_ps_max = total.max_latency;
   s.routes_traced = total.traced;
   s.unroutable = total.bad;
@@ -140,6 +188,11 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_
     s.first_unroutable =
         fmt::format("{} -> {} ({})", pair / e, pair % e, cls ? "response" : "request");
   }
+  s.exact = sample.exact;
+  s.routes_all = sample.routes_all;
+  s.sampled_sources = sample.exact ? 0 : sample.num_sources();
+  s.random_pairs = sample.random_pairs;
+  s.seed = sample.seed;
 
   // Bisection bound: lambda * E / 4 <= B * link_rate / injection_rate.
   ps_t link_unit = 0, inj_unit = 0;
@@ -154,14 +207,17 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_
   if (!fabric.endpoints.empty()) inj_unit = fabric.endpoints[0].unit_ps;
   const double rate_ratio = (link_unit && inj_unit) ? double(inj_unit) / double(link_unit) : 1.0;
   s.bisection_bound = 1.0;
-  if (e > 1 && s.links > 0)
-    s.bisection_bound = std::min(1.0, 4.0 * double(s.bisection_links) * rate_ratio / double(e));
+  if (e > 1 && s.links > 0) {
+    s.capacity = 4.0 * double(s.bisection_links) * rate_ratio / double(e);  // 2 (2 B_one_way) / N
+    s.bisection_bound = std::min(1.0, s.capacity);
+  }
 
   const std::vector<Channel> cycle = cdg.find_cycle();
   s.deadlock_free = cycle.empty();
   s.deadlock_cycle = describe_cycle(fabric, cycle);
   s.channels = cdg.num_channels_used();
   s.dependencies = cdg.num_dependencies();
+  s.dependencies_seen_once = cdg.num_seen_once();
   return s;
 }
 

@@ -1,13 +1,16 @@
 // Analysis of a built fabric under its programmed routing: hop counts,
 // zero-load latency, bisection, channel-dependency deadlock check. Everything
 // is computed from routes traced through the real routing tables
-// (trace_route<R>), so it is the routing the engine will run.
+// (trace_route<R>), so it is the routing the engine will run: every route of
+// a fabric up to SampleOptions::max_routes routes, a sample of them above
+// (route_sample.h), which the summary states.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "control/analysis/route_sample.h"
 #include "control/spec/spec.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
@@ -21,6 +24,8 @@ namespace fabemu {
 // (tables programmed once). Throws std::invalid_argument when the routing is
 // unknown.
 RouteTraceFn make_route_tracer(const Spec& spec, const Fabric& fabric);
+// The same tracer into a caller's buffer (RoutePathFn).
+RoutePathFn make_route_path_tracer(const Spec& spec, const Fabric& fabric);
 
 // The metadata a tracer starts from for one packet (src, dst, class).
 PacketMeta trace_meta(uint32_t src_ep, uint32_t dst_ep, uint32_t units, TrafficClass cls,
@@ -55,6 +60,12 @@ struct FabricSummary {
   // (The T3E paper's "twice the bisection bandwidth [both directions] divided
   // by the number of nodes": 4x4x8 and 8x8x8 -> 1.0, 8x16x8 -> 0.5.)
   double bisection_bound = 1.0;
+  // Capacity, the ideal uniform random throughput (Dally & Towles; the
+  // flattened butterfly paper's footnote 3): 2B/N with B the bisection
+  // bandwidth both ways and N the endpoints, in units of one endpoint's
+  // injection bandwidth; bisection_bound is it capped at 1. Flattened
+  // butterfly: B = N/2 channels, capacity 1.
+  double capacity = 0;
   uint32_t packet_units = 0;      // packet length used for the latencies below
   ps_t zero_load_ps_typical = 0;  // mean over distinct pairs (requests)
   ps_t zero_load_ps_max = 0;      // max over distinct pairs (requests)
@@ -65,13 +76,37 @@ struct FabricSummary {
   uint64_t routes_traced = 0;     // (src, dst, class) routes traced
   uint64_t unroutable = 0;        // routes the tables could not deliver
   std::string first_unroutable;   // "src -> dst (class)" of the first, if any
+
+  // How the figures above were obtained. exact: every route was traced, and
+  // every figure is exact. Otherwise from the sample below (route_sample.h):
+  // avg_hops, avg_hops_with_self and zero_load_ps_typical are estimates
+  // (95% interval half widths below); diameter, zero_load_ps_max, channels
+  // and dependencies are what the sample reached (lower bounds); routes_traced,
+  // unroutable and first_unroutable count the sample; and deadlock_free says
+  // only that the sampled routes' dependencies have no cycle, which is not a
+  // proof (a cycle found is a real one: deadlock_verdict_certain()).
+  bool exact = true;
+  uint64_t routes_all = 0;       // routes an exact analysis traces: E (E - 1) x 2
+  uint32_t sampled_sources = 0;  // sources whose every destination was traced
+  uint64_t random_pairs = 0;     // pairs to random destinations traced besides
+  uint64_t seed = 0;
+  double avg_hops_ci95 = 0;
+  double avg_hops_with_self_ci95 = 0;
+  double zero_load_ps_typical_ci95 = 0;
+  uint64_t dependencies_seen_once = 0;  // sampled: link to link, on one route only
+  double trace_seconds = 0;             // wall time of the tracing (not a figure)
+
+  bool deadlock_verdict_certain() const { return exact || !deadlock_free; }
 };
 
 // Traces every (src, dst) pair in both classes (requests and responses) in
-// parallel. packet_units = spec.packet.header_units (the shortest request:
-// T3E single-word get, 2 flits) unless given.
+// parallel, or the sample `sample` asks for on a larger fabric.
+// packet_units = spec.packet.header_units (the shortest request: T3E
+// single-word get, 2 flits) unless given.
 FabricSummary summarize(const Spec& spec, const Fabric& fabric);
 FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_units);
+FabricSummary summarize(const Spec& spec, const Fabric& fabric, const SampleOptions& sample,
+                        uint32_t packet_units = 0);
 
 // Router-to-router unidirectional links of a fabric.
 int count_router_links(const Fabric& fabric);

@@ -1,24 +1,29 @@
 #include "control/analysis/deadlock.h"
 
 #include <fmt/format.h>
-#include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <atomic>
 
 #include "control/analysis/analysis.h"
+#include "control/analysis/route_sample.h"
 
 namespace fabemu {
 
-ChannelDependencyGraph::ChannelDependencyGraph(const Fabric& fabric) : fabric_(fabric) {
+ChannelDependencyGraph::ChannelDependencyGraph(const Fabric& fabric, bool count_repeats)
+    : fabric_(fabric) {
   for (const FabricRouter& r : fabric.routers)
     ports_ = std::max(ports_, static_cast<int>(r.ports.size()));
   vcs_ = std::max(1, fabric.num_vcs);
   slots_ = ports_ * vcs_;
   words_ = (slots_ + 63) / 64;
-  succ_.assign(fabric.routers.size() * static_cast<size_t>(slots_) * words_, 0);
+  stride_ = count_repeats ? 2 : 1;
+  succ_.assign(fabric.routers.size() * static_cast<size_t>(slots_) * words_ * stride_, 0);
+  next_router_.assign(fabric.routers.size() * static_cast<size_t>(ports_), -1);
+  for (size_t r = 0; r < fabric.routers.size(); ++r)
+    for (size_t p = 0; p < fabric.routers[r].ports.size(); ++p)
+      next_router_[r * ports_ + p] = fabric.routers[r].ports[p].peer_router;
 }
 
 uint32_t ChannelDependencyGraph::index(int32_t router, int port, int vc) const {
@@ -36,15 +41,21 @@ Channel ChannelDependencyGraph::channel(uint32_t idx) const {
 
 bool ChannelDependencyGraph::add_dependency(const HopTrace& from, const HopTrace& to) {
   if (from.router < 0 || static_cast<size_t>(from.router) >= fabric_.routers.size()) return false;
-  const FabricRouter& r = fabric_.routers[from.router];
-  if (from.out_port >= r.ports.size() || r.ports[from.out_port].peer_router != to.router)
-    return false;
+  if (from.out_port >= ports_ || next_router(from.router, from.out_port) != to.router) return false;
   if (from.out_vc >= vcs_ || to.out_vc >= vcs_ || to.out_port >= ports_) return false;
-  const size_t base = static_cast<size_t>(index(from.router, from.out_port, from.out_vc)) * words_;
+  const uint32_t ch = index(from.router, from.out_port, from.out_vc);
   const int slot = to.out_port * vcs_ + to.out_vc;
-  std::atomic_ref<uint64_t> w(succ_[base + slot / 64]);
+  const size_t i = word(ch, slot / 64);
+  std::atomic_ref<uint64_t> w(succ_[i]);
   const uint64_t bit = uint64_t{1} << (slot % 64);
-  if (!(w.load(std::memory_order_relaxed) & bit)) w.fetch_or(bit, std::memory_order_relaxed);
+  // Seen before (read, or lost a race to set it): a repeat.
+  if (!(w.load(std::memory_order_relaxed) & bit) &&
+      !(w.fetch_or(bit, std::memory_order_relaxed) & bit))
+    return true;
+  if (stride_ == 2) {
+    std::atomic_ref<uint64_t> a(succ_[i + 1]);
+    if (!(a.load(std::memory_order_relaxed) & bit)) a.fetch_or(bit, std::memory_order_relaxed);
+  }
   return true;
 }
 
@@ -58,7 +69,25 @@ bool ChannelDependencyGraph::add_path(const std::vector<HopTrace>& path) {
 
 uint64_t ChannelDependencyGraph::num_dependencies() const {
   uint64_t n = 0;
-  for (uint64_t w : succ_) n += static_cast<uint64_t>(__builtin_popcountll(w));
+  for (size_t i = 0; i < succ_.size(); i += stride_)
+    n += static_cast<uint64_t>(__builtin_popcountll(succ_[i]));
+  return n;
+}
+
+uint64_t ChannelDependencyGraph::num_seen_once() const {
+  if (stride_ != 2) return 0;
+  uint64_t n = 0;
+  const size_t nch = fabric_.routers.size() * static_cast<size_t>(slots_);
+  for (size_t c = 0; c < nch; ++c) {
+    const Channel ch = channel(static_cast<uint32_t>(c));
+    const int32_t peer = next_router(ch.router, ch.port);
+    if (peer < 0) continue;
+    for (int w = 0; w < words_; ++w)
+      // Only into a channel that leads on to a router: the others (ejection)
+      // end every route and close no cycle.
+      for (uint64_t once = succ_[word(c, w)] & ~succ_[word(c, w) + 1]; once; once &= once - 1)
+        n += next_router(peer, (w * 64 + __builtin_ctzll(once)) / vcs_) >= 0;
+  }
   return n;
 }
 
@@ -67,14 +96,13 @@ uint64_t ChannelDependencyGraph::num_channels_used() const {
   std::vector<uint8_t> used(nch, 0);
   for (size_t c = 0; c < nch; ++c) {
     const Channel ch = channel(static_cast<uint32_t>(c));
-    const FabricRouter& r = fabric_.routers[ch.router];
-    const bool link = ch.port < r.ports.size() && r.ports[ch.port].peer_router >= 0;
+    const int32_t peer = next_router(ch.router, ch.port);
     for (int w = 0; w < words_; ++w) {
-      uint64_t bits = succ_[c * words_ + w];
+      uint64_t bits = succ_[word(c, w)];
       if (!bits) continue;
       used[c] = 1;
-      if (!link) continue;
-      const size_t next = static_cast<size_t>(r.ports[ch.port].peer_router) * slots_;
+      if (peer < 0) continue;
+      const size_t next = static_cast<size_t>(peer) * slots_;
       while (bits) {
         const int b = __builtin_ctzll(bits);
         bits &= bits - 1;
@@ -88,12 +116,10 @@ uint64_t ChannelDependencyGraph::num_channels_used() const {
 }
 
 bool ChannelDependencyGraph::has_dependency(const Channel& from, const Channel& to) const {
-  const FabricRouter& r = fabric_.routers[from.router];
-  if (from.port >= r.ports.size() || r.ports[from.port].peer_router != to.router) return false;
+  if (from.port >= ports_ || next_router(from.router, from.port) != to.router) return false;
   if (from.vc >= vcs_ || to.vc >= vcs_ || to.port >= ports_) return false;
-  const size_t base = static_cast<size_t>(index(from.router, from.port, from.vc)) * words_;
   const int slot = to.port * vcs_ + to.vc;
-  return (succ_[base + slot / 64] >> (slot % 64)) & 1u;
+  return (succ_[word(index(from.router, from.port, from.vc), slot / 64)] >> (slot % 64)) & 1u;
 }
 
 std::vector<Channel> ChannelDependencyGraph::find_cycle() const {
@@ -108,7 +134,7 @@ std::vector<Channel> ChannelDependencyGraph::find_cycle() const {
   // Next successor slot >= from of channel c, or -1.
   auto next_succ = [&](uint32_t c, int from) -> int {
     for (int w = from / 64; w < words_; ++w) {
-      uint64_t bits = succ_[static_cast<size_t>(c) * words_ + w];
+      uint64_t bits = succ_[word(c, w)];
       if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);
       if (bits) return w * 64 + __builtin_ctzll(bits);
     }
@@ -132,8 +158,7 @@ std::vector<Channel> ChannelDependencyGraph::find_cycle() const {
       }
       f.next_slot = s + 1;
       const Channel from = channel(f.ch);
-      const int32_t next_router = fabric_.routers[from.router].ports[from.port].peer_router;
-      const uint32_t to = static_cast<uint32_t>(next_router) * slots_ + s;
+      const uint32_t to = static_cast<uint32_t>(next_router(from.router, from.port)) * slots_ + s;
       if (color[to] == kGray) {
         std::vector<Channel> cycle;
         size_t i = stack.size();
@@ -166,24 +191,23 @@ std::string describe_cycle(const Fabric& fabric, const std::vector<Channel>& cyc
 }
 
 DeadlockReport check_deadlock(const Spec& spec, const Fabric& fabric) {
-  const RouteTraceFn trace = make_route_tracer(spec, fabric);
+  const RoutePathFn trace = make_route_path_tracer(spec, fabric);
   ChannelDependencyGraph g(fabric);
-  const uint32_t e = static_cast<uint32_t>(fabric.endpoints.size());
-  tbb::enumerable_thread_specific<uint64_t> bad(0);
-  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, e),
-                    [&](const tbb::blocked_range<uint32_t>& rg) {
-                      uint64_t& b = bad.local();
-                      for (uint32_t s = rg.begin(); s != rg.end(); ++s)
-                        for (uint32_t d = 0; d < e; ++d) {
-                          if (d == s) continue;
-                          for (TrafficClass cls : {TrafficClass::request, TrafficClass::response}) {
-                            const std::vector<HopTrace> p = trace(trace_meta(s, d, 1, cls));
-                            if (p.empty() || !g.add_path(p)) ++b;
-                          }
-                        }
-                    });
+  struct Acc {
+    uint64_t bad = 0;
+    std::vector<HopTrace> path;  // reused: one allocation per thread
+  };
+  tbb::enumerable_thread_specific<Acc> acc;
+  SampleOptions every_route;
+  every_route.max_routes = 0;
+  const RouteSample all =
+      plan_route_sample(static_cast<uint32_t>(fabric.endpoints.size()), every_route);
+  for_each_pair(all, acc, [&](Acc& a, uint32_t /*row*/, uint32_t s, uint32_t d) {
+    for (TrafficClass cls : {TrafficClass::request, TrafficClass::response})
+      if (!trace(trace_meta(s, d, 1, cls), a.path) || !g.add_path(a.path)) ++a.bad;
+  });
   DeadlockReport rep;
-  for (uint64_t b : bad) rep.unroutable += b;
+  for (const Acc& a : acc) rep.unroutable += a.bad;
   rep.cycle = g.find_cycle();
   rep.deadlock_free = rep.cycle.empty();
   rep.description = describe_cycle(fabric, rep.cycle);

@@ -27,7 +27,10 @@ struct Channel {
 
 class ChannelDependencyGraph {
  public:
-  explicit ChannelDependencyGraph(const Fabric& fabric);
+  // count_repeats: also keep, beside each word of successors, the bits of
+  // the dependencies added more than once, for num_seen_once() (what a
+  // sampled check has seen on one route only).
+  explicit ChannelDependencyGraph(const Fabric& fabric, bool count_repeats = false);
 
   // Thread-safe. Adds the dependencies between consecutive hops of a traced
   // route; returns false (and adds nothing for that step) when a hop does not
@@ -37,6 +40,11 @@ class ChannelDependencyGraph {
 
   uint64_t num_channels_used() const;  // channels with a dependency in or out
   uint64_t num_dependencies() const;
+  // Dependencies between two router-to-router channels (those a cycle can
+  // use) added exactly once (count_repeats; else 0). When a sample of routes
+  // has seen few or none only once, it has likely found nearly all there are
+  // (Good-Turing); it is still not a proof.
+  uint64_t num_seen_once() const;
   bool has_dependency(const Channel& from, const Channel& to) const;
 
   // One cycle as channels c0 -> c1 -> ... -> ck (the dependency ck -> c0
@@ -46,13 +54,23 @@ class ChannelDependencyGraph {
  private:
   uint32_t index(int32_t router, int port, int vc) const;
   Channel channel(uint32_t idx) const;
+  int32_t next_router(int32_t router, int port) const {
+    return next_router_[static_cast<size_t>(router) * ports_ + port];
+  }
+  // Index in succ_ of word w of channel c's successor set.
+  size_t word(size_t c, int w) const { return (c * words_ + w) * stride_; }
 
   const Fabric& fabric_;
   int ports_ = 0;  // channel slots per router (max ports over routers)
   int vcs_ = 0;
-  int slots_ = 0;               // ports_ * vcs_
-  int words_ = 0;               // 64-bit words per successor set
-  std::vector<uint64_t> succ_;  // channel -> successor set over the next router's slots
+  int slots_ = 0;   // ports_ * vcs_
+  int words_ = 0;   // 64-bit words per successor set
+  int stride_ = 1;  // 2 with count_repeats: each word, then its repeats
+  // channel -> successor set over the next router's slots; with
+  // count_repeats each word is followed by the same bits for dependencies
+  // added again (in the same cache line: no second miss per hop).
+  std::vector<uint64_t> succ_;
+  std::vector<int32_t> next_router_;  // (router, port) -> peer router, -1: none
 };
 
 // "r3.p0.v0 -> r4.p0.v0 -> ... -> r3.p0.v0" (with torus/clos coordinates).
@@ -68,7 +86,8 @@ struct DeadlockReport {
 };
 
 // Traces every (src, dst) endpoint pair in both traffic classes through the
-// programmed tables of spec.routing and checks the dependency graph.
+// programmed tables of spec.routing and checks the dependency graph: a proof
+// either way, however large the fabric (summarize() samples large ones).
 DeadlockReport check_deadlock(const Spec& spec, const Fabric& fabric);
 
 }  // namespace fabemu

@@ -47,18 +47,44 @@ int fabemu_main(int argc, char** argv) {
       "wrong and what to do' to stderr and exits 2.");
 
   SpecArgs describe_args;
-  std::string describe_json;
+  DescribeOptions describe_opts;
+  bool describe_exact = false;
   CLI::App* describe = app.add_subcommand(
       "describe",
       "Print routers, links, endpoints, diameter, average hops, bisection and zero-load latency "
       "of a spec's fabric under its routing tables");
   add_spec_args(describe, &describe_args);
   describe
-      ->add_option("--json", describe_json, "also write the figures as JSON to OUT ('-': stdout)")
+      ->add_option("--json", describe_opts.json_out,
+                   "also write the figures as JSON to OUT ('-': stdout)")
       ->type_name("OUT");
+  CLI::Option* max_routes =
+      describe
+          ->add_option(
+              "--max-routes", describe_opts.max_routes,
+              "trace every (src, dst, class) route of a fabric that has at most N; above, a "
+              "random sample (the output says which figures are then estimates)")
+          ->type_name("N")
+          ->check(CLI::PositiveNumber)
+          ->capture_default_str();
+  CLI::Option* sample_routes =
+      describe
+          ->add_option("--sample-routes", describe_opts.sample_routes,
+                       "routes the sample traces above --max-routes (at most that many)")
+          ->type_name("N")
+          ->check(CLI::PositiveNumber)
+          ->capture_default_str();
+  describe
+      ->add_flag("--exact", describe_exact,
+                 "trace every route however many there are (minutes on the largest fabrics): "
+                 "every figure exact and the deadlock check a proof")
+      ->excludes(max_routes)
+      ->excludes(sample_routes);
   describe->footer(
       "Exits 1 when the programmed tables leave a pair unroutable or the channel dependency "
-      "graph has a cycle the routing algorithm promises not to have.");
+      "graph has a cycle the routing algorithm promises not to have. Above --max-routes the "
+      "figures come from a sample: means with 95% intervals, maxima as lower bounds, and a "
+      "deadlock check that is not a proof (--exact makes one).");
 
   SpecArgs run_args;
   RunOptions run_opts;
@@ -112,7 +138,10 @@ int fabemu_main(int argc, char** argv) {
 
   try {
     if (*check) return check_command(check_args, std::cout, std::cerr);
-    if (*describe) return describe_command(describe_args, describe_json, std::cout, std::cerr);
+    if (*describe) {
+      if (describe_exact) describe_opts.max_routes = 0;
+      return describe_command(describe_args, describe_opts, std::cout, std::cerr);
+    }
     if (*run) {
       run_opts.eal_args = split_eal_args(run_eal);
       return run_spec_command(run_args, run_opts, std::cout, std::cerr);

@@ -1,8 +1,10 @@
 #include "control/cli/commands.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -79,7 +81,7 @@ Fabric build_fabric(const Spec& spec) { return build_spec_fabric(spec); }
 
 Fabric runnable_fabric(const Spec& spec) {
   Fabric f = build_fabric(spec);
-  const size_t cpus = eal_usable_cpus().size();
+  const size_t cpus = allowed_cpus().size();
   if (static_cast<size_t>(spec.run.workers) > cpus)
     refuse_spec(spec, {"run.workers"},
                 fmt::format("{} workers need {} CPUs, but this process may use {} (its CPU "
@@ -111,7 +113,141 @@ int check_command(const SpecArgs& args, std::ostream& out, std::ostream& err) {
   }
 }
 
-int describe_command(const SpecArgs& args, const std::string& json_out, std::ostream& out,
+namespace {
+
+// 2147352576 -> "2.15G": counts in prose rows (the routes row keeps digits).
+std::string count_text(double n) {
+  if (n >= 1e9) return fmt::format("{:.3g}G", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.3g}M", n / 1e6);
+  if (n >= 1e4) return fmt::format("{:.3g}k", n / 1e3);
+  return fmt::format("{}", static_cast<uint64_t>(n));
+}
+
+std::string duration_text(double s) {
+  if (s < 90) return fmt::format("{:.0f} s", s);
+  if (s < 5400) return fmt::format("{:.0f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+// A progress line on err for a long analysis: rewritten in place on a
+// terminal, a line every 10 s elsewhere (logs).
+SweepProgressFn describe_progress(std::ostream& err) {
+  const bool tty = &err == &std::cerr && isatty(STDERR_FILENO);
+  return [&err, tty, printed = -1e9](const SweepProgress& p) mutable {
+    if (!tty && !p.last && p.seconds - printed < 10) return;
+    printed = p.seconds;
+    const double frac = p.routes_total ? double(p.routes_done) / double(p.routes_total) : 1.0;
+    std::string line = fmt::format(
+        "fabemu describe: traced {} of {} routes ({:.0f}%), {}", count_text(double(p.routes_done)),
+        count_text(double(p.routes_total)), 100 * frac, duration_text(p.seconds));
+    if (!p.last && frac > 0)
+      line += fmt::format(", about {} left", duration_text(p.seconds * (1 - frac) / frac));
+    err << (tty ? "\r\033[K" : "") << line << (tty && !p.last ? "" : "\n") << std::flush;
+  };
+}
+
+// The describe rows that depend on how the routes were traced (exact or
+// sampled, FabricSummary): how, and the hop counts (write_hop_rows); the
+// latencies, deadlock check and route counts (write_route_rows). row(name,
+// text) prints one row, wrapped.
+void write_hop_rows(const FabricSummary& sum, const DescribeOptions& opts,
+                    const std::function<void(const char*, const std::string&)>& row) {
+  const std::string every =
+      fmt::format("--exact traces every route (about {} here)",
+                  duration_text(sum.trace_seconds * double(sum.routes_all) /
+                                double(std::max<uint64_t>(1, sum.routes_traced))));
+  if (sum.exact)
+    row("analysis", "exact: every route traced");
+  else
+    row("analysis",
+        fmt::format("SAMPLED: {} routes, more than --max-routes {}; traced {}, both "
+                    "classes: every destination of {} random sources, and {} pairs from "
+                    "sources spread over all endpoints to random destinations (seed {}); {}",
+                    count_text(double(sum.routes_all)), opts.max_routes,
+                    count_text(double(sum.routes_traced)), sum.sampled_sources,
+                    count_text(double(sum.random_pairs)), sum.seed, every));
+  row("diameter", fmt::format("{} hops{}", sum.diameter,
+                              sum.exact ? "" : " (at least: the longest sampled route)"));
+  if (sum.exact)
+    row("average hops", fmt::format("{:.3f} between distinct endpoints ({:.3f} with self)",
+                                    sum.avg_hops, sum.avg_hops_with_self));
+  else
+    row("average hops",
+        fmt::format("{:.3f} ± {:.3f} between distinct endpoints ({:.3f} ± {:.3f} with self), "
+                    "estimates with 95% intervals over {} sampled sources",
+                    sum.avg_hops, sum.avg_hops_ci95, sum.avg_hops_with_self,
+                    sum.avg_hops_with_self_ci95, sum.sampled_sources));
+}
+
+void write_route_rows(const FabricSummary& sum, const std::string& unit_name,
+                      const std::function<void(const char*, const std::string&)>& row) {
+  row("zero-load latency",
+      sum.exact ? fmt::format("typical {}, farthest pair {} ({}-{} packet)",
+                              time_text(sum.zero_load_ps_typical), time_text(sum.zero_load_ps_max),
+                              sum.packet_units, unit_name)
+                : fmt::format("typical {} ± {}, farthest pair at least {} ({}-{} packet)",
+                              time_text(sum.zero_load_ps_typical),
+                              time_text(static_cast<ps_t>(sum.zero_load_ps_typical_ci95 + 0.5)),
+                              time_text(sum.zero_load_ps_max), sum.packet_units, unit_name));
+  if (!sum.deadlock_free)
+    row("deadlock check",
+        fmt::format("CYCLE {}{}", sum.deadlock_cycle,
+                    sum.exact ? "" : " (found among sampled routes: a real cycle)"));
+  else if (sum.exact)
+    row("deadlock check",
+        fmt::format("acyclic ({} channels, {} dependencies)", sum.channels, sum.dependencies));
+  else
+    row("deadlock check",
+        fmt::format("NOT PROVEN: no cycle among the {} dependencies ({} channels) the "
+                    "sampled routes reached; {}: a sample is not a proof; --exact checks "
+                    "every route",
+                    sum.dependencies, sum.channels,
+                    sum.dependencies_seen_once
+                        ? fmt::format("{} of those between router links were reached "
+                                      "by one route only, so some are likely not reached at all",
+                                      sum.dependencies_seen_once)
+                        : std::string("every one between router links was reached by more "
+                                      "than one route (the sample likely found them all)")));
+  row("routes",
+      fmt::format("{} traced{}, {} unroutable{}", sum.routes_traced,
+                  sum.exact ? "" : fmt::format(" (a sample of {})", sum.routes_all), sum.unroutable,
+                  sum.unroutable ? " (first: " + sum.first_unroutable + ")" : ""));
+}
+
+// JSON "analysis": how the figures were obtained, and what each one is:
+// "exact", "estimate" (a mean over sampled sources, 95% interval in "ci95"),
+// "lower_bound" (a maximum or count over the sample) or, for deadlock_free,
+// "sample" (no cycle among the sampled routes: not a proof).
+nlohmann::json analysis_json(const FabricSummary& sum, const DescribeOptions& opts) {
+  nlohmann::json a = {{"exact", sum.exact},
+                      {"routes_all", sum.routes_all},
+                      {"routes_traced", sum.routes_traced},
+                      {"max_routes", opts.max_routes},
+                      {"sample_routes", opts.sample_routes}};
+  nlohmann::json figures;
+  for (const char* f : {"routers", "links", "endpoints", "bisection_links", "bisection_bound"})
+    figures[f] = "exact";
+  for (const char* f : {"avg_hops", "avg_hops_with_self", "zero_load_ps_typical"})
+    figures[f] = sum.exact ? "exact" : "estimate";
+  for (const char* f : {"diameter", "zero_load_ps_max", "channels", "dependencies"})
+    figures[f] = sum.exact ? "exact" : "lower_bound";
+  figures["deadlock_free"] = sum.deadlock_verdict_certain() ? "exact" : "sample";
+  a["figures"] = figures;
+  if (!sum.exact) {
+    a["sampled_sources"] = sum.sampled_sources;
+    a["random_pairs"] = sum.random_pairs;
+    a["seed"] = sum.seed;
+    a["ci95"] = {{"avg_hops", sum.avg_hops_ci95},
+                 {"avg_hops_with_self", sum.avg_hops_with_self_ci95},
+                 {"zero_load_ps_typical", sum.zero_load_ps_typical_ci95}};
+    a["dependencies_seen_once"] = sum.dependencies_seen_once;
+  }
+  return a;
+}
+
+}  // namespace
+
+int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ostream& out,
                      std::ostream& err) {
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
@@ -124,7 +260,11 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
   }
   FabricSummary sum;
   try {
-    sum = summarize(spec, f);
+    SampleOptions sample;
+    sample.max_routes = opts.max_routes;
+    sample.sample_routes = opts.sample_routes;
+    sample.progress = describe_progress(err);
+    sum = summarize(spec, f, sample);
   } catch (const std::exception& e) {
     err << args.file << ": analysis failed: " << e.what() << "\n";
     return kExitRunFailed;
@@ -137,35 +277,45 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
     buffers += fmt::format("{}{}", v ? " " : "", f.vc_buffer_units[v]);
   const ps_t unit_ps = router_link_unit_ps(f);
 
+  // One row: the name, then the text wrapped at 100 columns under itself.
   auto row = [&](const char* name, const std::string& value) {
-    out << fmt::format("  {:<19} {}\n", name, value);
+    constexpr size_t kIndent = 22, kWidth = 100 - kIndent;
+    std::string text;
+    size_t line = 0;
+    std::istringstream words(value);
+    for (std::string w; words >> w; line += w.size() + 1) {
+      if (line && line + 1 + w.size() > kWidth) {
+        text += "\n" + std::string(kIndent, ' ');
+        line = 0;
+      } else if (line) {
+        text += ' ';
+      }
+      text += w;
+    }
+    out << fmt::format("  {:<19} {}\n", name, text);
   };
   out << fmt::format("{}: {} (profile {}, {} routing)\n", args.file, f.name, spec.profile,
                      spec.routing);
   row("routers", fmt::format("{}", sum.routers));
   row("links", fmt::format("{} (router to router, one direction each)", sum.links));
   row("endpoints", fmt::format("{}", sum.endpoints));
-  row("diameter", fmt::format("{} hops", sum.diameter));
-  row("average hops", fmt::format("{:.3f} between distinct endpoints ({:.3f} with self)",
-                                  sum.avg_hops, sum.avg_hops_with_self));
+  write_hop_rows(sum, opts, row);
   row("bisection", fmt::format("{} links one way; uniform load bound {:.2f}", sum.bisection_links,
                                sum.bisection_bound));
+  row("capacity", fmt::format("2B/N = {:.3f} of injection bandwidth (uniform random; B both ways)",
+                              sum.capacity));
   row("virtual channels", fmt::format("{} (buffers {} {}s)", f.num_vcs, buffers, f.unit_name));
   row("flow unit",
       fmt::format("{}-bit {}, {} per link", f.unit_bits, f.unit_name, time_text(unit_ps)));
-  row("zero-load latency",
-      fmt::format("typical {}, farthest pair {} ({}-{} packet)",
-                  time_text(sum.zero_load_ps_typical), time_text(sum.zero_load_ps_max),
-                  sum.packet_units, f.unit_name));
-  row("deadlock check", sum.deadlock_free ? fmt::format("acyclic ({} channels, {} dependencies)",
-                                                        sum.channels, sum.dependencies)
-                                          : fmt::format("CYCLE {}", sum.deadlock_cycle));
-  row("routes", fmt::format("{} traced, {} unroutable{}", sum.routes_traced, sum.unroutable,
-                            sum.unroutable ? " (first: " + sum.first_unroutable + ")" : ""));
+  write_route_rows(sum, f.unit_name, row);
+  // The memory estimate: a summary row, then a line per part (not wrapped).
   const MemoryEstimate mem = estimate_run_memory(spec, f);
-  row("run memory", memory_text(mem));
+  const std::string mem_text = memory_text(mem);
+  const size_t mem_nl = mem_text.find('\n');
+  row("run memory", mem_text.substr(0, mem_nl));
+  if (mem_nl != std::string::npos) out << mem_text.substr(mem_nl + 1) << "\n";
 
-  if (!json_out.empty()) {
+  if (!opts.json_out.empty()) {
     nlohmann::json j = {
         {"file", args.file},
         {"name", f.name},
@@ -180,6 +330,7 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
         {"avg_hops_with_self", sum.avg_hops_with_self},
         {"bisection_links", sum.bisection_links},
         {"bisection_bound", sum.bisection_bound},
+        {"capacity", sum.capacity},
         {"vcs", f.num_vcs},
         {"unit_bits", f.unit_bits},
         {"unit_name", f.unit_name},
@@ -187,19 +338,27 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
         {"packet_units", sum.packet_units},
         {"zero_load_ps_typical", sum.zero_load_ps_typical},
         {"zero_load_ps_max", sum.zero_load_ps_max},
-        {"deadlock_free", sum.deadlock_free},
         {"deadlock_cycle", sum.deadlock_cycle},
         {"channels", sum.channels},
         {"dependencies", sum.dependencies},
         {"routes_traced", sum.routes_traced},
         {"unroutable", sum.unroutable},
+        {"analysis", analysis_json(sum, opts)},
         {"memory_start_bytes", mem.start_bytes},
         {"memory_max_bytes", mem.max_bytes},
     };
+    // true: proven acyclic; false: a cycle (proven either way); null: no
+    // cycle among sampled routes, which proves nothing.
+    j["deadlock_free"] = sum.deadlock_verdict_certain() ? nlohmann::json(sum.deadlock_free)
+                                                        : nlohmann::json(nullptr);
     std::vector<uint32_t> buf(f.vc_buffer_units.begin(),
                               f.vc_buffer_units.begin() + std::min(f.num_vcs, kMaxVcs));
     j["vc_buffer_units"] = buf;
     if (spec.topology.family == "torus") j["dims"] = spec.topology.dims;
+    if (spec.topology.family == "flatfly") {
+      j["k"] = spec.topology.k;
+      j["n"] = spec.topology.n;
+    }
     // Where each endpoint attaches: scripts pick hosts by router position.
     nlohmann::json eps = nlohmann::json::array();
     for (const auto& e : f.endpoints)
@@ -208,7 +367,7 @@ int describe_command(const SpecArgs& args, const std::string& json_out, std::ost
                      {"port", e.port},
                      {"coord", f.routers[e.router].coord}});
     j["endpoint_list"] = eps;
-    if (!write_json(j, json_out, out, err)) return kExitRunFailed;
+    if (!write_json(j, opts.json_out, out, err)) return kExitRunFailed;
   }
   // Broken tables or a cycle where the algorithm promises none: the fabric
   // would not run as specified, which a script calling describe must see.

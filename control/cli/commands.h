@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "control/analysis/route_sample.h"
 #include "control/spec/spec.h"
 #include "dataplane/core/fabric.h"
 
@@ -23,10 +24,20 @@ struct SpecArgs {
 // message" to err and returns 2.
 int check_command(const SpecArgs& args, std::ostream& out, std::ostream& err);
 
+struct DescribeOptions {
+  std::string json_out;  // also write the figures as JSON here ("-": stdout); empty: no JSON
+  // Trace every route of a fabric with at most max_routes (0: always), a
+  // sample of about min(sample_routes, max_routes) above
+  // (control/analysis/route_sample.h).
+  uint64_t max_routes = SampleOptions::kDefaultMaxRoutes;
+  uint64_t sample_routes = SampleOptions::kDefaultSampleRoutes;
+};
+
 // Prints the fabric's size, diameter, average hops, bisection, zero-load
-// latencies and deadlock check; with json_out, also writes them as JSON
-// ("-" for stdout).
-int describe_command(const SpecArgs& args, const std::string& json_out, std::ostream& out,
+// latencies and deadlock check, and whether they are exact or from a sample;
+// with opts.json_out, also writes them as JSON. A progress line goes to err
+// while the routes take more than a second to trace.
+int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ostream& out,
                      std::ostream& err);
 
 // Loads the spec (exit 2 on any problem, nothing starts) and hands it with

@@ -17,6 +17,7 @@
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/core/rng.h"
 #include "dataplane/endpoint/nic.h"
+#include "dataplane/engine/engine_memory.h"
 #include "dataplane/engine/engine_sizing.h"
 #include "dataplane/link/link.h"
 #include "dataplane/router/input_queued.h"
@@ -126,7 +127,6 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
   for (const auto& r : f.routers) max_ports = std::max<uint32_t>(max_ports, r.ports.size());
   for (uint32_t v = 0; v < nv && v < kMaxVcs; v++) maxcap = std::max(maxcap, f.vc_buffer_units[v]);
   const uint32_t qcap = fifo_entries(maxcap, cfg.format.min_units);
-  const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
   const uint32_t sqp = cfg.source_queue_packets;
   const bool ports = !spec.ports.empty();
   const uint64_t obj =
@@ -138,40 +138,39 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
   MemoryEstimate m;
   auto add = [&](MemoryPart p) { m.parts.push_back(std::move(p)); };
 
-  // Per worker, as Engine::setup_worker allocates.
+  // Per worker, as Engine::setup_worker allocates. Reassembly tables only
+  // where a message can span packets.
+  uint32_t largest = cfg.reply_fraction > 0 ? cfg.reply_bytes : 0;
+  for (uint32_t b : cfg.size_bytes) largest = std::max(largest, b);
+  const bool segmented = ports || largest > cfg.format.max_payload_bytes();
   uint64_t routers_b = 0, fifo_b = 0, links_b = 0, eps_b = 0, srcq_b = 0, pool_start = 0,
            pool_max = 0, staged_b = 0;
   for (int w = 0; w < nw; w++) {
     uint32_t nlr = 0;
-    uint64_t outs = 0, owned = 0, bufs = kPoolSlackBuffers;
+    uint64_t outs = 0, owned = 0;
     for (size_t r = 0; r < f.routers.size(); r++) {
       if (cfg.router_worker[r] != w) continue;
       nlr++;
-      for (const auto& p : f.routers[r].ports) {
-        if (!p.connected()) continue;
-        outs++;
-        for (uint32_t v = 0; v < nv; v++)
-          bufs += pool_buffers_per_output_vc(f.vc_buffer_units[v], minu);
-      }
+      for (const auto& p : f.routers[r].ports) outs += p.connected();
     }
     for (const auto& e : f.endpoints) owned += cfg.router_worker[e.router] == w;
-    bufs += owned * pool_buffers_per_endpoint(sqp);
     const uint64_t nout = uint64_t(nlr) * max_ports;
-    routers_b +=
-        InputQueuedRouter::state_bytes(nlr, max_ports, nv, cfg.input_speedup) + nlr * sizeof(Rng);
+    routers_b += InputQueuedRouter::state_bytes(nlr, max_ports, nv, cfg.input_speedup) +
+                 nlr * sizeof(Rng);
     fifo_b += InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap);
     links_b += nout * (sizeof(OutLink) + sizeof(InLink) + nv * sizeof(SenderVc)) +
                nlinks * sizeof(LinkStats);
     eps_b += nep * sizeof(Nic) +
-             owned * (nv * sizeof(CreditCounter) + kReassemblySlots * (sizeof(uint64_t) + 2));
+             owned * (nv * sizeof(CreditCounter) +
+                      (segmented ? kReassemblySlots * (sizeof(uint64_t) + 2) : 0));
     srcq_b += owned * 2 * SourceQueue::slots(sqp) * sizeof(rte_mbuf*);
     staged_b += (uint64_t(nw) + 1) * kStagedEvents * sizeof(Event) +
                 TimingWheel::kSlots * 2 * sizeof(uint32_t) +
                 (owned + outs) * 2 * (sizeof(Event) + sizeof(uint32_t));
-    const uint64_t limit = pool_limit(bufs);
-    pool_start += grown_pool_bytes(pool_first_buffers(ports),
-                                   std::min<uint64_t>(limit, pool_first_buffers(ports)), obj);
-    pool_max += grown_pool_bytes(pool_first_buffers(ports), limit, obj);
+    const uint64_t limit = worker_buffer_limit(cfg, f, w);  // the engine's pool bound
+    const uint64_t first = std::min<uint64_t>(limit, pool_first_buffers(ports));
+    pool_start += grown_pool_bytes(first, first, obj);
+    pool_max += grown_pool_bytes(first, limit, obj);
   }
   add({"source queues",
        fmt::format("{} endpoints x 2 queues x {} slots (run.source_queue_packets {})", nep,
@@ -194,12 +193,6 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
        false, with_size({"run.workers"})});
   add({"events", "timing wheels and the events staged between workers", staged_b, staged_b, false,
        with_size({"run.workers"})});
-  // The JSON report (runner.cpp report_json) holds an object per link and
-  // per link and VC; nlohmann's maps of strings take about 1 kB and 800 B
-  // for them (measured with heaptrack on t3e 8x8x8: 20 MB for 4096 links).
-  const uint64_t report = nlinks * (1000 + 800 * uint64_t(nv));
-  add({"JSON report", fmt::format("{} links x {} VCs of statistics", nlinks, nv), report, report,
-       false, with_size({})});
   const RoutingInfo* routing = Registry::get().routing(spec.topology.family, spec.routing);
   const uint64_t tables = routing && routing->table_bytes ? routing->table_bytes(f) : 0;
   add({"routing tables",
@@ -231,19 +224,17 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
          true,
          {"ports"}});
   }
-  // DPDK keeps a page descriptor per 4 kB of the memory it takes without
-  // hugepages; pools come out of that memory, so it caps them.
+  // Without hugepages DPDK takes -m megabytes of ordinary memory, sized to
+  // the run (runner.h dpdk_memory_mb), and keeps a descriptor per 4 kB page
+  // of it; the pools come out of it.
   const bool huge = eal_hugepages_wanted();
-  m.dpdk_cap_bytes = huge ? 0 : uint64_t(eal_no_huge_memory_mb()) << 20;
-  const uint64_t memsegs = huge ? 0 : (m.dpdk_cap_bytes / 4096) * sizeof(rte_memseg);
+  const int dpdk_mb = huge ? 0 : eal_no_huge_memory_mb(dpdk_memory_mb(spec, cfg, f));
+  m.dpdk_cap_bytes = uint64_t(dpdk_mb) << 20;
+  const uint64_t memsegs = (m.dpdk_cap_bytes / 4096) * sizeof(rte_memseg);
   add({"process and DPDK start-up",
        huge ? std::string("code, libraries, DPDK with hugepages")
-            : fmt::format("code, libraries, DPDK's page table for its {} MB (FABEMU_DPDK_MEM_MB)",
-                          eal_no_huge_memory_mb()),
-       kProcessBytes + memsegs,
-       kProcessBytes + memsegs,
-       false,
-       {}});
+            : fmt::format("code, libraries, DPDK's page table for its {} MB", dpdk_mb),
+       kProcessBytes + memsegs, kProcessBytes + memsegs, false, {}});
 
   std::stable_sort(m.parts.begin(), m.parts.end(), [](const MemoryPart& a, const MemoryPart& b) {
     return a.max_bytes > b.max_bytes;

@@ -17,6 +17,7 @@
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/crc16.h"
 #include "dataplane/core/eal.h"
+#include "dataplane/engine/engine_memory.h"
 #include "dataplane/ethernet/eth_port.h"
 #include "dataplane/ethernet/ether.h"
 
@@ -38,25 +39,13 @@ Pattern pattern_of(const std::string& s) {
   return it->second;
 }
 
+// flatfly: YARC phits (the paper's packets are abstract; its authors built YARC).
 CodecKind codec_of(const Spec& spec) {
-  if (spec.profile == "yarc") return CodecKind::yarc;
+  if (spec.profile == "yarc" || spec.profile == "flatfly") return CodecKind::yarc;
   if (spec.profile == "t3e") return CodecKind::t3e;
-  return spec.topology.family == "clos" ? CodecKind::yarc : CodecKind::t3e;
+  return spec.topology.family == "torus" ? CodecKind::t3e : CodecKind::yarc;
 }
 
-double ps_to_ns(double ps) { return ps / 1000.0; }
-
-nlohmann::json histogram_ns(const LatencyHistogram& h) {
-  nlohmann::json j;
-  j["count"] = h.count;
-  j["mean"] = ps_to_ns(h.mean());
-  j["min"] = h.count ? ps_to_ns(double(h.min)) : 0.0;
-  j["p50"] = ps_to_ns(double(h.percentile(50)));
-  j["p99"] = ps_to_ns(double(h.percentile(99)));
-  j["p999"] = ps_to_ns(double(h.percentile(99.9)));
-  j["max"] = ps_to_ns(double(h.max));
-  return j;
-}
 
 }  // namespace
 
@@ -69,6 +58,42 @@ std::vector<int> place_routers(const Fabric& fabric, int workers) {
     for (size_t i = 0; i < ids.size(); i++)
       place[ids[i]] = static_cast<int>(i * workers / ids.size());
   return place;
+}
+
+int dpdk_memory_mb(const Spec& spec, const EngineConfig& cfg, const Fabric& fabric) {
+  // The ports are not open yet: size their frames for jumbo MTUs.
+  EngineConfig c = cfg;
+  for (const auto& pb : spec.ports) {
+    PortEndpointConfig pc;
+    pc.endpoint = static_cast<uint32_t>(pb.endpoint);
+    pc.queue_frames = static_cast<uint32_t>(pb.queue_frames);
+    pc.max_frame_bytes = 9000 + kEthHeaderBytes;
+    c.ports.push_back(pc);
+  }
+  // A quarter more for the pools' own overhead and the devices' queues.
+  const double mb = double(dpdk_bytes_needed(c, fabric)) * 1.25 / double(1 << 20);
+  return static_cast<int>(std::ceil(mb)) + 64;
+}
+
+std::vector<std::vector<int>> place_workers(const Spec& spec) {
+  const std::vector<int> allowed = allowed_cpus();
+  std::vector<std::vector<int>> cpus(static_cast<size_t>(spec.run.workers));
+  if (spec.run.cores.empty()) {
+    // Any allowed CPU: the kernel spreads busy threads, so two runs on one
+    // machine do not share a core while another idles.
+    for (auto& c : cpus) c = allowed;
+    return cpus;
+  }
+  for (size_t i = 0; i < cpus.size() && i < spec.run.cores.size(); i++) {
+    const int c = spec.run.cores[i];
+    if (!std::binary_search(allowed.begin(), allowed.end(), c))
+      throw std::runtime_error(fmt::format(
+          "run.cores[{}] is CPU {}, which this process may not use (allowed: {}; see taskset "
+          "or the cgroup's cpuset): choose among those",
+          i, c, cpu_list_text(allowed)));
+    cpus[i] = {c};
+  }
+  return cpus;
 }
 
 EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
@@ -104,165 +129,12 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.time_scale = spec.run.time_scale;
   c.duration_s = spec.run.duration_s;
   c.lateness_bound_ps = ns_to_ps(spec.run.lateness_bound_ns);
+  c.overload_bound_ps = ns_to_ps(spec.run.overload_bound_ns);
+  c.overload = spec.run.overload == "shed" ? Overload::shed
+               : spec.run.overload == "stop" ? Overload::stop
+                                             : Overload::warn;
   c.mac_aging_s = spec.run.mac_aging_s;
   return c;
-}
-
-nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
-                           const RunStats& st) {
-  using nlohmann::json;
-  json j;
-  const double E = double(fabric.endpoints.size());
-  const ps_t inj_unit = fabric.endpoints.empty() ? 1 : fabric.endpoints[0].unit_ps;
-  const double window = double(st.measure_end_ps - st.measure_start_ps);
-  const double capacity_units = E * window / double(inj_unit);  // injection bandwidth, in units
-  j["fabric"] = {{"name", fabric.name},
-                 {"topology", fabric.topology},
-                 {"routing", fabric.routing},
-                 {"profile", spec.profile},
-                 {"routers", fabric.routers.size()},
-                 {"endpoints", fabric.endpoints.size()},
-                 {"vcs", fabric.num_vcs},
-                 {"unit", fabric.unit_name},
-                 {"unit_bits", fabric.unit_bits},
-                 {"unit_ns", ps_to_ns(double(inj_unit))}};
-  j["run"] = {{"mode", spec.run.mode},
-              {"seed", spec.run.seed},
-              {"workers", spec.run.workers},
-              {"warmup_ns", spec.run.warmup_ns},
-              {"measure_ns", spec.run.measure_ns},
-              {"drain_ns", spec.run.drain_ns},
-              {"end_ns", ps_to_ns(double(st.end_ps))},
-              {"drained", st.drained},
-              {"interrupted", st.interrupted}};
-  j["traffic"] = {{"pattern", spec.traffic.pattern},
-                  {"load", spec.traffic.load},
-                  {"process", spec.traffic.process},
-                  {"reply_fraction", spec.traffic.reply_fraction}};
-  j["offered_load"] = capacity_units > 0 ? double(st.offered_units) / capacity_units : 0.0;
-  j["accepted_load"] = capacity_units > 0 ? double(st.accepted_units) / capacity_units : 0.0;
-  j["generated_messages"] = st.generated_messages;
-  j["injected_packets"] = st.injected_packets;
-  j["delivered_packets"] = st.delivered_packets;
-  j["delivered_messages"] = st.delivered_messages;
-  j["measured_packets"] = {{"injected", st.measured_injected}, {"delivered", st.measured_delivered}};
-  uint64_t dropped = 0;
-  json reasons = json::object();
-  for (int i = 0; i < static_cast<int>(DropReason::count); i++) {
-    reasons[drop_reason_name(static_cast<DropReason>(i))] = st.drops[i];
-    dropped += st.drops[i];
-  }
-  j["dropped_packets"] = {{"total", dropped}, {"reasons", reasons}};
-  j["latency_ns"] = histogram_ns(st.latency_ps);
-  j["network_latency_ns"] = histogram_ns(st.network_latency_ps);
-  j["hops"] = {{"mean", st.hops.mean()}, {"max", st.hops.count ? st.hops.max : 0}};
-  // Per link and per VC.
-  json links = json::array();
-  std::vector<uint64_t> vc_packets(fabric.num_vcs, 0), vc_units(fabric.num_vcs, 0);
-  std::vector<uint32_t> vc_peak(fabric.num_vcs, 0);
-  std::vector<uint64_t> vc_stall(fabric.num_vcs, 0);
-  uint64_t total_stalls = 0;
-  for (const auto& l : st.links) {
-    json lj;
-    if (l.router >= 0) {
-      lj["from"] = {{"router", l.router}, {"port", l.port}};
-      if (l.peer_router >= 0)
-        lj["to"] = {{"router", l.peer_router}, {"port", l.peer_port}};
-      else
-        lj["to"] = {{"endpoint", l.endpoint}};
-    } else {
-      lj["from"] = {{"endpoint", l.endpoint}};
-      lj["to"] = {{"router", l.peer_router}, {"port", l.peer_port}};
-    }
-    lj["packets"] = l.packets;
-    lj[fabric.unit_name + "s"] = l.units;
-    lj["utilisation"] = window > 0 ? double(l.busy_ps) / window : 0.0;
-    lj["credit_stalls"] = l.credit_stalls;
-    total_stalls += l.credit_stalls;
-    json vcs = json::array();
-    for (int v = 0; v < fabric.num_vcs; v++) {
-      vcs.push_back({{"vc", v},
-                     {"packets", l.vc_packets[v]},
-                     {fabric.unit_name + "s", l.vc_units[v]},
-                     {"peak_occupancy", l.vc_peak_occupancy[v]}});
-      vc_packets[v] += l.vc_packets[v];
-      vc_units[v] += l.vc_units[v];
-      vc_peak[v] = std::max(vc_peak[v], l.vc_peak_occupancy[v]);
-    }
-    lj["vcs"] = vcs;
-    links.push_back(lj);
-  }
-  j["links"] = links;
-  json vcs = json::array();
-  uint64_t all_units = 0;
-  for (int v = 0; v < fabric.num_vcs; v++) all_units += vc_units[v];
-  for (int v = 0; v < fabric.num_vcs; v++)
-    vcs.push_back({{"vc", v},
-                   {"packets", vc_packets[v]},
-                   {fabric.unit_name + "s", vc_units[v]},
-                   {"share", all_units ? double(vc_units[v]) / double(all_units) : 0.0},
-                   {"buffer_units", fabric.vc_buffer_units[v]},
-                   {"peak_occupancy", vc_peak[v]}});
-  j["vcs"] = vcs;
-  j["credit_stalls"] = total_stalls;
-  j["invariants"] = {{"checks", st.invariant_checks},
-                     {"credit_conservation", st.invariant_failure.empty() ? "ok" : st.invariant_failure}};
-  if (!st.ports.empty() || st.realtime) {
-    json ports = json::array();
-    for (const PortStats& p : st.ports) {
-      json drops = json::object();
-      uint64_t total = 0;
-      for (int i = 0; i < static_cast<int>(FrameDrop::count); i++) {
-        drops[frame_drop_name(static_cast<FrameDrop>(i))] = p.drops[i];
-        total += p.drops[i];
-      }
-      ports.push_back({{"name", p.name},
-                       {"device", p.device},
-                       {"dpdk_port", p.port_id},
-                       {"endpoint", p.endpoint},
-                       {"vlan", p.vlan},
-                       {"rx_frames", p.rx_frames},
-                       {"rx_bytes", p.rx_bytes},
-                       {"tx_frames", p.tx_frames},
-                       {"tx_bytes", p.tx_bytes},
-                       {"flooded", p.flooded},
-                       {"fabric_frames", p.fabric_frames},
-                       {"macs_learned", p.macs_learned},
-                       {"mac_moves", p.mac_moves},
-                       {"mac_table_full", p.mac_table_full},
-                       {"dropped", total},
-                       {"drops", drops},
-                       {"frame_latency_ns", histogram_ns(p.frame_latency_ps)},
-                       {"frame_hops", {{"mean", p.frame_hops.mean()},
-                                       {"max", p.frame_hops.count ? p.frame_hops.max : 0}}}});
-    }
-    j["ports"] = ports;
-  }
-  if (st.realtime) {
-    json workers = json::array();
-    for (size_t w = 0; w < st.worker_lateness_ps.size(); w++) {
-      json h = histogram_ns(st.worker_lateness_ps[w]);
-      h["worker"] = w;
-      workers.push_back(h);
-    }
-    json late = histogram_ns(st.lateness_ps);
-    late["bound"] = ps_to_ns(double(st.lateness_bound_ps));
-    late["over_bound"] = st.events_over_bound;
-    j["realtime"] = {{"time_scale", st.time_scale},
-                     {"wall_s", st.wall_s},
-                     {"emulated_ns", ps_to_ns(double(st.end_ps))},
-                     {"lateness_ns", late},
-                     {"poll_gap_ns", histogram_ns(st.poll_gap_ps)},
-                     {"worker_lateness_ns", workers}};
-  }
-  j["performance"] = {{"wall_s", st.wall_s},
-                      {"events", st.events},
-                      {"packet_hops", st.packet_hops},
-                      {"packet_hops_per_s", st.wall_s > 0 ? double(st.packet_hops) / st.wall_s : 0.0},
-                      {"packet_hops_per_s_per_worker",
-                       st.wall_s > 0 ? double(st.packet_hops) / st.wall_s / cfg.workers : 0.0}};
-  if (!st.error.empty()) j["error"] = st.error;
-  return j;
 }
 
 namespace {
@@ -315,7 +187,8 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
 }  // namespace
 
 RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&)>& tweak,
-                        const std::vector<std::string>& eal_args, const PrepareEngine& prepare) {
+                        const std::vector<std::string>& eal_args, const PrepareEngine& prepare,
+                        bool per_link_json) {
   const TopologyInfo* topo = Registry::get().topology(spec.topology.family);
   if (!topo) throw std::runtime_error("unknown topology family '" + spec.topology.family + "'");
   const RoutingInfo* routing = Registry::get().routing(spec.topology.family, spec.routing);
@@ -330,17 +203,19 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   bool pci = false;
   for (const auto& p : spec.ports) pci = pci || device_is_pci(p.device);
   for (const auto& a : eal) pci = pci || a.rfind("-a", 0) == 0 || a.rfind("--allow", 0) == 0;
-  if (!eal_ensure(std::max(1, spec.run.workers), &err, eal, pci)) throw std::runtime_error(err);
+  EngineConfig cfg = make_engine_config(spec, res.fabric);
+  if (!eal_ensure(std::max(1, spec.run.workers), &err, eal, pci, dpdk_memory_mb(spec, cfg, res.fabric)))
+    throw std::runtime_error(err);
   crc16_init();  // after the EAL: picks the vector CRC path the CPU supports
   OpenPorts open;
-  EngineConfig cfg = make_engine_config(spec, res.fabric);
+  cfg.worker_cpus = place_workers(spec);
   cfg.ports = open_ports(spec, &open);
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
   if (prepare) prepare(*engine, *routing, res.fabric);
   res.stats = engine->run();
-  res.json = report_json(spec, res.fabric, cfg, res.stats);
+  res.json = report_json(spec, res.fabric, cfg, res.stats, per_link_json);
   return res;
 }
 
@@ -364,6 +239,12 @@ std::string ns_text(uint64_t ps) {
   return fmt::format("{:.0f} ns", double(ps) / 1e3);
 }
 
+uint64_t shed_frames(const RunStats& st) {
+  uint64_t n = 0;
+  for (const PortStats& p : st.ports) n += p.drops[static_cast<int>(FrameDrop::shed_overload)];
+  return n;
+}
+
 }  // namespace
 
 int run_command(const Spec& spec, const RunOptions& opts) {
@@ -379,6 +260,23 @@ int run_command(const Spec& spec, const RunOptions& opts) {
         spec,
         [&](EngineConfig& c) {
           c.stop = &g_stop;
+          // Said at once (also with --quiet): from here the fabric's timing is
+          // not the spec's, and the policy says what happens next.
+          c.on_overload = [&spec](ps_t behind) {
+            fmt::print(stderr,
+                       "[fabemu] WARNING: the real-time run is {} behind the wall clock "
+                       "(run.overload_bound_ns {}): {}\n",
+                       ns_text(behind), ns_text(ns_to_ps(spec.run.overload_bound_ns)),
+                       spec.run.overload == "stop"
+                           ? "stopping (run.overload: stop)"
+                       : spec.run.overload == "shed"
+                           ? "shedding new port frames and synthetic messages until it catches up "
+                             "(run.overload: shed)"
+                           : "its timing is distorted from here (run.overload: warn; shed or stop "
+                             "are the alternatives). Raise run.time_scale, lower the load, or add "
+                             "workers");
+            std::fflush(stderr);
+          };
           if (realtime && !opts.quiet) {
             if (eal_no_huge())
               fmt::print(stderr, "[fabemu] no free hugepages: DPDK runs with --no-huge (ordinary memory)\n");
@@ -427,7 +325,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
             std::fflush(stderr);
           };
         },
-        opts.eal_args);
+        opts.eal_args, nullptr, /*per_link_json=*/ !opts.json_out.empty());
   } catch (const std::exception& e) {
     fmt::print(stderr, "fabemu run: {}\n", e.what());
     return 1;
@@ -453,7 +351,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
     auto lat = j["latency_ns"];
     fmt::print(
         "fabric     {} ({} routers, {} endpoints, {} VCs, {}s of {} bits)\n"
-        "traffic    {} at offered load {:.3f}, seed {}\n"
+        "traffic    {} at offered load {:.3f} ({:.3f} refused by the source queues, {:.3f} entered the fabric), seed {}\n"
         "throughput accepted {:.3f} of injection bandwidth (offered {:.3f})\n"
         "packets    injected {}  delivered {}  dropped {}\n"
         "latency    mean {:.1f} ns  p50 {:.1f}  p99 {:.1f}  max {:.1f}  (network only: mean {:.1f})\n"
@@ -462,7 +360,8 @@ int run_command(const Spec& spec, const RunOptions& opts) {
         "speed      {:.2f} M packet-hops/s ({} worker{}), {:.2f} s wall for {:.1f} us emulated\n",
         res.fabric.name, res.fabric.routers.size(), res.fabric.endpoints.size(),
         res.fabric.num_vcs, res.fabric.unit_name, res.fabric.unit_bits, spec.traffic.pattern,
-        j["offered_load"].get<double>(), spec.run.seed, j["accepted_load"].get<double>(),
+        j["offered_load"].get<double>(), j["refused_load"].get<double>(),
+        j["entered_load"].get<double>(), spec.run.seed, j["accepted_load"].get<double>(),
         j["offered_load"].get<double>(), st.injected_packets, st.delivered_packets,
         j["dropped_packets"]["total"].get<uint64_t>(), lat["mean"].get<double>(),
         lat["p50"].get<double>(), lat["p99"].get<double>(), lat["max"].get<double>(),
@@ -495,6 +394,12 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                  st.events_over_bound, st.lateness_ps.count, ns_text(st.lateness_bound_ps),
                  ns_text(st.poll_gap_ps.percentile(50)), ns_text(st.poll_gap_ps.percentile(99)),
                  ns_text(st.poll_gap_ps.max));
+      if (st.overload_episodes)
+        fmt::print("overload   {} time(s) more than {} behind the wall clock (max {}), run.overload: {}; "
+                   "{} messages and {} frames shed\n",
+                   st.overload_episodes, ns_text(ns_to_ps(spec.run.overload_bound_ns)),
+                   ns_text(st.max_behind_ps), spec.run.overload,
+                   st.drops[static_cast<int>(DropReason::shed_overload)], shed_frames(st));
       if (st.events_over_bound)
         fmt::print(stderr,
                    "fabemu run: WARNING: {} events ran later than run.lateness_bound_ns ({}) "
@@ -503,9 +408,33 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                    st.events_over_bound, ns_text(st.lateness_bound_ps), ns_text(st.lateness_ps.max));
     }
   }
+  if (!opts.quiet) {
+    for (size_t i = 0; i < st.worker_preempted.size(); i++) {
+      // A worker with a CPU of its own is preempted a few times a second at
+      // most; one sharing its CPU with another busy thread, hundreds.
+      const double rate = st.wall_s > 0 ? double(st.worker_preempted[i]) / st.wall_s : 0;
+      if (st.worker_preempted[i] >= 20 && rate > 20)
+        fmt::print(stderr,
+                   "fabemu run: note: worker {} lost its CPU {} times ({:.0f}/s) to other "
+                   "threads on CPU(s) {}: the run was slower{}. Give each worker a CPU of its "
+                   "own (run.cores, taskset) or run fewer things at once\n",
+                   i, st.worker_preempted[i], rate,
+                   i < st.worker_cpus.size() ? cpu_list_text(st.worker_cpus[i]) : "?",
+                   st.realtime ? " and late" : " (the figures are unaffected)");
+    }
+  }
   if (!st.error.empty()) {
     fmt::print(stderr, "fabemu run: the emulation broke down: {}\n", st.error);
     return 1;
+  }
+  if (st.overload_stopped) {
+    fmt::print(stderr,
+               "fabemu run: stopped because the run fell {} behind the wall clock (more than "
+               "run.overload_bound_ns, run.overload: stop); what was measured until then is "
+               "reported{}\n",
+               ns_text(st.max_behind_ps),
+               opts.json_out.empty() ? "" : " (the JSON report says \"overload\": {\"stopped\": true})");
+    return 3;
   }
   if (st.interrupted) {
     const int sig = g_stop_signal ? int(g_stop_signal) : SIGINT;

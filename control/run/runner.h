@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "control/run/report.h"
 #include "control/spec/spec.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/core/fabric.h"
@@ -26,6 +27,16 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric);
 // each rank (Clos).
 std::vector<int> place_routers(const Fabric& fabric, int workers);
 
+// The CPUs each worker may run on: run.cores (one each, checked against the
+// CPUs this process may use; throws std::runtime_error naming the first that
+// is not) or, without it, every allowed CPU for every worker.
+std::vector<std::vector<int>> place_workers(const Spec& spec);
+
+// DPDK memory (MB) the run may use: its packet pools at their limits
+// (dataplane/engine/engine_memory.h), ports sized for jumbo frames, plus
+// overhead; what the EAL is started with when there are no hugepages.
+int dpdk_memory_mb(const Spec& spec, const EngineConfig& cfg, const Fabric& fabric);
+
 struct RunResult {
   Fabric fabric;
   RunStats stats;
@@ -43,11 +54,8 @@ using PrepareEngine = std::function<void(EngineBase&, const RoutingInfo&, const 
 RunResult run_emulation(const Spec& spec,
                         const std::function<void(EngineConfig&)>& tweak = nullptr,
                         const std::vector<std::string>& eal_args = {},
-                        const PrepareEngine& prepare = nullptr);
+                        const PrepareEngine& prepare = nullptr, bool per_link_json = true);
 
-// The JSON report of a finished run.
-nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
-                           const RunStats& st);
 
 // The CLI entry: runs, prints progress and a summary, writes JSON. Returns the
 // process exit status (0 ok, 1 run failed or did not drain, 2 bad input).

@@ -10,6 +10,17 @@ const std::vector<ProfileInfo>& profiles() {
       {"yarc", "Cray BlackWidow: folded Clos of radix-64 YARC routers, 24-bit phits, 2 VCs",
        "Scott et al., \"The BlackWidow High-Radix Clos Network\", ISCA 2006",
        ProfileInfo::Column::yarc, false},
+      // The paper's packets are abstract single flits and its router a
+      // single-cycle one: the link, router latency and packet format are
+      // YARC's (Kim, Dally and Abts built YARC), one packet standing for one
+      // of the paper's flits.
+      {"flatfly",
+       "flattened butterfly: k-ary n-flat of high-radix routers, min or val routing; YARC "
+       "links, pipeline and 24-bit phit packets",
+       "Kim, Dally & Abts, \"Flattened Butterfly: A Cost-Efficient Topology for High-Radix "
+       "Networks\", ISCA 2007 (sections 2-3); link, router latency and YARC phit codec from Scott "
+       "et al., ISCA 2006",
+       ProfileInfo::Column::flatfly, false},
       // Starts from the T3E numbers (a complete, consistent set) but makes the
       // user say which topology they mean, so that a custom fabric is never a
       // T3E by accident.

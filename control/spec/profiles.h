@@ -14,7 +14,7 @@ struct ProfileInfo {
   std::string_view machine;  // what it models
   std::string_view source;   // the paper the defaults come from
   // Which default column of the field table the profile starts from.
-  enum class Column { t3e, yarc } column;
+  enum class Column { t3e, yarc, flatfly } column;
   // The profile names no topology of its own: the spec must give
   // topology.family.
   bool needs_family = false;

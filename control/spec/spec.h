@@ -53,14 +53,16 @@ struct SpecOrigin {
 
 struct Spec {
   std::string file;          // where it came from (for messages)
-  std::string profile = "t3e";  // t3e | yarc | custom
+  std::string profile = "t3e";  // t3e | yarc | flatfly | custom
 
   struct Topology {
-    std::string family;                  // "torus" (t3e) | "clos" (yarc)
+    std::string family;                  // "torus" (t3e) | "clos" (yarc) | "flatfly"
     std::array<int, 3> dims{4, 4, 4};    // torus kx, ky, kz
     int rank = 1;                        // clos rank: 1 or 2
     int endpoints = 32;                  // clos endpoints
     int endpoints_per_router = 1;        // torus endpoints per router
+    int k = 32;                          // flatfly: routers per dimension, endpoints per router
+    int n = 2;                           // flatfly: k-ary n-flat, N = k^n endpoints
   } topology;
 
   struct Link {
@@ -121,6 +123,9 @@ struct Spec {
     double time_scale = 1.0;           // wall ns per emulated ns (10: the fabric runs 10x slower)
     double duration_s = 0;             // wall seconds to run; 0: until SIGINT/SIGTERM
     double lateness_bound_ns = 1000;   // emulated ns an event may run late before the run warns
+    std::string overload = "warn";     // behind by more than overload_bound_ns: warn | shed | stop
+    double overload_bound_ns = 1e6;    // emulated ns a core may fall behind the wall clock
+    std::vector<int> cores;            // CPUs for the workers, in order; empty: any the process may use
     double mac_aging_s = 300;          // learned MAC addresses expire after this long unseen
     std::vector<std::string> eal;      // extra DPDK EAL arguments (e.g. --vdev=...)
   } run;

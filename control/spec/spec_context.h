@@ -37,6 +37,8 @@ constexpr int64_t kMaxMessageBytes = 65536;
 // The largest fabric the emulator sizes its tables for (BlackWidow's R3
 // scales to 32K processors).
 constexpr int64_t kMaxRouters = 32768;
+// Highest CPU number run.cores may name (glibc's cpu_set_t holds 1024).
+constexpr int64_t kMaxCpu = 1023;
 constexpr int kTorusDirections = 6;
 // Torus coordinates are bytes in the T3E routing tables.
 constexpr int64_t kMaxTorusRadix = 255;
@@ -325,6 +327,7 @@ struct Field {
   const char* unit;
   const char* t3e;
   const char* yarc;
+  const char* flatfly;
   const char* source;
   const char* help;
   ReadFn read;

@@ -102,6 +102,18 @@ void read_eal(Spec& s, const YAML::Node& n, const Ctx& c) {
   s.run.eal = std::move(v);
 }
 
+void read_cores(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of CPU numbers, one per worker, e.g. [2, 3]");
+  std::vector<int> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const int cpu = static_cast<int>(c.item(i).integer(n[i], 0, kMaxCpu));
+    if (std::find(v.begin(), v.end(), cpu) != v.end())
+      c.item(i).fail(n[i], fmt::format("CPU {} is listed twice: each worker needs a CPU of its own", cpu));
+    v.push_back(cpu);
+  }
+  s.run.cores = std::move(v);
+}
+
 // "02:00:00:00:00:01" (hex in either case) in lower case; fails on anything
 // that is not the unicast address of one host.
 std::string mac_address(const YAML::Node& n, const Ctx& c) {
@@ -241,20 +253,21 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
 // them out.
 #define T3E "[T3E]"
 #define BW "[BW]"
+#define FB "[FB]"
 
 // clang-format off
 const std::vector<Field>& fields() {
   static const std::vector<Field> table{
     // --- profile: read before every other key (its defaults come first).
-    {"profile", "string", "", "t3e", "yarc", "fabemu default (t3e)",
-     "which defaults to start from: t3e, yarc, or custom (t3e numbers, topology.family required)",
+    {"profile", "string", "", "t3e", "yarc", "flatfly", "fabemu default (t3e)",
+     "which defaults to start from: t3e, yarc, flatfly, or custom (t3e numbers, topology.family required)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.profile = c.one_of(n, profile_list()); }},
 
     // --- topology: read by the topology builders (control/topology).
-    {"topology.family", "string", "", "torus", "clos", T3E " §1; " BW " §2.2",
-     "topology family, as registered by the builders: torus, clos",
+    {"topology.family", "string", "", "torus", "clos", "flatfly", T3E " §1; " BW " §2.2; " FB " §2.1",
+     "topology family, as registered by the builders: torus, clos, flatfly",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.family = c.text(n); }},
-    {"topology.dims", "[int, int, int]", "routers", "[4, 4, 4]", "", T3E " §1 (up to 8x32x8)",
+    {"topology.dims", "[int, int, int]", "routers", "[4, 4, 4]", "", "", T3E " §1 (up to 8x32x8)",
      "torus size kx, ky, kz; each at least 2",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        c.expect_list(n, "three sizes [kx, ky, kz]");
@@ -269,167 +282,182 @@ const std::vector<Field>& fields() {
          s.topology.dims[i] = static_cast<int>(k);
        }
      }, "torus"},
-    {"topology.rank", "int", "", "", "1", BW " §2.2 (R1: 32 processors; R2: up to 1024)",
+    {"topology.rank", "int", "", "", "1", "", BW " §2.2 (R1: 32 processors; R2: up to 1024)",
      "clos rank: 1 (one stage, up to 32 endpoints) or 2 (33 to 1024 endpoints)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        const int64_t r = c.integer(n, std::numeric_limits<int32_t>::min(), kIntMax);
        if (r != 1 && r != 2) c.fail(n, fmt::format("clos rank {} is not supported: give 1 or 2", r));
        s.topology.rank = static_cast<int>(r);
      }, "clos"},
-    {"topology.endpoints", "int", "endpoints", "", "32", BW " §2.2",
+    {"topology.endpoints", "int", "endpoints", "", "32", "", BW " §2.2",
      "clos endpoints: 1..32 at rank 1, 33..1024 at rank 2",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints = static_cast<int>(c.integer(n, 1, kIntMax));
      }, "clos"},
-    {"topology.endpoints_per_router", "int", "endpoints", "1", "", T3E " §1 (one PE per router)",
+    {"topology.endpoints_per_router", "int", "endpoints", "1", "", "", T3E " §1 (one PE per router)",
      "torus endpoints attached to each router",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints_per_router = static_cast<int>(c.integer(n, 1, kMaxPorts - kTorusDirections));
      }, "torus"},
+    {"topology.k", "int", "routers", "", "", "32", FB " §3.2 (32-ary 2-flat)",
+     "flatfly: routers in each dimension, which is also the endpoints per router (concentration); at least 2",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.k = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly"},
+    {"topology.n", "int", "", "", "", "2", FB " §3.2 (N = 1024)",
+     "flatfly: a k-ary n-flat has k^n endpoints and k^(n-1) routers of radix n(k-1)+1 in n-1 dimensions; at least 2",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.n = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly"},
 
     // --- link: read by the topology builders to time each link.
-    {"link.lanes", "int", "lanes", "14", "3", T3E " §1 (14-bit phit); " BW " abstract (3 x 6.25 Gb/s)",
+    {"link.lanes", "int", "lanes", "14", "3", "3", T3E " §1 (14-bit phit); " BW " abstract (3 x 6.25 Gb/s)",
      "signal lanes per link direction",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lanes = static_cast<int>(c.integer(n, 1, 256)); }},
-    {"link.lane_gbps", "number", "Gb/s", "0.375", "6.25", T3E " §10 (375 MHz); " BW " §4.4",
+    {"link.lane_gbps", "number", "Gb/s", "0.375", "6.25", "6.25", T3E " §10 (375 MHz); " BW " §4.4",
      "raw signalling rate of one lane, 0.001 to 1000",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lane_gbps = c.bounded(n, 0.001, 1000, "a lane signals at least 1 Mb/s and at most 1000 Gb/s (the fastest SerDes lanes today run at about 200 Gb/s)"); }},
-    {"link.coding", "number", "", "1.0", "0.8", T3E " §10 (clock forwarded, no line code); " BW " §6 (16b20b)",
+    {"link.coding", "number", "", "1.0", "0.8", "0.8", T3E " §10 (clock forwarded, no line code); " BW " §6 (16b20b)",
      "line-coding efficiency, 0.01 to 1: payload bits per signalled bit",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.coding = c.bounded(n, 0.01, 1, "the fraction of signalled bits that carry data (8b/10b: 0.8)"); }},
-    {"link.phit_bits", "int", "bits", "14", "24", T3E " §1; " BW " §4.1",
+    {"link.phit_bits", "int", "bits", "14", "24", "24", T3E " §1; " BW " §4.1",
      "phit width",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.phit_bits = static_cast<int>(c.integer(n, 1, 1024)); }},
-    {"link.phits_per_unit", "int", "phits", "5", "1", T3E " §1 (flit = 5 phits, one per 13.3 ns); " BW " §4.2 (the phit is the flit)",
+    {"link.phits_per_unit", "int", "phits", "5", "1", "1", T3E " §1 (flit = 5 phits, one per 13.3 ns); " BW " §4.2 (the phit is the flit)",
      "phits per flow-control unit (flit); 1 when flow control counts phits",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.phits_per_unit = static_cast<int>(c.integer(n, 1, 64)); }},
-    {"link.wire_ns", "number", "ns", "5", "10", "assumption: " T3E " §10 cables up to ~1 m; " BW ": SerDes + a few metres of cable",
+    {"link.wire_ns", "number", "ns", "5", "10", "10", "assumption: " T3E " §10 cables up to ~1 m; " BW ": SerDes + a few metres of cable",
      "SerDes plus wire latency of one link, 0.001 (the clock tick) to 1e6; the t3e router latencies already include it",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.wire_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }},
 
     // --- router: read by the routing policies (pipeline latency per hop).
-    {"router.latency_ns", "number", "ns", "", "31.25", BW " §3 (25 stages at 800 MHz)",
+    {"router.latency_ns", "number", "ns", "", "31.25", "31.25", BW " §3 (25 stages at 800 MHz); flatfly: YARC's (" FB " §3.2 simulates a single-cycle router)",
      "router pipeline latency, input to output, 0.001 to 1e6",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "clos"},
-    {"router.straight_ns", "number", "ns", "40", "", T3E " Table 2",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "clos, flatfly"},
+    {"router.straight_ns", "number", "ns", "40", "", "", T3E " Table 2",
      "torus fall-through going straight, input pins to next input pins",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
-    {"router.turn_ns", "number", "ns", "80", "", T3E " Table 2",
+    {"router.turn_ns", "number", "ns", "80", "", "", T3E " Table 2",
      "torus fall-through when changing dimension",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.turn_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
-    {"router.endpoint_ns", "number", "ns", "133", "", T3E " Table 2",
+    {"router.endpoint_ns", "number", "ns", "133", "", "", T3E " Table 2",
      "torus fall-through at the source and destination routers",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.endpoint_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
-    {"router.radix", "int", "ports", "", "64", BW " §3",
+    {"router.radix", "int", "ports", "", "64", "", BW " §3",
      "router ports (clos)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.radix = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "clos"},
-    {"router.input_speedup", "int", "packets", "1", "1", "input-queued router with a separable allocator (inputs, then outputs)",
+    {"router.input_speedup", "int", "packets", "1", "1", "1", "input-queued router with a separable allocator (inputs, then outputs)",
      "packets one input port may send through the switch at the same time (its VCs share them); 1..4",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.input_speedup = static_cast<int>(c.integer(n, 1, 4)); }},
-    {"router.output_speedup", "int", "packets", "1", "1", "input-queued router: an output link serialises one packet at a time",
+    {"router.output_speedup", "int", "packets", "1", "1", "1", "input-queued router: an output link serialises one packet at a time",
      "packets one output may accept at the same time; only 1 until a router model with output buffers exists",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.output_speedup = static_cast<int>(c.integer(n, 1, 1)); }},
 
     // --- vcs: read by the engine (credits and buffers per port and VC).
-    {"vcs.count", "int", "VCs", "5", "2", T3E " §1 (5 VCs); " BW " §4.2 (request, response)",
+    {"vcs.count", "int", "VCs", "5", "2", "2", T3E " §1 (5 VCs); " BW " §4.2 (request, response); " FB " §3.1 (VAL: one VC per phase)",
      "virtual channels per port; the routing algorithm bounds it",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.count = static_cast<int>(c.integer(n, 1, kMaxVcs)); }},
-    {"vcs.buffer_units", "int", "flow units", "12", "256", T3E " §1 (12 flits); " BW " §4.2 (256 phits)",
+    {"vcs.buffer_units", "int", "flow units", "12", "256", "304", T3E " §1 (12 flits); " BW " §4.2 (256 phits); " FB " §3.2 (32 single-flit packets per port: 16 of 19 phits per VC)",
      "input buffer per port and VC; must hold a whole packet (virtual cut-through)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }},
-    {"vcs.adaptive_buffer_units", "int", "flow units", "22", "", T3E " §1 (22 flits)",
+    {"vcs.adaptive_buffer_units", "int", "flow units", "22", "", "", T3E " §1 (22 flits)",
      "input buffer of the torus adaptive VC",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.adaptive_buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }, "torus"},
 
     // --- routing: resolved once through the Registry.
-    {"routing", "string", "", "direction_order", "updown", T3E " §2.1; " BW " §5",
-     "routing algorithm for the family: torus: direction_order; clos: updown",
+    {"routing", "string", "", "direction_order", "updown", "min", T3E " §2.1; " BW " §5; " FB " §2.2",
+     "routing algorithm for the family: torus: direction_order; clos: updown; flatfly: min, val",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.
-    {"packet.max_units", "int", "flow units", "10", "19", T3E " Table 3 (vector put, 10 flits); " BW " §7.5 (19 phits)",
+    {"packet.max_units", "int", "flow units", "10", "19", "19", T3E " Table 3 (vector put, 10 flits); " BW " §7.5 (19 phits)",
      "longest packet, header included; longer messages are segmented",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.packet.max_units = static_cast<int>(c.integer(n, 1, 4096)); }},
-    {"packet.header_units", "int", "flow units", "2", "6", T3E " Table 3 (two header flits); " BW " §4.1 (head, hash, 4 transport phits)",
+    {"packet.header_units", "int", "flow units", "2", "6", "6", T3E " Table 3 (two header flits); " BW " §4.1 (head, hash, 4 transport phits)",
      "header units per packet (a 32-byte yarc write: 6 header + 12 data + 1 EOP = 19 phits)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.packet.header_units = static_cast<int>(c.integer(n, 1, 4096)); }},
 
     // --- traffic: read by the synthetic sources.
-    {"traffic.pattern", "string", "", "uniform", "uniform", "fabemu default",
+    {"traffic.pattern", "string", "", "uniform", "uniform", "uniform", "fabemu default",
      "destinations: uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.pattern = c.one_of(n, pattern_names()); }},
-    {"traffic.load", "number", "fraction", "0.3", "0.3", "fabemu default",
+    {"traffic.load", "number", "fraction", "0.3", "0.3", "0.3", "fabemu default",
      "offered load per endpoint as a fraction of its injection bandwidth, 1e-6 to 1; 0: no "
      "synthetic traffic (real time: only the ports' frames)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.load = c.bounded(n, 1e-6, 1, "below a millionth of the injection bandwidth an endpoint would wait longer than the engine's clock can count between messages", true); }},
-    {"traffic.process", "string", "", "bernoulli", "bernoulli", "fabemu default",
+    {"traffic.process", "string", "", "bernoulli", "bernoulli", "bernoulli", "fabemu default",
      "injection process: bernoulli (independent messages) or batch (batch_size at once)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.process = c.one_of(n, {"bernoulli", "batch"}); }},
-    {"traffic.batch_size", "int", "messages", "1", "1", "fabemu default",
+    {"traffic.batch_size", "int", "messages", "1", "1", "1", "fabemu default",
      "messages injected back to back by the batch process",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.batch_size = static_cast<int>(c.integer(n, 1, 65536)); }},
-    {"traffic.sizes", "list of int or {bytes, weight}", "bytes", "[64]", "[32]", T3E " Table 3 (vector put, 8 words); " BW " §4.1 (32-byte write)",
+    {"traffic.sizes", "list of int or {bytes, weight}", "bytes", "[64]", "[32]", "[32]", T3E " Table 3 (vector put, 8 words); " BW " §4.1 (32-byte write)",
      "message payload mix, e.g. [64] or [{bytes: 8, weight: 3}, {bytes: 64, weight: 1}]",
      read_sizes},
-    {"traffic.reply_fraction", "number", "fraction", "0.0", "0.0", "fabemu default",
+    {"traffic.reply_fraction", "number", "fraction", "0.0", "0.0", "0.0", "fabemu default",
      "fraction of messages that are requests answered by a response, in [0, 1]",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.reply_fraction = c.number(n, 0, false, 1, false); }},
-    {"traffic.reply_bytes", "int", "bytes", "8", "8", "fabemu default",
+    {"traffic.reply_bytes", "int", "bytes", "8", "8", "8", "fabemu default",
      "payload of each response",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.reply_bytes = static_cast<uint32_t>(c.integer(n, 1, kMaxMessageBytes)); }},
-    {"traffic.hotspot", "int", "endpoint", "0", "0", "fabemu default",
+    {"traffic.hotspot", "int", "endpoint", "0", "0", "0", "fabemu default",
      "the hot-spot endpoint of pattern hotspot",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.hotspot = static_cast<int>(c.integer(n, 0, kIntMax)); }},
-    {"traffic.hotspot_fraction", "number", "fraction", "0.1", "0.1", "fabemu default",
+    {"traffic.hotspot_fraction", "number", "fraction", "0.1", "0.1", "0.1", "fabemu default",
      "fraction of messages sent to the hot spot, in [0, 1]",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.hotspot_fraction = c.number(n, 0, false, 1, false); }},
 
     // --- run: read by the runner (control/run).
-    {"run.mode", "string", "", "virtual", "virtual", "fabemu default",
+    {"run.mode", "string", "", "virtual", "virtual", "virtual", "fabemu default",
      "virtual: synthetic traffic as fast as possible, deterministic for a seed; realtime: emulated time follows the TSC (required for ports)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.mode = c.one_of(n, {"virtual", "realtime"}); }},
-    {"run.seed", "int", "", "1", "1", "fabemu default",
+    {"run.seed", "int", "", "1", "1", "1", "fabemu default",
      "random seed; the same seed gives the same run",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.seed = c.uinteger(n); }},
-    {"run.warmup_ns", "number", "ns", "20000", "20000", "fabemu default",
+    {"run.warmup_ns", "number", "ns", "20000", "20000", "20000", "fabemu default",
      "emulated time before measurement starts, 0 to 1e10",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.warmup_ns = c.bounded(n, 0, kMaxRunNs, kRunWhy); }},
-    {"run.measure_ns", "number", "ns", "100000", "100000", "fabemu default",
+    {"run.measure_ns", "number", "ns", "100000", "100000", "100000", "fabemu default",
      "emulated time during which generated packets are measured, 0.001 to 1e10",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.measure_ns = c.bounded(n, kClockTickNs, kMaxRunNs, kRunWhy); }},
-    {"run.drain_ns", "number", "ns", "1000000", "1000000", "fabemu default",
+    {"run.drain_ns", "number", "ns", "1000000", "1000000", "1000000", "fabemu default",
      "longest emulated time to wait for measured packets after measurement, 0 to 1e10",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.drain_ns = c.bounded(n, 0, kMaxRunNs, kRunWhy); }},
-    {"run.workers", "int", "cores", "1", "1", "fabemu default",
+    {"run.workers", "int", "cores", "1", "1", "1", "fabemu default",
      "worker cores, each owning a share of the routers",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.workers = static_cast<int>(c.integer(n, 1, 1024)); }},
-    {"run.check_invariants", "bool", "", "false", "false", "fabemu default",
+    {"run.check_invariants", "bool", "", "false", "false", "false", "fabemu default",
      "check credit conservation at every event (slow; for tests)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.check_invariants = c.boolean(n); }},
-    {"run.progress_s", "number", "s", "1.0", "1.0", "fabemu default",
+    {"run.progress_s", "number", "s", "1.0", "1.0", "1.0", "fabemu default",
      "wall-clock period of the progress line, 0.01 to 1e6; 0 turns it off",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.progress_s = c.bounded(n, 0.01, kMaxWallS, "a progress line more often than every 10 ms floods the terminal", true); }},
-    {"run.source_queue_packets", "int", "packets", "256", "256", "fabemu default",
+    {"run.source_queue_packets", "int", "packets", "256", "256", "256", "fabemu default",
      "bound of each endpoint's source queue; messages beyond it are counted as dropped",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.source_queue_packets = static_cast<int>(c.integer(n, 1, 1 << 24)); }},
-    {"run.time_scale", "number", "wall ns per ns", "1", "1", "fabemu default",
+    {"run.time_scale", "number", "wall ns per ns", "1", "1", "1", "fabemu default",
      "realtime: wall-clock ns per emulated ns, 1 to 1e6; 10 runs the fabric ten times slower than the wall clock",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.time_scale = c.bounded(n, 1, 1e6, "at least the wall clock's pace, and at most a million times slower (a 10 ns hop then takes 10 ms)"); }},
-    {"run.duration_s", "number", "s", "0", "0", "fabemu default",
+    {"run.duration_s", "number", "s", "0", "0", "0", "fabemu default",
      "realtime: wall-clock seconds to run, 0.001 to 1e6; 0 runs until SIGINT or SIGTERM",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.duration_s = c.bounded(n, 0.001, kMaxWallS, kWallWhy, true); }},
-    {"run.lateness_bound_ns", "number", "ns", "1000", "1000", "fabemu default",
+    {"run.lateness_bound_ns", "number", "ns", "1000", "1000", "1000", "fabemu default",
      "realtime: how far an event may fall behind its emulated time before the run warns, 0.001 to 1e9",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.lateness_bound_ns = c.bounded(n, kClockTickNs, 1e9, "the engine's clock ticks in picoseconds (0.001 ns), and an event a second late is no emulation any more"); }},
-    {"run.mac_aging_s", "number", "s", "300", "300", "fabemu default",
+    {"run.mac_aging_s", "number", "s", "300", "300", "300", "fabemu default",
      "realtime: a MAC address learned on a port expires after this long unseen, 0.001 to 1e6",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.mac_aging_s = c.bounded(n, 0.001, kMaxWallS, kWallWhy); }},
-    {"run.eal", "list of strings", "", "[]", "[]", "fabemu default",
+    {"run.overload", "string", "", "warn", "warn", "warn", "fabemu default",
+     "realtime: when a worker falls more than run.overload_bound_ns behind the wall clock: warn (keep going, timing distorted), shed (refuse new port frames and synthetic messages, counted as shed_overload, until it catches up) or stop (end the run, exit status 3)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.overload = c.one_of(n, {"warn", "shed", "stop"}); }},
+    {"run.overload_bound_ns", "number", "ns", "1000000", "1000000", "1000000", "fabemu default",
+     "realtime: how far (emulated ns) a worker's oldest due event may be behind the wall clock before run.overload applies, 0.001 to 1e9",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.run.overload_bound_ns = c.bounded(n, kClockTickNs, 1e9, "the engine's clock ticks in picoseconds (0.001 ns), and a run a second behind is no emulation any more"); }},
+    {"run.cores", "list of int", "CPUs", "[]", "[]", "[]", "fabemu default",
+     "CPU of each worker, in worker order (as many as run.workers); []: the workers may run on any CPU this process is allowed (taskset, cgroups) and the kernel spreads them",
+     read_cores},
+    {"run.eal", "list of strings", "", "[]", "[]", "[]", "fabemu default",
      "extra DPDK EAL arguments, e.g. [\"--vdev=net_null0\"]; `fabemu run --eal` adds more after them",
      read_eal},
 
     // --- endpoints: optional explicit placement, read by the topology builders.
-    {"endpoints", "list of {id, router, port}", "", "[]", "[]", "fabemu default (the topology's own placement)",
+    {"endpoints", "list of {id, router, port}", "", "[]", "[]", "[]", "fabemu default (the topology's own placement)",
      "explicit endpoint placement; each id and each router port at most once",
      read_endpoint_map},
 
@@ -437,27 +465,27 @@ const std::vector<Field>& fields() {
     // The rows ports[].KEY are the keys of one binding: read_ports applies
     // their defaults (the same in both columns; an empty one: required) and
     // their readers fill s.ports.back().
-    {"ports", "list of {name, device, endpoint, vlan, macs, queue_frames}", "", "[]", "[]", "fabemu default (no ports)",
+    {"ports", "list of {name, device, endpoint, vlan, macs, queue_frames}", "", "[]", "[]", "[]", "fabemu default (no ports)",
      "DPDK ports whose hosts' Ethernet frames enter and leave the fabric, e.g. [{device: net_ring0, endpoint: 0}]; needs run.mode: realtime; a binding's keys: ports[].KEY",
      read_ports},
-    {"ports[].name", "string", "", "port<i>", "port<i>", "fabemu default",
+    {"ports[].name", "string", "", "port<i>", "port<i>", "port<i>", "fabemu default",
      "label of the binding in reports and messages, unique; `port<i>` is port0, port1, ... by position",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().name = c.text(n); }},
-    {"ports[].device", "string", "", "", "", "",
+    {"ports[].device", "string", "", "", "", "", "",
      "required: a DPDK port name, vdev arguments (\"net_af_packet0,iface=fe0\") or a PCI address; bindings may share one",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.ports.back().device = c.text(n, "a DPDK device (port name, vdev arguments or PCI address)");
      }},
-    {"ports[].endpoint", "int", "endpoint", "", "", "",
+    {"ports[].endpoint", "int", "endpoint", "", "", "", "",
      "required: the fabric endpoint the port attaches to; each endpoint is bound at most once",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().endpoint = static_cast<int>(c.integer(n, 0, kIntMax)); }},
-    {"ports[].vlan", "int", "VLAN id", "0", "0", "fabemu default",
+    {"ports[].vlan", "int", "VLAN id", "0", "0", "0", "fabemu default",
      "0: untagged frames; 1..4094: only the frames of this 802.1Q VLAN",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().vlan = static_cast<int>(c.integer(n, 0, 4094)); }},
-    {"ports[].macs", "list of MAC strings", "", "[]", "[]", "fabemu default",
+    {"ports[].macs", "list of MAC strings", "", "[]", "[]", "[]", "fabemu default",
      "unicast MACs (\"02:00:00:00:00:01\") of the hosts whose frames belong to this binding; bindings on the same device and VLAN need non-empty, disjoint lists",
      read_macs},
-    {"ports[].queue_frames", "int", "frames", "64", "64", "fabemu default",
+    {"ports[].queue_frames", "int", "frames", "64", "64", "64", "fabemu default",
      "ingress queue bound, 1..65536; frames beyond it are tail-dropped",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().queue_frames = static_cast<int>(c.integer(n, 1, 65536)); }},
   };
@@ -467,6 +495,7 @@ const std::vector<Field>& fields() {
 
 #undef T3E
 #undef BW
+#undef FB
 
 // Keys a spec may set directly (not the ports[].KEY rows of a list item).
 const Field* find_field(const std::string& path) {

@@ -25,6 +25,7 @@
 #include "control/spec/spec_fields.h"
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_yaml.h"
+#include "control/topology/flatfly.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec_check.h"
@@ -98,7 +99,9 @@ class Loader {
     Origin o{Origin::Kind::profile};
     o.profile = name;
     for (const auto& f : fields()) {
-      const char* def = p->column == ProfileInfo::Column::yarc ? f.yarc : f.t3e;
+      const char* def = p->column == ProfileInfo::Column::yarc      ? f.yarc
+                        : p->column == ProfileInfo::Column::flatfly ? f.flatfly
+                                                                    : f.t3e;
       if (!*def || is_item_key(f.path)) continue;
       Ctx c(&file_, &o, &origins_, f.path, f.help, YAML::Mark());
       f.read(s, YAML::Load(def), c);
@@ -259,6 +262,10 @@ class Loader {
                                    : "use rank 1 for 32 or fewer"));
     }
 
+    if (s.topology.family == "flatfly")
+      if (const std::string why = flatfly_size_problem(s.topology.k, s.topology.n); !why.empty())
+        blame({"topology.k", "topology.n"}, why);
+
     if (s.packet.header_units >= s.packet.max_units)
       blame({"packet.header_units", "packet.max_units"},
             fmt::format("{} header units leave no room for payload in a packet of at most {} "
@@ -281,6 +288,12 @@ class Loader {
             fmt::format("batch_size {} needs traffic.process: batch (bernoulli injects one "
                         "message at a time)",
                         s.traffic.batch_size));
+
+    if (!s.run.cores.empty() && static_cast<int>(s.run.cores.size()) != s.run.workers)
+      blame({"run.cores", "run.workers"},
+            fmt::format("run.cores lists {} CPU(s) for {} worker(s): give one CPU per worker, or "
+                        "leave run.cores out to let the workers run on any allowed CPU",
+                        s.run.cores.size(), s.run.workers));
 
     validate_ports(s, endpoints);
     validate_with_fabric(s, endpoints);
@@ -314,26 +327,35 @@ class Loader {
   // on a torus) is refused when the file or a --set gave it: ignoring it
   // would run another fabric than the one the user asked for.
   void validate_families(const Spec& s) const {
+    // Field::families is one family or a list ("clos, flatfly").
+    auto listed = [](const char* families, const std::string& family) {
+      const std::string list = std::string(", ") + families + ",";
+      return list.find(" " + family + ",") != std::string::npos;
+    };
     for (const Field& f : fields()) {
       if (!f.families || is_item_key(f.path)) continue;
       auto it = origins_.find(f.path);
       if (it == origins_.end() || it->second.kind == Origin::Kind::profile) continue;
-      if (s.topology.family == f.families) continue;
-      std::string hint = fmt::format("topology.family: {}", f.families);
+      if (listed(f.families, s.topology.family)) continue;
+      const bool several = std::string(f.families).find(',') != std::string::npos;
+      std::string hint = several ? fmt::format("topology.family to one of {}", f.families)
+                                 : fmt::format("topology.family: {}", f.families);
       const auto fam = origins_.find("topology.family");
       const bool family_by_profile =
           fam == origins_.end() || fam->second.kind == Origin::Kind::profile;
       for (const auto& p : profiles()) {
         const Field* ff = find_field("topology.family");
-        const char* def = p.column == ProfileInfo::Column::yarc ? ff->yarc : ff->t3e;
-        if (family_by_profile && !p.needs_family && f.families == std::string(def))
+        const char* def = p.column == ProfileInfo::Column::yarc      ? ff->yarc
+                          : p.column == ProfileInfo::Column::flatfly ? ff->flatfly
+                                                                     : ff->t3e;
+        if (family_by_profile && !p.needs_family && *def && listed(f.families, def))
           hint = fmt::format("profile: {} (or {})", p.name, hint);
       }
       blame({f.path},
-            fmt::format("{} applies to the {} family only, but this spec's topology.family is {} "
+            fmt::format("{} applies to the {} {} only, but this spec's topology.family is {} "
                         "(from {}): remove it, or set {}",
-                        f.path, f.families, printable(s.topology.family),
-                        origin_text(origins_, "topology.family"), hint));
+                        f.path, f.families, several ? "families" : "family",
+                        printable(s.topology.family), origin_text(origins_, "topology.family"), hint));
     }
   }
 
@@ -531,13 +553,18 @@ int64_t spec_endpoint_count(const Spec& s) {
     return n;
   }
   if (s.topology.family == "clos") return s.topology.endpoints;
+  if (s.topology.family == "flatfly" && flatfly_size_problem(s.topology.k, s.topology.n).empty()) {
+    int64_t n = 1;
+    for (int i = 0; i < s.topology.n; ++i) n *= s.topology.k;
+    return n;
+  }
   return -1;
 }
 
 std::vector<SpecFieldDoc> spec_field_docs() {
   std::vector<SpecFieldDoc> v;
   for (const auto& f : fields())
-    v.push_back({f.path, f.type, f.unit, f.t3e, f.yarc, f.source, f.help});
+    v.push_back({f.path, f.type, f.unit, f.t3e, f.yarc, f.flatfly, f.source, f.help});
   return v;
 }
 
@@ -549,20 +576,22 @@ std::string spec_reference_markdown() {
   out +=
       "\nSources: [T3E] Scott & Thorson, \"The Cray T3E Network: Adaptive Routing in a High "
       "Performance 3D Torus\", Hot Interconnects IV, 1996. [BW] Scott, Abts, Kim & Dally, \"The "
-      "BlackWidow High-Radix Clos Network\", ISCA 2006. A flow unit is the profile's flow-control "
-      "unit: a 70-bit flit (5 phits) for t3e, a 24-bit phit for yarc. An empty default means the "
+      "BlackWidow High-Radix Clos Network\", ISCA 2006. [FB] Kim, Dally & Abts, \"Flattened "
+      "Butterfly: A Cost-Efficient Topology for High-Radix Networks\", ISCA 2007. A flow unit is "
+      "the profile's flow-control unit: a 70-bit flit (5 phits) for t3e, a 24-bit phit for yarc "
+      "and flatfly. An empty default means the "
       "profile does not use the key; in the rows `ports[].KEY`, the keys of each item of "
       "`ports`, it means the key is required. `custom` takes the t3e column and requires "
       "`topology.family`.\n\n";
-  out += "| key | type | unit | t3e | yarc | source | meaning |\n";
-  out += "|---|---|---|---|---|---|---|\n";
+  out += "| key | type | unit | t3e | yarc | flatfly | source | meaning |\n";
+  out += "|---|---|---|---|---|---|---|---|\n";
   for (const auto& f : fields()) {
     auto code = [](const char* v) { return *v ? fmt::format("`{}`", v) : std::string(); };
     const std::string help =
         f.families ? fmt::format("{} ({} only)", f.help, f.families) : std::string(f.help);
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", f.path, md_cell(f.type),
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", f.path, md_cell(f.type),
                        md_cell(f.unit), md_cell(code(f.t3e)), md_cell(code(f.yarc)),
-                       md_cell(f.source), md_cell(help));
+                       md_cell(code(f.flatfly)), md_cell(f.source), md_cell(help));
   }
   return out;
 }

@@ -41,6 +41,7 @@ struct SpecFieldDoc {
   std::string unit;         // "ns", "Gb/s", "flow units", ...; empty if none
   std::string t3e_default;  // as YAML; empty: not used by the profile
   std::string yarc_default;
+  std::string flatfly_default;
   std::string source;  // where the default comes from (paper, table, section)
   std::string help;
 };

@@ -8,6 +8,7 @@
 
 #include "control/analysis/analysis.h"
 #include "control/spec/spec_error.h"
+#include "control/topology/fabric_parts.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/routing_registration.h"
@@ -62,15 +63,7 @@ Fabric build_clos(const Spec& spec) {
   const ps_t unit = unit_ps(spec);
   const ps_t wire = wire_ps(spec);
 
-  Fabric f;
-  f.name = fmt::format("yarc R{} {}", rank, e);
-  f.topology = "clos";
-  f.routing = spec.routing;
-  f.num_vcs = spec.vcs.count;
-  for (int v = 0; v < kMaxVcs; ++v)
-    f.vc_buffer_units[v] = v < f.num_vcs ? static_cast<uint32_t>(spec.vcs.buffer_units) : 0;
-  f.unit_bits = static_cast<uint32_t>(spec.link.phit_bits * spec.link.phits_per_unit);
-  f.unit_name = spec.link.phits_per_unit == 1 ? "phit" : "flit";
+  Fabric f = fabric_frame(spec, fmt::format("yarc R{} {}", rank, e), "clos");
 
   const int r1 = rank == 1 ? 1 : (e + kClosSubtree - 1) / kClosSubtree;
   const int r2 = rank == 1 ? 0 : kRank2Radix;
@@ -96,21 +89,8 @@ Fabric build_clos(const Spec& spec) {
     for (int i = 0; i < r1; ++i) r.ports[i] = link_port(i, kClosSubtree + j, unit, wire, kClosDown);
   }
   f.endpoints.resize(e);
-  for (int ep = 0; ep < e; ++ep) {
-    const int router = ep / kClosSubtree;
-    const int port = ep % kClosSubtree;
-    FabricPort& p = f.routers[router].ports[port];
-    p.endpoint = ep;
-    p.unit_ps = unit;
-    p.wire_ps = wire;
-    p.label = kClosDown;
-    FabricEndpoint& x = f.endpoints[ep];
-    x.id = ep;
-    x.router = router;
-    x.port = static_cast<int16_t>(port);
-    x.unit_ps = unit;
-    x.wire_ps = wire;
-  }
+  for (int ep = 0; ep < e; ++ep)
+    attach_endpoint(f, ep, ep / kClosSubtree, ep % kClosSubtree, unit, wire, kClosDown);
   return f;
 }
 

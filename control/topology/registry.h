@@ -30,6 +30,10 @@ struct TopologyInfo {
 // counts, zero-load latency, deadlock check). Safe to call from many threads.
 using RouteTraceFn = std::function<std::vector<HopTrace>(const PacketMeta&)>;
 using RouteTracerFactory = std::function<RouteTraceFn(const Spec&, const Fabric&)>;
+// The same walk into a caller's buffer (trace_route_into: false and an empty
+// path when unroutable), for analyses that trace millions of routes.
+using RoutePathFn = std::function<bool(const PacketMeta&, std::vector<HopTrace>& path)>;
+using RoutePathTracerFactory = std::function<RoutePathFn(const Spec&, const Fabric&)>;
 
 // A routing algorithm bound to the tables it programs. make_engine
 // instantiates Engine<Policy> (one template instance per algorithm);
@@ -56,6 +60,9 @@ struct RoutingInfo {
   // Programs the tables once and returns a tracer over them; the tracer
   // holds a reference to the fabric, which must outlive it.
   RouteTracerFactory make_tracer;
+  // Optional: the same tracer into a buffer (analysis falls back to
+  // make_tracer without it).
+  RoutePathTracerFactory make_path_tracer;
 };
 
 class Registry {

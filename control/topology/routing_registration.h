@@ -36,6 +36,13 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
     auto t = std::make_shared<const typename Policy::Tables>(program(spec, fabric));
     return [t, &fabric](const PacketMeta& m) { return trace_route<Policy>(*t, fabric, m); };
   };
+  r.make_path_tracer = [program](const Spec& spec, const Fabric& fabric) -> RoutePathFn {
+    auto t = std::make_shared<const typename Policy::Tables>(program(spec, fabric));
+    auto ports = std::make_shared<const PortPeers>(fabric);
+    return [t, ports, &fabric](const PacketMeta& m, std::vector<HopTrace>& path) {
+      return trace_route_into<Policy>(*t, fabric, m, path, *ports);
+    };
+  };
   return r;
 }
 

@@ -11,6 +11,7 @@
 
 #include "control/analysis/analysis.h"
 #include "control/spec/spec_error.h"
+#include "control/topology/fabric_parts.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/routing_registration.h"
@@ -86,20 +87,8 @@ Fabric build_torus(const Spec& spec) {
           p.unit_ps = unit;
           p.wire_ps = wire;
         }
-        for (int j = 0; j < epr; ++j) {
-          const int32_t ep = id * epr + j;
-          FabricPort& p = r.ports[kT3eFirstPePort + j];
-          p.endpoint = ep;
-          p.unit_ps = unit;
-          p.wire_ps = 0;
-          p.label = kTorusPeLabel;
-          FabricEndpoint& e = f.endpoints[ep];
-          e.id = ep;
-          e.router = id;
-          e.port = static_cast<int16_t>(kT3eFirstPePort + j);
-          e.unit_ps = unit;
-          e.wire_ps = 0;
-        }
+        for (int j = 0; j < epr; ++j)
+          attach_endpoint(f, id * epr + j, id, kT3eFirstPePort + j, unit, 0, kTorusPeLabel);
       }
   return f;
 }
@@ -141,20 +130,42 @@ T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric) {
     t.dest[e].port = static_cast<uint8_t>(ep.port);
   }
 
-  // Source table: the shortest direction in each dimension (ties: +).
-  t.path.assign(static_cast<size_t>(nr) * nr, 0);
+  // Source table: the shortest direction in each dimension (ties: +). One
+  // byte per (source, destination) router: 1 GiB at 32x32x32, so the rows
+  // are written in parallel into memory nothing has touched yet
+  // (TableAllocator), each from its source's three per-dimension rows
+  // (direction bit by destination ordinate) rather than a division per entry;
+  // in one sweep, z fastest, when the routers are numbered as build_torus
+  // numbers them.
+  const std::array<int, 3> k{t.k[0], t.k[1], t.k[2]};
+  bool numbered = k[0] * k[1] * k[2] == nr;
+  for (int r = 0; r < nr && numbered; ++r)
+    numbered = torus_router_id(k, t.coord[r][0], t.coord[r][1], t.coord[r][2]) == r;
+  t.path.resize(static_cast<size_t>(nr) * nr);  // every entry is written below
   tbb::parallel_for(tbb::blocked_range<int>(0, nr), [&](const tbb::blocked_range<int>& rg) {
-    for (int s = rg.begin(); s != rg.end(); ++s)
-      for (int d = 0; d < nr; ++d) {
-        uint8_t bits = kT3ePathAdaptive;
-        for (int dim = 0; dim < 3; ++dim) {
-          const int k = t.k[dim];
-          const int delta = (t.coord[d][dim] - t.coord[s][dim] + k) % k;
-          if (delta == 0) continue;
-          bits |= static_cast<uint8_t>(1u << (delta <= k - delta ? dim : dim + 3));
+    std::array<std::array<uint8_t, 256>, 3> toward{};  // [dim][destination ordinate]
+    for (int s = rg.begin(); s != rg.end(); ++s) {
+      for (int dim = 0; dim < 3; ++dim)
+        for (int c = 0; c < k[dim]; ++c) {
+          const int delta = (c - t.coord[s][dim] + k[dim]) % k[dim];
+          toward[dim][c] =
+              delta == 0 ? 0
+                         : static_cast<uint8_t>(1u << (delta <= k[dim] - delta ? dim : dim + 3));
         }
-        t.path[static_cast<size_t>(s) * nr + d] = bits;
+      uint8_t* row = t.path.data() + static_cast<size_t>(s) * nr;
+      if (numbered) {
+        for (int x = 0; x < k[0]; ++x)
+          for (int y = 0; y < k[1]; ++y) {
+            const uint8_t xy = kT3ePathAdaptive | toward[0][x] | toward[1][y];
+            for (int z = 0; z < k[2]; ++z) *row++ = xy | toward[2][z];
+          }
+        continue;
       }
+      for (int d = 0; d < nr; ++d) {
+        const std::array<uint8_t, 3>& c = t.coord[d];
+        row[d] = kT3ePathAdaptive | toward[0][c[0]] | toward[1][c[1]] | toward[2][c[2]];
+      }
+    }
   });
 
   // Time-of-crossing VC assignment: every packet starts a direction on VC0.

@@ -6,6 +6,8 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +19,9 @@ namespace fabemu {
 namespace {
 bool g_started = false;
 bool g_no_huge = true;
+int g_memory_mb = 0;  // -m given to the EAL (no hugepages)
+constexpr int kMinMemoryMb = 128;
+constexpr int kDefaultMemoryMb = 4096;  // when the caller does not say
 
 // The EAL leaves its runtime folder (/var/run/dpdk/<prefix>) behind; remove
 // it when the process ends so runs do not pile them up.
@@ -28,6 +33,14 @@ void eal_cleanup_at_exit() {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }
+bool g_in_eal_init = false;
+void exit_inside_eal_init() {
+  if (!g_in_eal_init) return;
+  std::fputs("fabemu: DPDK ended the process while starting (an EAL argument in run.eal or --eal "
+             "that only prints, such as --help?); nothing ran\n",
+             stderr);
+  std::_Exit(1);
+}
 }  // namespace
 
 bool eal_no_huge() { return g_no_huge; }
@@ -37,10 +50,10 @@ bool eal_hugepages_wanted() {
   return !(huge_env && std::string(huge_env) == "0") && hugepages_free() > 0;
 }
 
-long eal_no_huge_memory_mb() {
+int eal_no_huge_memory_mb(int memory_mb) {
   const char* mem = std::getenv("FABEMU_DPDK_MEM_MB");
-  const long mb = mem ? std::atol(mem) : 0;
-  return mb > 0 ? mb : 4096;
+  if (mem && std::atoi(mem) > 0) return std::atoi(mem);
+  return memory_mb > 0 ? std::max(memory_mb, kMinMemoryMb) : kDefaultMemoryMb;
 }
 
 long hugepages_free() {
@@ -54,23 +67,45 @@ long hugepages_free() {
   return 0;
 }
 
-std::vector<int> eal_usable_cpus() {
+int eal_lcores() { return g_started ? static_cast<int>(rte_lcore_count()) : 0; }
+
+namespace {
+std::vector<int> g_allowed;  // the process's CPUs before the EAL pinned its main thread
+
+std::vector<int> affinity_now() {
   cpu_set_t set;
   CPU_ZERO(&set);
   std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
     for (int c = 0; c < CPU_SETSIZE; c++)
       if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  if (cpus.empty()) cpus.push_back(0);
   return cpus;
 }
+}  // namespace
 
-int eal_lcores() { return g_started ? static_cast<int>(rte_lcore_count()) : 0; }
+std::vector<int> allowed_cpus() { return g_started ? g_allowed : affinity_now(); }
+
+std::string cpu_list_text(const std::vector<int>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) j++;
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]) +
+           (j > i ? "-" + std::to_string(cpus[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
 
 bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args,
-                bool pci) {
+                bool pci, int memory_mb) {
   if (g_started) {
+    if (g_no_huge && memory_mb > g_memory_mb) {
+      *err = "DPDK runs in this process with " + std::to_string(g_memory_mb) +
+             " MB but this run needs up to " + std::to_string(memory_mb) +
+             " MB of packet buffers: set FABEMU_DPDK_MEM_MB to at least that";
+      return false;
+    }
     if (static_cast<int>(rte_lcore_count()) < lcores) {
       *err = "DPDK runs with " + std::to_string(rte_lcore_count()) + " lcore(s) but " +
              std::to_string(lcores) + " workers were asked for";
@@ -80,7 +115,8 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   }
   // Use every CPU this process may run on (at least the ones asked for), so a
   // later run in the same process can use more workers.
-  const std::vector<int> cpus = eal_usable_cpus();
+  std::vector<int> cpus = affinity_now();
+  if (cpus.empty()) cpus.push_back(0);
   if (static_cast<int>(cpus.size()) < lcores) {
     *err = "run.workers is " + std::to_string(lcores) + " but this process may use only " +
            std::to_string(cpus.size()) + " CPU(s); lower run.workers";
@@ -97,19 +133,40 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
                                    "-l",
                                    lcore_list,
                                    "--log-level=error"};
+  // Without hugepages the EAL describes its memory in 4 kB pages, and
+  // setting up those descriptors costs time in proportion to -m (4 GB: about
+  // 0.1 s): ask for what the run can use, not a fixed amount.
+  const int mem_mb = eal_no_huge_memory_mb(memory_mb);
   if (no_huge) {
-    args.insert(args.end(), {"--no-huge", "-m", std::to_string(eal_no_huge_memory_mb())});
+    args.insert(args.end(), {"--no-huge", "-m", std::to_string(mem_mb)});
   }
   if (!pci) args.push_back("--no-pci");
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  if (rte_eal_init(static_cast<int>(args.size()), argv.data()) < 0) {
+  // Arguments such as --help or --version make the EAL print and exit the
+  // process; refuse them here so that a run that did not run cannot exit 0.
+  for (const auto& a : extra_args)
+    if (a == "-h" || a == "--help") {
+      *err = "the EAL argument '" + a + "' (run.eal or --eal) makes DPDK print and exit " +
+             "instead of running: remove it (DPDK's options: dpdk-testpmd --help)";
+      return false;
+    }
+  // Any other way the EAL might end the process while it starts must not
+  // look like success either.
+  static bool hook = (std::atexit(exit_inside_eal_init), true);
+  (void)hook;
+  g_in_eal_init = true;
+  const int rc = rte_eal_init(static_cast<int>(args.size()), argv.data());
+  g_in_eal_init = false;
+  if (rc < 0) {
     *err = std::string("DPDK EAL failed to start: ") + rte_strerror(rte_errno) +
            " (set FABEMU_DPDK_MEM_MB to change its memory; no hugepages are needed)";
     return false;
   }
+  g_allowed = cpus;
+  g_memory_mb = mem_mb;
   g_started = true;
   g_no_huge = no_huge;
   std::atexit(eal_cleanup_at_exit);

@@ -26,8 +26,10 @@ class MessageReassembly {
     count_.assign(slots, 0);
     used_ = 0;
   }
+  // Messages of several packets need init() first.
   Result add(const PacketMeta& pm) {
     if (pm.nseg <= 1) return Result::complete;
+    if (key_.empty()) return Result::overflow;  // not initialised: counted, never UB
     const uint64_t key = ((uint64_t(pm.src) << 32) | pm.msg_seq) + 1;
     const uint32_t mask = static_cast<uint32_t>(key_.size()) - 1;
     uint32_t h = home(key, mask);

@@ -32,9 +32,13 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -42,6 +46,7 @@
 #include <vector>
 
 #include "dataplane/codec/codec.h"
+#include "dataplane/core/eal.h"
 #include "dataplane/core/rng.h"
 #include "dataplane/endpoint/nic.h"
 #include "dataplane/endpoint/packet_pool.h"
@@ -49,6 +54,7 @@
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/engine/engine_factory.h"
 #include "dataplane/engine/engine_sizing.h"
+#include "dataplane/engine/engine_memory.h"
 #include "dataplane/ethernet/eth_port.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/ethernet/mac_table.h"
@@ -125,6 +131,14 @@ class Engine final : public EngineBase {
     bool generating = true;
     LatencyHistogram lateness_iv, frame_latency_iv;  // since the last progress tick
     uint64_t over_bound_iv = 0;
+    // Real time: how far this core's oldest due event is behind the wall
+    // clock (0 when it has caught up), and whether it sheds new work
+    // (run.overload: shed) because that is over the bound.
+    ps_t behind = 0;
+    bool shedding = false;
+    std::vector<int> cpus;   // the CPUs its thread was allowed during the run
+    uint64_t preempted = 0;  // involuntary context switches during the run
+    ps_t gen_stop_ps = kNever;  // real time: emulated time at which its sources stopped
   };
 
   // One DPDK port and the bindings (endpoints) that share it.
@@ -259,7 +273,9 @@ class Engine final : public EngineBase {
   static int worker_main(void* arg);
   void worker_loop(Worker& w);
   void worker_loop_realtime(Worker& w);
-  void run_due_events(Worker& w, ps_t until);
+  void run_worker(Worker& w);
+  bool run_due_events(Worker& w, ps_t until, uint64_t tsc_limit);
+  void note_behind(Worker& w, ps_t now, bool caught_up);
   void publish_live(Worker& w, uint64_t tick);
   void flush_outbox(Worker& w);
   void drain_inbox(Worker& w);
@@ -318,6 +334,7 @@ class Engine final : public EngineBase {
     std::atomic<uint64_t> injected{0}, delivered{0};
     std::atomic<uint64_t> tick{0};
     std::atomic<uint64_t> lateness_p99{0}, lateness_max{0}, frame_p99{0}, over_bound{0};
+    std::atomic<uint64_t> behind{0};  // Worker::behind, for worker 0's overload policy
     std::unique_ptr<std::atomic<uint64_t>[]> rx, tx;  // per binding
   };
   std::unique_ptr<LivePub[]> live_;

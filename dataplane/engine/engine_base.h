@@ -51,6 +51,11 @@ struct PortEndpointConfig {
   uint32_t max_frame_bytes = 1514;  // untagged frame limit: port MTU + Ethernet header
 };
 
+// What a real-time run does while it is more than overload_bound_ps behind
+// the wall clock: warn (keep going, distorted), shed (refuse new ingress
+// frames and synthetic messages, counted) or stop (end the run, reported).
+enum class Overload : uint8_t { warn, shed, stop };
+
 struct EngineConfig {
   uint64_t seed = 1;
   ps_t warmup_ps = 0;
@@ -74,6 +79,9 @@ struct EngineConfig {
   uint8_t codec = 0;            // CodecKind of dataplane/codec/codec.h
   // Which worker owns each router (filled by control/ placement).
   std::vector<int> router_worker;
+  // The CPUs each worker's thread may run on while the run lasts ([w]; an
+  // empty or missing entry leaves the thread where DPDK put it).
+  std::vector<std::vector<int>> worker_cpus;
   // Progress: called from the main thread about every progress_s wall seconds.
   double progress_s = 1.0;
   std::function<void(double fraction, ps_t now, uint64_t delivered)> progress;
@@ -87,6 +95,13 @@ struct EngineConfig {
   double time_scale = 1.0;
   double duration_s = 0;           // wall seconds; 0: until *stop becomes true
   ps_t lateness_bound_ps = 1000 * 1000;
+  // A worker is behind when its oldest due event is older than this; what
+  // the run then does is `overload`.
+  ps_t overload_bound_ps = 1000ull * 1000 * 1000;
+  Overload overload = Overload::warn;
+  // Called on worker 0 when the run first falls behind by more than
+  // overload_bound_ps (and again after it caught up and fell behind anew).
+  std::function<void(ps_t behind)> on_overload;
   double mac_aging_s = 300;
   const std::atomic<bool>* stop = nullptr;  // set by a signal handler to end the run early
   std::vector<PortEndpointConfig> ports;

@@ -13,6 +13,10 @@ void Engine<R, L>::on_generate(Worker& w, uint32_t e) {
   Nic& ep = w.ep[e];
   const bool measured = w.now >= measure_start_;
   for (uint32_t b = 0; b < std::max<uint32_t>(1, cfg_.batch_size); b++) {
+    if (w.shedding) {  // real time, behind the wall clock, run.overload: shed
+      w.st.drops[static_cast<int>(DropReason::shed_overload)]++;
+      continue;
+    }
     const uint32_t dst = pattern_.destination(e, ep.rng);
     uint32_t bytes = cfg_.size_bytes[0];
     if (size_cdf_.size() > 1) {
@@ -36,15 +40,15 @@ void Engine<R, L>::make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t by
                                 bool needs_reply, bool measured, ps_t gen_ps) {
   w.st.generated_messages++;
   const uint8_t flags = (measured ? kPktMeasured : 0) | (needs_reply ? kPktNeedsReply : 0);
-  switch (enqueue_message(w, e, dst, bytes, cls, flags, gen_ps, synthetic_payload(), -1)) {
-    case Enqueue::queue_full:
-      w.st.drops[static_cast<int>(DropReason::source_queue_full)]++;
-      break;
-    case Enqueue::no_mbuf:
-      w.st.drops[static_cast<int>(DropReason::mbuf_pool_empty)]++;
-      break;
-    default:
-      break;
+  const Enqueue r = enqueue_message(w, e, dst, bytes, cls, flags, gen_ps, synthetic_payload(), -1);
+  if (r == Enqueue::ok) return;
+  w.st.drops[static_cast<int>(r == Enqueue::queue_full ? DropReason::source_queue_full
+                                                       : DropReason::mbuf_pool_empty)]++;
+  // Generated but refused: part of the offered load all the same.
+  if (measured && gen_ps < measure_end_) {
+    const uint32_t full = bytes / max_payload_, rest = bytes % max_payload_;
+    w.st.refused_units += full * cfg_.format.units_for(max_payload_) +
+                          (rest || bytes == 0 ? cfg_.format.units_for(rest) : 0);
   }
 }
 

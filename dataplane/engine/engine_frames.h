@@ -47,7 +47,7 @@ bool Engine<R, L>::setup_ports(std::string* err) {
     bound_eps_.push_back(pc.endpoint);
     max_frame_ = std::max(max_frame_, pc.max_frame_bytes);
   }
-  seg_cap_ = std::max<uint32_t>(1, (max_frame_ + max_payload_ - 1) / max_payload_);
+  seg_cap_ = frame_segments(cfg_);
   if (!cfg_.ports.empty() && seg_cap_ > 4095) {
     *err = "a " + std::to_string(max_frame_) + "-byte frame needs " + std::to_string(seg_cap_) +
            " fabric packets of " + std::to_string(max_payload_) +
@@ -64,6 +64,10 @@ void Engine<R, L>::ingest_frame(Worker& w, const Device& dev, rte_mbuf* f) {
   uint32_t b = dev.bindings[0];
   w.st.ports[b].rx_frames++;
   w.st.ports[b].rx_bytes += len;
+  if (w.shedding) {  // behind the wall clock, run.overload: shed
+    count_drop(w, b, FrameDrop::shed_overload);
+    return;
+  }
   uint8_t* buf = w.frame.data();
   if (len < kEthHeaderBytes) {
     count_drop(w, b, FrameDrop::runt);

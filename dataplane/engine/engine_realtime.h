@@ -14,11 +14,16 @@ namespace fabemu {
 
 // Included from engine.h only.
 
+// Runs the events due by `until`. It gives up at tsc_limit with events still
+// due and returns false (this core is behind the wall clock), so that the
+// loop still polls its ports, keeps house and sees a stop or a signal however
+// large the backlog.
 template <class R, class L>
-void Engine<R, L>::run_due_events(Worker& w, ps_t until) {
+bool Engine<R, L>::run_due_events(Worker& w, ps_t until, uint64_t tsc_limit) {
   while (w.wheel.next_time() <= until) {
     Event ev = w.wheel.pop();
-    const ps_t real = static_cast<ps_t>(double(rte_rdtsc() - tsc0_) * ps_per_cycle_);
+    const uint64_t tsc = rte_rdtsc();
+    const ps_t real = static_cast<ps_t>(double(tsc - tsc0_) * ps_per_cycle_);
     const ps_t late = real > ev.t ? real - ev.t : 0;
     w.st.lateness_ps.add(late);
     w.lateness_iv.add(late);
@@ -29,8 +34,26 @@ void Engine<R, L>::run_due_events(Worker& w, ps_t until) {
     w.now = ev.t;
     dispatch(w, ev);
     w.st.events++;
-    if (w.failed) return;
+    if (w.failed) return true;
+    if (tsc >= tsc_limit) return w.wheel.next_time() > until;
   }
+  return true;
+}
+
+// After a round of events: a core that caught up moves its clock to the wall
+// clock's emulated time; one that did not stays at its last event (frames it
+// receives meanwhile enter then) and is as far behind as its oldest due event.
+template <class R, class L>
+void Engine<R, L>::note_behind(Worker& w, ps_t now, bool caught_up) {
+  if (caught_up) {
+    if (now > w.now) w.now = now;
+    w.behind = 0;
+  } else {
+    const ps_t oldest = w.wheel.next_time();
+    w.behind = now > oldest ? now - oldest : 0;
+    if (w.behind > w.st.max_behind_ps) w.st.max_behind_ps = w.behind;
+  }
+  w.shedding = cfg_.overload == Overload::shed && w.behind > cfg_.overload_bound_ps;
 }
 
 // Every progress period each core publishes its counters and the p99s of
@@ -68,14 +91,19 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
   uint64_t next_progress = progress_cycles ? tsc0_ + progress_cycles : ~uint64_t{0};
   uint64_t tick = 0;
   uint32_t quiet_checks = 0;
+  bool overloaded = false;  // worker 0: behind by more than the bound, this episode
   LiveStats live;
   std::vector<uint64_t> link_check(devices_.size(), 0);
   uint64_t last_poll = 0;
 
   for (;;) {
     const int phase = phase_.load(std::memory_order_acquire);
+    if (w.failed) phase_.store(kDone, std::memory_order_release);  // the others stop too
     if (phase == kDone || w.failed) break;
-    if (phase == kDraining && w.generating) w.generating = false;
+    if (phase == kDraining && w.generating) {
+      w.generating = false;
+      w.gen_stop_ps = w.now;  // how far its sources got (behind the wall clock when overloaded)
+    }
 
     // Events that came from other cores: they cannot run before what this
     // core has already run, so a late one runs now (and counts as late).
@@ -91,11 +119,11 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
       if (last_poll) w.st.poll_gap_ps.add(static_cast<uint64_t>(double(t - last_poll) * ps_per_cycle_));
       last_poll = t;
     }
+    const uint64_t tsc_limit = rte_rdtsc() + house_cycles;
     for (uint32_t d : w.devices) {
       const uint16_t n = phase == kRunning ? rte_eth_rx_burst(devices_[d].port_id, 0, rx, kBurst) : 0;
       const ps_t now = emu_now(rte_rdtsc());
-      run_due_events(w, now);
-      if (now > w.now) w.now = now;
+      note_behind(w, now, run_due_events(w, now, tsc_limit));
       for (uint16_t i = 0; i < n; i++) {
         ingest_frame(w, devices_[d], rx[i]);
         rte_pktmbuf_free(rx[i]);
@@ -103,8 +131,7 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
     }
     if (w.devices.empty()) {
       const ps_t now = emu_now(rte_rdtsc());
-      run_due_events(w, now);
-      if (now > w.now) w.now = now;
+      note_behind(w, now, run_due_events(w, now, tsc_limit));
     }
     flush_tx(w);
     if (nw > 1) flush_outbox(w);
@@ -119,6 +146,7 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
       link_check[d] = tsc;
       devices_[d].link_up = eth_port_link_up(devices_[d].port_id);
     }
+    live_[w.id].behind.store(w.behind, std::memory_order_relaxed);
     live_[w.id].injected.store(w.st.injected_packets, std::memory_order_relaxed);
     live_[w.id].delivered.store(w.st.delivered_packets, std::memory_order_release);
     if (tsc >= next_progress) {
@@ -150,12 +178,28 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
       }
     }
     if (w.id != 0) continue;
-    // Worker 0 decides when the run stops and when the fabric has drained.
+    // Worker 0 watches how far the cores are behind and applies run.overload;
+    // it decides when the run stops and when the fabric has drained.
+    ps_t behind = 0;
+    for (int i = 0; i < nw; i++) behind = std::max<ps_t>(behind, live_[i].behind.load(std::memory_order_relaxed));
+    if (behind > cfg_.overload_bound_ps) {
+      if (!overloaded) {
+        overloaded = true;
+        w.st.overload_episodes++;
+        if (cfg_.on_overload) cfg_.on_overload(behind);
+      }
+    } else if (behind <= cfg_.overload_bound_ps / 2) {
+      overloaded = false;  // caught up well inside the bound: a new episode may start
+    }
     if (phase == kRunning) {
-      const bool stop = (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) ||
-                        (duration_cycles && tsc - tsc0_ >= duration_cycles);
-      if (stop) {
+      const bool signalled = cfg_.stop && cfg_.stop->load(std::memory_order_relaxed);
+      const bool overload_stop = overloaded && cfg_.overload == Overload::stop;
+      if (signalled || overload_stop || (duration_cycles && tsc - tsc0_ >= duration_cycles)) {
         drain_deadline_ = emu_now(tsc) + cfg_.drain_ps;
+        // A user (or the overload policy) who stops the run gets it back
+        // within a second of wall time, whatever is still in flight.
+        if (signalled || overload_stop) drain_deadline_ = std::min(drain_deadline_, emu_now(tsc + hz));
+        w.st.overload_stopped = overload_stop && !signalled;
         phase_.store(kDraining, std::memory_order_release);
       }
       continue;

@@ -78,11 +78,44 @@ void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
 template <class R, class L>
 int Engine<R, L>::worker_main(void* arg) {
   auto* pair = static_cast<std::pair<Engine*, Worker*>*>(arg);
-  if (pair->first->cfg_.realtime)
-    pair->first->worker_loop_realtime(*pair->second);
-  else
-    pair->first->worker_loop(*pair->second);
+  pair->first->run_worker(*pair->second);
   return 0;
+}
+
+// Runs worker w on the calling thread (worker 0: the main thread) on the
+// CPUs the run gave it, notes where it ran and how often the kernel took its
+// CPU away, and gives the thread its old CPUs back.
+template <class R, class L>
+void Engine<R, L>::run_worker(Worker& w) {
+  const pthread_t self = pthread_self();
+  cpu_set_t saved;
+  CPU_ZERO(&saved);
+  const bool place = w.id < static_cast<int>(cfg_.worker_cpus.size()) && !cfg_.worker_cpus[w.id].empty() &&
+                     pthread_getaffinity_np(self, sizeof(saved), &saved) == 0;
+  if (place) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cfg_.worker_cpus[w.id]) CPU_SET(c, &set);
+    if (pthread_setaffinity_np(self, sizeof(set), &set) != 0)
+      fail(w, "cannot place worker " + std::to_string(w.id) + " on CPU(s) " +
+                  cpu_list_text(cfg_.worker_cpus[w.id]) + ": " + std::strerror(errno));
+  }
+  cpu_set_t now;
+  CPU_ZERO(&now);
+  if (pthread_getaffinity_np(self, sizeof(now), &now) == 0)
+    for (int c = 0; c < CPU_SETSIZE; c++)
+      if (CPU_ISSET(c, &now)) w.cpus.push_back(c);
+  rusage r0{}, r1{};
+  getrusage(RUSAGE_THREAD, &r0);
+  // A worker that failed to be placed still enters its loop: the loops tell
+  // the other workers that it failed, so that none waits for it.
+  if (cfg_.realtime)
+    worker_loop_realtime(w);
+  else
+    worker_loop(w);
+  getrusage(RUSAGE_THREAD, &r1);
+  w.preempted = static_cast<uint64_t>(r1.ru_nivcsw - r0.ru_nivcsw);
+  if (place) pthread_setaffinity_np(self, sizeof(saved), &saved);
 }
 
 template <class R, class L>
@@ -274,6 +307,8 @@ RunStats Engine<R, L>::merge() {
   for (auto& wp : workers_) {
     RunStats& s = wp->st;
     out.end_ps = std::max(out.end_ps, s.end_ps);
+    out.worker_cpus.push_back(wp->cpus);
+    out.worker_preempted.push_back(wp->preempted);
     out.drained = out.drained && s.drained;
     out.interrupted = out.interrupted || s.interrupted;
     out.generated_messages += s.generated_messages;
@@ -283,6 +318,10 @@ RunStats Engine<R, L>::merge() {
     out.measured_injected += s.measured_injected;
     out.measured_delivered += s.measured_delivered;
     out.offered_units += s.offered_units;
+    out.refused_units += s.refused_units;
+    out.max_behind_ps = std::max(out.max_behind_ps, s.max_behind_ps);
+    out.overload_episodes += s.overload_episodes;
+    out.overload_stopped = out.overload_stopped || s.overload_stopped;
     out.accepted_units += s.accepted_units;
     for (int i = 0; i < static_cast<int>(DropReason::count); i++) out.drops[i] += s.drops[i];
     out.packet_hops += s.packet_hops;
@@ -302,7 +341,11 @@ RunStats Engine<R, L>::merge() {
     for (size_t l = 0; l < out.links.size(); l++) out.links[l].merge(s.links[l]);
   }
   if (cfg_.realtime) {
-    out.measure_end_ps = std::max(out.end_ps, measure_start_);
+    // Measured until the sources stopped: when the run was behind, that is
+    // earlier than the wall clock's end.
+    ps_t gen_stop = 0;
+    for (auto& wp : workers_) gen_stop = std::max(gen_stop, std::min(wp->gen_stop_ps, out.end_ps));
+    out.measure_end_ps = std::max(gen_stop, measure_start_);
     // Packets cross cores: only the totals say whether the fabric emptied.
     out.drained = out.injected_packets == out.delivered_packets;
   }
@@ -361,10 +404,7 @@ RunStats Engine<R, L>::run() {
       return s;
     }
   }
-  if (cfg_.realtime)
-    worker_loop_realtime(*workers_[0]);
-  else
-    worker_loop(*workers_[0]);
+  run_worker(*workers_[0]);
   for (int i = 1; i < nw; i++) rte_eal_wait_lcore(workers_[i]->lcore);
   // Frames that did not make it are counted before their buffers go.
   for (auto& w : workers_) {

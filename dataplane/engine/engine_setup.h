@@ -266,11 +266,6 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.outbox.assign(nw, {});
   for (auto& ob : w.outbox) ob.reserve(kStagedEvents);
   w.inbox.reserve(kStagedEvents);
-  // Buffers that can be in flight at once: every input buffer full of the
-  // shortest packets, plus the source queues (the pool grows to this only
-  // when the fabric really fills).
-  uint64_t bufs = 0;
-  const uint32_t minu = std::max<uint32_t>(1, cfg_.format.min_units);
   for (uint32_t lr = 0; lr < nlr; lr++) {
     const uint32_t r = static_cast<uint32_t>(w.routers[lr]);
     for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
@@ -288,10 +283,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
       if (fp.peer_router >= 0)
         ol.peer_channel0 = (router_local_[fp.peer_router] * max_ports_ + ol.peer_port) * nv_;
       ol.stats = out_link_[size_t(r) * max_ports_ + p];
-      for (uint32_t v = 0; v < nv_; v++) {
-        w.vcs[size_t(o) * nv_ + v].credits = CreditCounter(cap_[v]);
-        bufs += pool_buffers_per_output_vc(cap_[v], minu);
-      }
+      for (uint32_t v = 0; v < nv_; v++) w.vcs[size_t(o) * nv_ + v].credits = CreditCounter(cap_[v]);
       // The input side of the same port: where its credits go back to.
       InLink& in = w.in[o];
       if (fp.endpoint >= 0) {
@@ -309,6 +301,11 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
       }
     }
   }
+  // Reassembly tables only where a message can span packets (frames always
+  // can): single-packet traffic never looks them up.
+  uint32_t largest = cfg_.reply_fraction > 0 ? cfg_.reply_bytes : 0;
+  for (uint32_t b : cfg_.size_bytes) largest = std::max(largest, b);
+  const bool segmented = !cfg_.ports.empty() || largest > max_payload_;
   for (uint32_t e = 0; e < nep_; e++) {
     if (router_worker_[f_.endpoints[e].router] != w.id) continue;
     w.owned_eps.push_back(e);
@@ -319,10 +316,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     ep.srcq_bound = cfg_.source_queue_packets;
     for (auto& q : ep.srcq) q.init(ep.srcq_bound);
     ep.link = ep_link_[e];
-    ep.reassembly.init(kReassemblySlots);
-    bufs += pool_buffers_per_endpoint(cfg_.source_queue_packets);
+    if (segmented) ep.reassembly.init(kReassemblySlots);
   }
-  bufs += kPoolSlackBuffers;
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
   w.st.ports.clear();
   for (uint32_t b = 0; b < cfg_.ports.size(); b++) {
@@ -335,7 +330,6 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     for (auto& q : ep.srcq) q.init(ep.srcq_bound);
     ep.fslot.assign(kFrameSlots, FrameSlot{});
     ep.fseg.assign(size_t(kFrameSlots) * seg_cap_, nullptr);
-    bufs += uint64_t(ep.srcq_bound) + uint64_t(kFrameSlots) * seg_cap_;
   }
   const double cycles_per_s = double(rte_get_tsc_hz());
   w.mac = MacTable(4096, static_cast<uint64_t>(cfg_.mac_aging_s * cycles_per_s));
@@ -360,7 +354,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
       return false;
     }
   }
-  const uint32_t limit = pool_limit(bufs);
+  const uint32_t limit = worker_buffer_limit(cfg_, f_, w.id);  // engine_memory.h
   // Data room: DPDK's headroom plus the longest encoded packet (codec.h).
   const uint16_t room = packet_data_room(static_cast<CodecKind>(cfg_.codec), cfg_.format.max_units);
   const uint32_t first = pool_first_buffers(!w.devices.empty());

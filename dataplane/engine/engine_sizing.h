@@ -1,7 +1,8 @@
 // Sizes the engine's set-up allocates, in one place: Engine::setup
-// (engine_setup.h) sizes its FIFOs, queues, pools and rings with these, and
-// the memory estimate of control/run/run_memory.h counts with the same
-// functions, so the estimate follows the engine when either changes.
+// (engine_setup.h) sizes its FIFOs, queues, rings and traffic with these (and
+// its pools with engine_memory.h), and the memory estimate of
+// control/run/run_memory.h counts with the same functions, so the estimate
+// follows the engine when either changes.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -23,22 +24,9 @@ inline uint32_t fifo_entries(uint32_t max_buffer_units, uint32_t min_units) {
 // The most entries one FIFO ring may have: its 16-bit head and length.
 inline constexpr uint32_t kMaxFifoEntries = 0x8000;
 
-// Packet buffers a worker's pool may grow to: per connected output and VC,
-// its downstream buffer full of the shortest packets; per endpoint, both
-// source queues full; and some slack. A pool starts small and doubles as
-// the fabric fills (endpoint/packet_pool.h).
-inline uint64_t pool_buffers_per_output_vc(uint32_t buffer_units, uint32_t min_units) {
-  return buffer_units / std::max<uint32_t>(1, min_units) + 1;
-}
-inline uint64_t pool_buffers_per_endpoint(uint32_t source_queue_packets) {
-  return 2ull * source_queue_packets;
-}
-inline constexpr uint64_t kPoolSlackBuffers = 4096;
-inline constexpr uint64_t kPoolMaxBuffers = uint64_t{1} << 21;
-inline uint32_t pool_limit(uint64_t buffers) {
-  return static_cast<uint32_t>(std::min(buffers, kPoolMaxBuffers));
-}
-// With ports the pool starts larger: no growth while frames flow.
+// A worker's pool starts with this many buffers and doubles as the fabric
+// fills, up to worker_buffer_limit (engine_memory.h); with ports it starts
+// larger: no growth while frames flow.
 inline uint32_t pool_first_buffers(bool ports) { return ports ? 32768 : 8192; }
 
 // The chance that an endpoint starts a message (or a batch) in one unit time

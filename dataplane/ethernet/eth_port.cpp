@@ -54,11 +54,14 @@ bool eth_port_open(const std::string& device, int socket, EthPort* port, std::st
         return false;
       }
     }
+    // DPDK has a fixed number of port slots (RTE_MAX_ETHPORTS, a build-time
+    // constant); when they are taken a probe fails with a misleading errno.
     if (rte_eth_dev_count_total() >= RTE_MAX_ETHPORTS) {
-      *err = "DPDK cannot create device '" + device + "': its table of Ethernet ports is full (" +
+      *err = "device '" + device + "' would be DPDK port " +
+             std::to_string(rte_eth_dev_count_total() + 1) + ", but this DPDK build has room for " +
              std::to_string(RTE_MAX_ETHPORTS) +
-             " ports, RTE_MAX_ETHPORTS of this DPDK build); put several bindings on one device, "
-             "told apart by vlan or macs";
+             " ports (RTE_MAX_ETHPORTS): use fewer devices; several bindings can share one device "
+             "by VLAN (ports[].vlan) or MAC set (ports[].macs)";
       return false;
     }
     const int rc = rte_dev_probe(device.c_str());

@@ -20,7 +20,8 @@
 //   // or end-point fall-through less the wire; YARC: 31.25 ns).
 //   static ps_t pipeline_ps(const Tables&, int32_t router, uint8_t in_port, uint8_t out_port);
 //   // After the packet has been granted out_port/out_vc: update route state
-//   // (direction-order progress, dateline crossing).
+//   // (direction-order progress, dateline crossing). m.out_port and
+//   // m.out_vc hold the grant; m.vc is still the input's VC.
 //   static void on_forward(const Tables&, int32_t router, uint8_t out_port, PacketMeta& m);
 //   // Optional: false when route() and selection depend only on the tables
 //   // and the packet (not on the queue view or the random stream), so that
@@ -40,6 +41,7 @@ bool policy_routes_on_state(const typename R::Tables& t) {
 // analysis (hop counts, zero-load latency, channel dependency graph), with
 // an idle fabric's queue view and a fixed random stream.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -59,12 +61,48 @@ struct HopTrace {
   ps_t pipeline_ps;
 };
 
-// Follows the first candidate at each hop. Returns an empty vector when the
-// route loops or leaves the fabric (a broken table).
-template <class R>
-std::vector<HopTrace> trace_route(const typename R::Tables& t, const Fabric& f, PacketMeta m) {
-  std::vector<HopTrace> path;
-  OfflineRouting offline(m.src);
+// Where each router port leads (what trace_route reads of a FabricPort),
+// for every port of a fabric in one router-major array of 12-byte entries:
+// tracing millions of routes through a large fabric then reads one compact
+// array instead of each router's own port vector (a cache miss per hop).
+struct PortPeer {
+  int32_t peer_router = -1;
+  int32_t endpoint = -1;
+  int16_t peer_port = -1;
+};
+
+class PortPeers {
+ public:
+  explicit PortPeers(const Fabric& f) {
+    for (const FabricRouter& r : f.routers) ports_ = std::max(ports_, r.ports.size());
+    peers_.resize(f.routers.size() * ports_);  // absent ports: unconnected
+    for (size_t r = 0; r < f.routers.size(); ++r)
+      for (size_t p = 0; p < f.routers[r].ports.size(); ++p) {
+        const FabricPort& x = f.routers[r].ports[p];
+        peers_[r * ports_ + p] = {x.peer_router, x.endpoint, x.peer_port};
+      }
+  }
+  const PortPeer& operator()(int32_t router, uint8_t port) const {
+    return peers_[static_cast<size_t>(router) * ports_ + port];
+  }
+
+ private:
+  size_t ports_ = 0;
+  std::vector<PortPeer> peers_;
+};
+
+// Follows the first candidate at each hop, writing the hops into `path`
+// (cleared first; its capacity is kept, so a caller that traces many routes
+// allocates once). Returns false, with `path` empty, when the route loops or
+// leaves the fabric (a broken table). port(router, port) is where f's port
+// leads: a PortPeers of f, or f's FabricPort by default. The random stream
+// is the (source, destination) pair's own, so that a randomised policy (VAL's
+// intermediate router) draws independently for every pair analysis traces.
+template <class R, class Ports>
+bool trace_route_into(const typename R::Tables& t, const Fabric& f, PacketMeta m,
+                      std::vector<HopTrace>& path, const Ports& port) {
+  path.clear();
+  OfflineRouting offline((uint64_t{m.src} << 32) | m.dst);
   RoutingContext ctx = offline.ctx();
   R::on_inject(t, f, m);
   const FabricEndpoint& src = f.endpoints[m.src];
@@ -75,25 +113,44 @@ std::vector<HopTrace> trace_route(const typename R::Tables& t, const Fabric& f, 
   while (path.size() < limit) {
     rc.count = 0;
     R::route(t, ctx, router, in_port, m, rc);
-    if (rc.count == 0) return {};
+    if (rc.count == 0) break;
     const RouteCandidate c = rc.c[0];
     HopTrace h{router, in_port, m.vc, c.port, c.vc, R::pipeline_ps(t, router, in_port, c.port)};
     path.push_back(h);
     m.out_port = c.port;
     m.out_vc = c.vc;
     R::on_forward(t, router, c.port, m);
-    const FabricPort& p = f.routers[router].ports[c.port];
+    const auto& p = port(router, c.port);
     if (p.endpoint >= 0) {
-      if (static_cast<uint32_t>(p.endpoint) != m.dst) return {};
-      return path;
+      if (static_cast<uint32_t>(p.endpoint) != m.dst) break;
+      return true;
     }
-    if (p.peer_router < 0) return {};
+    if (p.peer_router < 0) break;
     m.vc = c.vc;
     m.hops++;
     router = p.peer_router;
     in_port = static_cast<uint8_t>(p.peer_port);
   }
-  return {};
+  path.clear();
+  return false;
+}
+
+template <class R>
+bool trace_route_into(const typename R::Tables& t, const Fabric& f, const PacketMeta& m,
+                      std::vector<HopTrace>& path) {
+  return trace_route_into<R>(t, f, m, path,
+                             [&f](int32_t router, uint8_t port) -> const FabricPort& {
+                               return f.routers[router].ports[port];
+                             });
+}
+
+// The same, returning the path (empty when unroutable).
+template <class R>
+std::vector<HopTrace> trace_route(const typename R::Tables& t, const Fabric& f,
+                                  const PacketMeta& m) {
+  std::vector<HopTrace> path;
+  trace_route_into<R>(t, f, m, path);
+  return path;
 }
 
 }  // namespace fabemu

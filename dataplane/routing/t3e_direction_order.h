@@ -40,6 +40,7 @@
 
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
+#include "dataplane/core/table_allocator.h"
 #include "dataplane/routing/route.h"
 #include "dataplane/routing/routing_context.h"
 #include "dataplane/sim/time.h"
@@ -75,7 +76,7 @@ struct T3eTables {
   std::vector<T3eDest> dest;
   // Source routing table: path[src_router * num_routers + dst_router] =
   // direction bits (bit d: travel in direction d) | kT3ePathAdaptive.
-  std::vector<uint8_t> path;
+  std::vector<uint8_t, TableAllocator<uint8_t>> path;
   // VC lookup table: vc_table[router][d] bit i = VC (0/1 of the pair) for a
   // packet entering direction d at this router whose destination ordinate in
   // that dimension is i (mod 8).

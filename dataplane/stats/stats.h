@@ -68,6 +68,7 @@ struct LinkStats {
   X(reassembly_overflow, "the egress endpoint's reassembly table was full")          \
   X(egress_link_down, "the destination port's link was down")                        \
   X(tx_full, "the destination port's transmit queue refused the frame")              \
+  X(shed_overload, "refused at ingress: the real-time run was behind (run.overload: shed)") \
   X(undelivered_at_end, "still in the fabric when the run ended")
 
 enum class FrameDrop : uint8_t {
@@ -116,7 +117,8 @@ struct LiveStats {
   X(reassembly_overflow, "reassembly table full at the destination endpoint")    \
   X(mbuf_pool_empty, "message not generated: packet buffer pool exhausted")      \
   X(no_route, "routing tables gave no output for the packet")                   \
-  X(undelivered_at_end, "still in the fabric when the drain limit ran out")
+  X(undelivered_at_end, "still in the fabric when the drain limit ran out")         \
+  X(shed_overload, "message not generated: the real-time run was behind (run.overload: shed)")
 
 enum class DropReason : uint8_t {
 #define FABEMU_X(name, help) name,
@@ -137,13 +139,18 @@ struct RunStats {
   uint64_t delivered_messages = 0;
   uint64_t measured_injected = 0;      // packets generated in the measurement window
   uint64_t measured_delivered = 0;
-  uint64_t offered_units = 0;          // units generated during measurement
+  uint64_t offered_units = 0;          // units generated during measurement and queued at the source
+  uint64_t refused_units = 0;          // units generated during measurement that the source refused
   uint64_t accepted_units = 0;         // units delivered during measurement
   uint64_t drops[static_cast<int>(DropReason::count)] = {};
   uint64_t packet_hops = 0;            // router traversals (whole run)
   uint64_t events = 0;
   double wall_s = 0;
-  std::vector<double> worker_wall_busy_s;
+  // Per worker: the CPUs its thread was allowed, and how often the kernel
+  // took the CPU from it (involuntary context switches: another busy thread
+  // on the same CPU).
+  std::vector<std::vector<int>> worker_cpus;
+  std::vector<uint64_t> worker_preempted;
   LatencyHistogram latency_ps;         // measured packets, generation to tail delivery
   LatencyHistogram network_latency_ps; // injection (head leaves source) to tail delivery
   LatencyHistogram hops;
@@ -159,6 +166,12 @@ struct RunStats {
   // frame enters the fabric up to one gap after it arrived (ingress lateness).
   LatencyHistogram poll_gap_ps;
   uint64_t events_over_bound = 0;
+  // Overload (real time): the furthest a worker fell behind the wall clock,
+  // how many times the run went over run.overload_bound_ns, and whether
+  // run.overload: stop ended it.
+  ps_t max_behind_ps = 0;
+  uint64_t overload_episodes = 0;
+  bool overload_stopped = false;
   uint64_t invariant_checks = 0;
   std::string invariant_failure;       // empty when credits were conserved
   std::string error;                   // set when the run could not start or broke down

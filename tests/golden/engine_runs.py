@@ -146,7 +146,8 @@ def _exactly_once(d):
 
 FIG = {
     "accepted_load": ("rel", lambda d: d["accepted_load"]),
-    "offered_load": ("rel", lambda d: d["offered_load"]),
+    # What the source queues took (offered_load counts what they refused too).
+    "admitted_load": ("rel", lambda d: d["offered_load"] - d["refused_load"]),
     "latency_mean_ns": ("rel", lambda d: d["latency_ns"]["mean"]),
     "latency_p99_ns": ("rel", lambda d: d["latency_ns"]["p99"]),
     "latency_min_ns": ("exact", lambda d: d["latency_ns"]["min"]),
@@ -169,7 +170,7 @@ COMMON_FIGS = ["dropped_total", "drained", "credit_conservation", "exactly_once"
 KIND_FIGS = {
     "zero": ["latency_min_ns", "network_latency_min_ns", "latency_mean_ns",
              "hops_mean"] + COMMON_FIGS,
-    "load": ["accepted_load", "offered_load", "latency_mean_ns", "latency_p99_ns",
+    "load": ["accepted_load", "admitted_load", "latency_mean_ns", "latency_p99_ns",
              "network_latency_mean_ns", "hops_mean", "credit_stalls",
              "injected_packets", "delivered_packets"] + COMMON_FIGS,
     "invariants": ["invariant_checks", "credit_stalls_info", "injected_packets_info"]

@@ -134,6 +134,29 @@ TEST(AnalysisDeadlock, FindsTheRingCycleWithoutDatelines) {
   EXPECT_EQ(text.substr(0, text.find(" -> ")), text.substr(text.rfind(" -> ") + 4));
 }
 
+// The same routing through the registry, on a fabric large enough to be
+// sampled: a sampled check finds the cycle too, and a cycle found is certain.
+TEST(AnalysisSampled, FindsACycleAndSaysItIsCertain) {
+  RoutingInfo r;
+  r.family = "torus";
+  r.name = "test_sampled_no_dateline";
+  r.make_tracer = [](const Spec& spec, const Fabric& f) -> RouteTraceFn {
+    auto t = std::make_shared<const T3eTables>(program_t3e_tables(spec, f));
+    return [t, &f](const PacketMeta& m) { return trace_route<NoDateline>(*t, f, m); };
+  };
+  if (!Registry::get().routing("torus", r.name)) Registry::get().add_routing(r);
+  Spec spec = t3e_spec(6, 6, 6);
+  const Fabric f = build_torus(spec);
+  spec.routing = r.name;
+  SampleOptions sample;
+  sample.max_routes = 40000;
+  const FabricSummary s = summarize(spec, f, sample);
+  ASSERT_FALSE(s.exact);
+  EXPECT_FALSE(s.deadlock_free);
+  EXPECT_TRUE(s.deadlock_verdict_certain());
+  EXPECT_NE(s.deadlock_cycle.find(" -> "), std::string::npos);
+}
+
 TEST(AnalysisDeadlock, RejectsHopsThatDoNotFollowALink) {
   const Spec spec = t3e_spec(4, 4, 4);
   const Fabric f = build_torus(spec);

@@ -34,6 +34,11 @@ void eal_teardown() {
   s.up = false;
 }
 
+// One EAL serves every test in this process, whichever starts it, so size it
+// for the largest fabric a test runs (the 1024-endpoint Clos needs about
+// 850 MB) rather than for the first run's needs; the environment may say more.
+const int kTestDpdkMemory = setenv("FABEMU_DPDK_MEM_MB", "1536", /*overwrite=*/0);
+
 bool init_once() {
   // One EAL per process: go through the dataplane's own starter so that
   // tests which run the engine (eal_ensure from the runner) and tests that

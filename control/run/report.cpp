@@ -1,0 +1,208 @@
+// The JSON report of a run: figures over the measurement window, per link
+// and VC, ports, real time, where the workers ran.
+#include "control/run/report.h"
+
+#include <algorithm>
+
+#include "control/run/runner.h"
+#include "dataplane/core/eal.h"
+#include "dataplane/stats/stats.h"
+
+namespace fabemu {
+
+double ps_to_ns(double ps) { return ps / 1000.0; }
+
+nlohmann::json histogram_ns(const LatencyHistogram& h) {
+  nlohmann::json j;
+  j["count"] = h.count;
+  j["mean"] = ps_to_ns(h.mean());
+  j["min"] = h.count ? ps_to_ns(double(h.min)) : 0.0;
+  j["p50"] = ps_to_ns(double(h.percentile(50)));
+  j["p99"] = ps_to_ns(double(h.percentile(99)));
+  j["p999"] = ps_to_ns(double(h.percentile(99.9)));
+  j["max"] = ps_to_ns(double(h.max));
+  return j;
+}
+
+nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
+                           const RunStats& st, bool per_link) {
+  using nlohmann::json;
+  json j;
+  const double E = double(fabric.endpoints.size());
+  const ps_t inj_unit = fabric.endpoints.empty() ? 1 : fabric.endpoints[0].unit_ps;
+  const double window = double(st.measure_end_ps - st.measure_start_ps);
+  const double capacity_units = E * window / double(inj_unit);  // injection bandwidth, in units
+  j["fabric"] = {{"name", fabric.name},
+                 {"topology", fabric.topology},
+                 {"routing", fabric.routing},
+                 {"profile", spec.profile},
+                 {"routers", fabric.routers.size()},
+                 {"endpoints", fabric.endpoints.size()},
+                 {"vcs", fabric.num_vcs},
+                 {"unit", fabric.unit_name},
+                 {"unit_bits", fabric.unit_bits},
+                 {"unit_ns", ps_to_ns(double(inj_unit))}};
+  j["run"] = {{"mode", spec.run.mode},
+              {"seed", spec.run.seed},
+              {"workers", spec.run.workers},
+              {"warmup_ns", spec.run.warmup_ns},
+              {"measure_ns", spec.run.measure_ns},
+              {"drain_ns", spec.run.drain_ns},
+              {"end_ns", ps_to_ns(double(st.end_ps))},
+              {"drained", st.drained},
+              {"interrupted", st.interrupted}};
+  if (st.realtime)
+    j["run"]["overload"] = {{"policy", spec.run.overload},
+                            {"bound_ns", spec.run.overload_bound_ns},
+                            {"max_behind_ns", ps_to_ns(double(st.max_behind_ps))},
+                            {"episodes", st.overload_episodes},
+                            {"stopped", st.overload_stopped}};
+  j["traffic"] = {{"pattern", spec.traffic.pattern},
+                  {"load", spec.traffic.load},
+                  {"process", spec.traffic.process},
+                  {"reply_fraction", spec.traffic.reply_fraction}};
+  // Load as a fraction of injection bandwidth: what the sources generated
+  // (offered), what of it the source queues refused, and what actually
+  // entered the fabric (injection links busy) during the measurement window.
+  auto load = [&](double units) { return capacity_units > 0 ? units / capacity_units : 0.0; };
+  double entered_ps = 0;
+  for (const auto& l : st.links)
+    if (l.router < 0) entered_ps += double(l.busy_ps);
+  j["offered_load"] = load(double(st.offered_units + st.refused_units));
+  j["refused_load"] = load(double(st.refused_units));
+  j["entered_load"] = E > 0 && window > 0 ? entered_ps / (E * window) : 0.0;
+  j["accepted_load"] = capacity_units > 0 ? double(st.accepted_units) / capacity_units : 0.0;
+  j["generated_messages"] = st.generated_messages;
+  j["injected_packets"] = st.injected_packets;
+  j["delivered_packets"] = st.delivered_packets;
+  j["delivered_messages"] = st.delivered_messages;
+  j["measured_packets"] = {{"injected", st.measured_injected}, {"delivered", st.measured_delivered}};
+  uint64_t dropped = 0;
+  json reasons = json::object();
+  for (int i = 0; i < static_cast<int>(DropReason::count); i++) {
+    reasons[drop_reason_name(static_cast<DropReason>(i))] = st.drops[i];
+    dropped += st.drops[i];
+  }
+  j["dropped_packets"] = {{"total", dropped}, {"reasons", reasons}};
+  j["latency_ns"] = histogram_ns(st.latency_ps);
+  j["network_latency_ns"] = histogram_ns(st.network_latency_ps);
+  j["hops"] = {{"mean", st.hops.mean()}, {"max", st.hops.count ? st.hops.max : 0}};
+  // Per link and per VC.
+  json links = json::array();
+  std::vector<uint64_t> vc_packets(fabric.num_vcs, 0), vc_units(fabric.num_vcs, 0);
+  std::vector<uint32_t> vc_peak(fabric.num_vcs, 0);
+  std::vector<uint64_t> vc_stall(fabric.num_vcs, 0);
+  uint64_t total_stalls = 0;
+  for (const auto& l : st.links) {
+    total_stalls += l.credit_stalls;
+    for (int v = 0; v < fabric.num_vcs; v++) {
+      vc_packets[v] += l.vc_packets[v];
+      vc_units[v] += l.vc_units[v];
+      vc_peak[v] = std::max(vc_peak[v], l.vc_peak_occupancy[v]);
+    }
+    if (!per_link) continue;
+    json lj;
+    if (l.router >= 0) {
+      lj["from"] = {{"router", l.router}, {"port", l.port}};
+      if (l.peer_router >= 0)
+        lj["to"] = {{"router", l.peer_router}, {"port", l.peer_port}};
+      else
+        lj["to"] = {{"endpoint", l.endpoint}};
+    } else {
+      lj["from"] = {{"endpoint", l.endpoint}};
+      lj["to"] = {{"router", l.peer_router}, {"port", l.peer_port}};
+    }
+    lj["packets"] = l.packets;
+    lj[fabric.unit_name + "s"] = l.units;
+    lj["utilisation"] = window > 0 ? double(l.busy_ps) / window : 0.0;
+    lj["credit_stalls"] = l.credit_stalls;
+    json vcs = json::array();
+    for (int v = 0; v < fabric.num_vcs; v++)
+      vcs.push_back({{"vc", v},
+                     {"packets", l.vc_packets[v]},
+                     {fabric.unit_name + "s", l.vc_units[v]},
+                     {"peak_occupancy", l.vc_peak_occupancy[v]}});
+    lj["vcs"] = std::move(vcs);
+    links.push_back(std::move(lj));
+  }
+  j["links"] = std::move(links);
+  json vcs = json::array();
+  uint64_t all_units = 0;
+  for (int v = 0; v < fabric.num_vcs; v++) all_units += vc_units[v];
+  for (int v = 0; v < fabric.num_vcs; v++)
+    vcs.push_back({{"vc", v},
+                   {"packets", vc_packets[v]},
+                   {fabric.unit_name + "s", vc_units[v]},
+                   {"share", all_units ? double(vc_units[v]) / double(all_units) : 0.0},
+                   {"buffer_units", fabric.vc_buffer_units[v]},
+                   {"peak_occupancy", vc_peak[v]}});
+  j["vcs"] = vcs;
+  j["credit_stalls"] = total_stalls;
+  j["invariants"] = {{"checks", st.invariant_checks},
+                     {"credit_conservation", st.invariant_failure.empty() ? "ok" : st.invariant_failure}};
+  if (!st.ports.empty() || st.realtime) {
+    json ports = json::array();
+    for (const PortStats& p : st.ports) {
+      json drops = json::object();
+      uint64_t total = 0;
+      for (int i = 0; i < static_cast<int>(FrameDrop::count); i++) {
+        drops[frame_drop_name(static_cast<FrameDrop>(i))] = p.drops[i];
+        total += p.drops[i];
+      }
+      ports.push_back({{"name", p.name},
+                       {"device", p.device},
+                       {"dpdk_port", p.port_id},
+                       {"endpoint", p.endpoint},
+                       {"vlan", p.vlan},
+                       {"rx_frames", p.rx_frames},
+                       {"rx_bytes", p.rx_bytes},
+                       {"tx_frames", p.tx_frames},
+                       {"tx_bytes", p.tx_bytes},
+                       {"flooded", p.flooded},
+                       {"fabric_frames", p.fabric_frames},
+                       {"macs_learned", p.macs_learned},
+                       {"mac_moves", p.mac_moves},
+                       {"mac_table_full", p.mac_table_full},
+                       {"dropped", total},
+                       {"drops", drops},
+                       {"frame_latency_ns", histogram_ns(p.frame_latency_ps)},
+                       {"frame_hops", {{"mean", p.frame_hops.mean()},
+                                       {"max", p.frame_hops.count ? p.frame_hops.max : 0}}}});
+    }
+    j["ports"] = ports;
+  }
+  if (st.realtime) {
+    json workers = json::array();
+    for (size_t w = 0; w < st.worker_lateness_ps.size(); w++) {
+      json h = histogram_ns(st.worker_lateness_ps[w]);
+      h["worker"] = w;
+      workers.push_back(h);
+    }
+    json late = histogram_ns(st.lateness_ps);
+    late["bound"] = ps_to_ns(double(st.lateness_bound_ps));
+    late["over_bound"] = st.events_over_bound;
+    j["realtime"] = {{"time_scale", st.time_scale},
+                     {"wall_s", st.wall_s},
+                     {"emulated_ns", ps_to_ns(double(st.end_ps))},
+                     {"lateness_ns", late},
+                     {"poll_gap_ns", histogram_ns(st.poll_gap_ps)},
+                     {"worker_lateness_ns", workers}};
+  }
+  json workers = json::array();
+  for (size_t i = 0; i < st.worker_cpus.size(); i++)
+    workers.push_back({{"cpus", cpu_list_text(st.worker_cpus[i])},
+                       {"preempted", i < st.worker_preempted.size() ? st.worker_preempted[i] : 0}});
+  j["performance"] = {{"workers", workers},
+                      {"dpdk_memory_mb", dpdk_memory_mb(spec, cfg, fabric)},
+                      {"wall_s", st.wall_s},
+                      {"events", st.events},
+                      {"packet_hops", st.packet_hops},
+                      {"packet_hops_per_s", st.wall_s > 0 ? double(st.packet_hops) / st.wall_s : 0.0},
+                      {"packet_hops_per_s_per_worker",
+                       st.wall_s > 0 ? double(st.packet_hops) / st.wall_s / cfg.workers : 0.0}};
+  if (!st.error.empty()) j["error"] = st.error;
+  return j;
+}
+
+
+}  // namespace fabemu

@@ -1,0 +1,20 @@
+// The JSON report of a finished run (control/run/report.cpp).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "control/spec/spec.h"
+#include "dataplane/core/fabric.h"
+#include "dataplane/engine/engine_base.h"
+#include "dataplane/stats/stats.h"
+
+namespace fabemu {
+
+// `per_link`: with the "links" array (one entry per link and VC: most of the
+// report's size and of the time it takes to build).
+nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
+                           const RunStats& st, bool per_link = true);
+
+// A latency histogram in ns: count, mean, min, p50, p99, p999, max.
+nlohmann::json histogram_ns(const LatencyHistogram& h);
+
+}  // namespace fabemu

@@ -1,0 +1,146 @@
+#include "control/topology/flatfly.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "control/topology/fabric_parts.h"
+#include "control/topology/link_timing.h"
+#include "control/topology/registry.h"
+
+namespace fabemu {
+
+namespace {
+
+// k^e, or -1 once it passes `limit` (no overflow for any k, e the spec allows).
+int64_t power_capped(int64_t k, int64_t e, int64_t limit) {
+  int64_t v = 1;
+  for (int64_t i = 0; i < e; ++i) {
+    v *= k;
+    if (v > limit) return -1;
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string flatfly_size_problem(int64_t k, int64_t n) {
+  if (k < 2) return fmt::format("topology.k = {}: a flattened butterfly needs k >= 2", k);
+  if (n < 2)
+    return fmt::format(
+        "topology.n = {}: a k-ary n-flat needs n >= 2 (n = 1 is a single router with no "
+        "inter-router channels)",
+        n);
+  const int64_t radix = n * (k - 1) + 1;
+  if (radix > kMaxPorts)
+    return fmt::format(
+        "a {}-ary {}-flat needs routers of radix n(k-1)+1 = {}, more than the {} ports a router "
+        "may have: lower topology.k or topology.n",
+        k, n, radix, kMaxPorts);
+  if (power_capped(k, n, kFlatflyMaxEndpoints) < 0)
+    return fmt::format(
+        "a {}-ary {}-flat has k^n endpoints, more than the {} a YARC head phit can address: "
+        "lower topology.k or topology.n",
+        k, n, kFlatflyMaxEndpoints);
+  return {};
+}
+
+Fabric build_flatfly(const Spec& spec) {
+  const int k = spec.topology.k;
+  const int n = spec.topology.n;
+  if (const std::string why = flatfly_size_problem(k, n); !why.empty())
+    throw std::invalid_argument(why);
+  if (spec.vcs.count < 1 || spec.vcs.count > kMaxVcs)
+    throw std::invalid_argument(
+        fmt::format("vcs.count = {}: must be in 1..{}", spec.vcs.count, kMaxVcs));
+  const int dims = n - 1;
+  const int routers = static_cast<int>(power_capped(k, dims, kFlatflyMaxEndpoints));
+  const int radix = n * (k - 1) + 1;
+  const ps_t unit = unit_ps(spec);
+  const ps_t wire = wire_ps(spec);
+
+  Fabric f = fabric_frame(spec, fmt::format("flatfly {}-ary {}-flat", k, n), "flatfly");
+
+  f.routers.resize(routers);
+  f.endpoints.resize(static_cast<size_t>(routers) * k);
+  for (int i = 0; i < routers; ++i) {
+    FabricRouter& r = f.routers[i];
+    r.id = i;
+    r.rank = 0;
+    r.ports.resize(radix);
+    int stride = 1;  // k^d
+    for (int d = 0; d < dims; ++d, stride *= k) {
+      const int own = (i / stride) % k;
+      if (d < 3) r.coord[d] = own;
+      // Equation (1), dimension d + 1: j = i + (m - own) k^d, m != own.
+      for (int m = 0; m < k; ++m) {
+        if (m == own) continue;
+        FabricPort& p = r.ports[flatfly_port(k, d, own, m)];
+        p.peer_router = i + (m - own) * stride;
+        p.peer_port = static_cast<int16_t>(flatfly_port(k, d, m, own));
+        p.unit_ps = unit;
+        p.wire_ps = wire;
+        p.label = static_cast<uint8_t>(d + 1);
+      }
+    }
+    for (int j = 0; j < k; ++j)
+      attach_endpoint(f, i * k + j, i, j, unit, wire, kFlatflyEndpointLabel);
+  }
+  return f;
+}
+
+int64_t flatfly_bisection_links(const Spec& /*spec*/, const Fabric& fabric) {
+  const int32_t half = static_cast<int32_t>(fabric.routers.size() / 2);
+  int64_t links = 0;
+  for (int32_t i = 0; i < half; ++i)
+    for (const FabricPort& p : fabric.routers[i].ports) links += p.peer_router >= half;
+  return links;
+}
+
+FlatflyTables program_flatfly_tables(const Spec& spec, const Fabric& fabric, int vcs_per_class) {
+  if (fabric.num_vcs < vcs_per_class)
+    throw std::invalid_argument(fmt::format(
+        "routing {} needs {} VCs (one per phase), the fabric has {}: set vcs.count to {}",
+        spec.routing, vcs_per_class, fabric.num_vcs, vcs_per_class));
+  FlatflyTables t;
+  const int k = spec.topology.k;
+  const int dims = spec.topology.n - 1;
+  t.k = static_cast<uint8_t>(k);
+  t.dims = static_cast<uint8_t>(dims);
+  t.response_vc = static_cast<uint8_t>(fabric.num_vcs >= 2 * vcs_per_class ? vcs_per_class : 0);
+  t.latency_ps = static_cast<ps_t>(std::llround(spec.router.latency_ns * 1000.0));
+  const size_t routers = fabric.routers.size();
+  t.digit.resize(routers * static_cast<size_t>(dims));
+  for (size_t r = 0; r < routers; ++r) {
+    size_t rest = r;
+    for (int d = 0; d < dims; ++d, rest /= static_cast<size_t>(k))
+      t.digit[r * static_cast<size_t>(dims) + static_cast<size_t>(d)] =
+          static_cast<uint8_t>(rest % static_cast<size_t>(k));
+  }
+  t.dest.resize(fabric.endpoints.size());
+  for (size_t e = 0; e < fabric.endpoints.size(); ++e)
+    t.dest[e] =
+        FlatflyDest{fabric.endpoints[e].router, static_cast<uint8_t>(fabric.endpoints[e].port)};
+  t.port_dim.fill(kFlatflyNoDim);
+  // Every router has the same layout: read the dimension off router 0.
+  if (!fabric.routers.empty()) {
+    const FabricRouter& r0 = fabric.routers[0];
+    for (size_t p = 0; p < r0.ports.size() && p < static_cast<size_t>(kMaxPorts); ++p)
+      if (r0.ports[p].peer_router >= 0) t.port_dim[p] = static_cast<uint8_t>(r0.ports[p].label - 1);
+  }
+  return t;
+}
+
+namespace {
+
+const char* kFlatflySummary =
+    "flattened butterfly k-ary n-flat: N = k^n endpoints, N/k routers of radix n(k-1)+1 "
+    "fully connected in each of n-1 dimensions (equation (1)), k endpoints per router";
+
+FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"flatfly", kFlatflySummary, build_flatfly,
+                                      flatfly_bisection_links});
+
+}  // namespace
+
+}  // namespace fabemu

@@ -1,0 +1,50 @@
+// Flattened butterfly family "flatfly" (profile flatfly): the k-ary n-flat of
+// Kim, Dally & Abts (ISCA 2007, section 2), and the programming of the tables
+// its routing policies read (dataplane/routing/flatfly_tables.h, which also
+// gives the router port layout).
+//
+// Routers 0 .. N/k - 1; router i's coordinate in dimension d is digit d of i
+// in radix k, and it is linked in each of the n' = n - 1 dimensions to the
+// k - 1 routers given by the paper's equation (1). Endpoint e sits on port
+// e mod k of router e / k (concentration k). FabricRouter::coord holds the
+// digits of dimensions 0..2 (all of them when n <= 4; describe and cycle
+// reports show it), 0 beyond; rank 0.
+// Every link, the endpoint links included, has the spec's unit and wire time.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "control/spec/spec.h"
+#include "dataplane/core/fabric.h"
+#include "dataplane/routing/flatfly_tables.h"
+
+namespace fabemu {
+
+// Endpoints a flatfly may have: the YARC head phit (the codec the profile
+// uses) carries a 15-bit destination.
+inline constexpr int64_t kFlatflyMaxEndpoints = 32768;
+
+// Empty when a k-ary n-flat can be built (k >= 2, n >= 2, router radix
+// n(k-1)+1 within the engine's kMaxPorts, N = k^n within
+// kFlatflyMaxEndpoints); otherwise what is wrong and what to do.
+std::string flatfly_size_problem(int64_t k, int64_t n);
+
+// Throws std::invalid_argument with flatfly_size_problem()'s message.
+Fabric build_flatfly(const Spec& spec);
+
+// Links crossing the minimum bisection, one direction: the lower half of the
+// routers in id order against the upper half (by Lindsey's theorem, 1964,
+// initial segments of this order have the fewest links leaving them among
+// all router sets of their size in a product of complete graphs). For even k
+// this is one dimension cut in half: N/4 links, i.e. B = N/2 both ways and a
+// capacity 2B/N = 1 (the paper's footnote 3). 32-ary 2-flat: 256.
+int64_t flatfly_bisection_links(const Spec& spec, const Fabric& fabric);
+
+// Tables for a policy that uses vcs_per_class VCs for each traffic class
+// (min: 1, val: 2): responses get their own VCs when the fabric has
+// 2 * vcs_per_class, else share the requests'. Pipeline spec.router.latency_ns
+// at every hop. Throws std::invalid_argument when the fabric has fewer than
+// vcs_per_class VCs.
+FlatflyTables program_flatfly_tables(const Spec& spec, const Fabric& fabric, int vcs_per_class);
+
+}  // namespace fabemu

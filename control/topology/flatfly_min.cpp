@@ -1,0 +1,18 @@
+// Registers routing "min" for the flatfly family: minimal dimension-order
+// routing (dataplane/routing/flatfly_min.h). One VC is deadlock-free
+// (dimension order); with two, responses get VC 1.
+#include "dataplane/routing/flatfly_min.h"
+
+#include "control/topology/flatfly_routing.h"
+
+namespace fabemu {
+namespace {
+
+FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyMin>(
+    "min",
+    "minimal dimension-order routing: one hop per differing router digit, lowest dimension "
+    "first (Kim et al. 2007, section 2.2); requests VC 0, responses VC 1 when there are 2",
+    1));
+
+}  // namespace
+}  // namespace fabemu

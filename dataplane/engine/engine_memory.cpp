@@ -1,0 +1,78 @@
+#include "dataplane/engine/engine_memory.h"
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <algorithm>
+
+#include "dataplane/codec/codec.h"
+#include "dataplane/core/packet_meta.h"
+#include "dataplane/sim/event.h"
+
+namespace fabemu {
+
+namespace {
+constexpr uint32_t kFrameSlots = 64;        // reassembly slots of a port endpoint (Engine::kFrameSlots)
+constexpr uint32_t kSlack = 4096;          // buffers beyond the counted ones
+constexpr uint32_t kPoolCap = 1u << 21;
+constexpr uint32_t kRingEvents = 1u << 16;  // per ordered pair of workers
+
+uint64_t mbuf_bytes(uint16_t room) {
+  rte_mempool_objsz sz{};
+  return rte_mempool_calc_obj_size(sizeof(rte_mbuf) + kMbufPrivSize + room, 0, &sz);
+}
+}  // namespace
+
+uint32_t frame_segments(const EngineConfig& cfg) {
+  uint32_t max_frame = 0;
+  for (const auto& pc : cfg.ports) max_frame = std::max(max_frame, pc.max_frame_bytes);
+  const uint32_t payload = std::max<uint32_t>(1, cfg.format.max_payload_bytes());
+  return std::max<uint32_t>(1, (max_frame + payload - 1) / payload);
+}
+
+uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
+  auto owner = [&](uint32_t router) {
+    return router < cfg.router_worker.size() ? cfg.router_worker[router] : 0;
+  };
+  // Buffers that can be in flight at once: every input buffer full of the
+  // shortest packets, plus the source queues (the pool grows to this only
+  // when the fabric really fills).
+  uint64_t bufs = kSlack;
+  const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
+  for (size_t r = 0; r < f.routers.size(); r++) {
+    if (owner(static_cast<uint32_t>(r)) != w) continue;
+    for (const FabricPort& fp : f.routers[r].ports) {
+      if (!fp.connected()) continue;
+      for (int v = 0; v < f.num_vcs; v++) bufs += f.vc_buffer_units[v] / minu + 1;
+    }
+  }
+  for (const auto& ep : f.endpoints)
+    if (owner(static_cast<uint32_t>(ep.router)) == w) bufs += 2ull * cfg.source_queue_packets;
+  const uint32_t seg = frame_segments(cfg);
+  for (const auto& pc : cfg.ports) {
+    if (pc.endpoint >= f.endpoints.size() || owner(static_cast<uint32_t>(f.endpoints[pc.endpoint].router)) != w)
+      continue;
+    bufs += std::max<uint64_t>(cfg.source_queue_packets, uint64_t(pc.queue_frames) * seg) +
+            uint64_t(kFrameSlots) * seg;
+  }
+  return static_cast<uint32_t>(std::min<uint64_t>(bufs, kPoolCap));
+}
+
+uint64_t dpdk_bytes_needed(const EngineConfig& cfg, const Fabric& f) {
+  const int nw = std::max(1, cfg.workers);
+  const uint64_t per_mbuf =
+      mbuf_bytes(packet_data_room(static_cast<CodecKind>(cfg.codec), cfg.format.max_units));
+  uint64_t bytes = 0;
+  for (int w = 0; w < nw; w++) bytes += uint64_t(worker_buffer_limit(cfg, f, w)) * per_mbuf;
+  if (!cfg.ports.empty()) {
+    // Transmit pools (engine_setup.h): at most one per worker, sized by its devices.
+    uint32_t max_frame = 0;
+    for (const auto& pc : cfg.ports) max_frame = std::max(max_frame, pc.max_frame_bytes);
+    const uint64_t troom = std::max<uint32_t>(RTE_MBUF_DEFAULT_BUF_SIZE, max_frame + 4 + RTE_PKTMBUF_HEADROOM);
+    bytes += uint64_t(nw) * (4095 + 2048ull * cfg.ports.size()) * mbuf_bytes(static_cast<uint16_t>(troom));
+  }
+  bytes += uint64_t(nw) * uint64_t(nw - 1) * kRingEvents * sizeof(Event);
+  return bytes;
+}
+
+}  // namespace fabemu

@@ -1,0 +1,44 @@
+// Minimal deterministic routing of a flattened butterfly (Kim, Dally & Abts,
+// ISCA 2007, section 2.2) as a routing policy for Engine<R>
+// (dataplane/routing/routing_policy.h): one inter-router hop for each
+// router digit in which source and destination differ, taken in dimension
+// order (lowest dimension first), then the ejection port. The paper's MIN AD
+// chooses among the productive dimensions adaptively and needs n' VCs; fixing
+// the order makes the channel dependencies follow increasing dimension, so
+// one VC is deadlock-free (Dally & Seitz). Requests use VC 0; responses VC 1
+// when the fabric has two VCs (FlatflyTables::response_vc).
+//
+// Route state: none (the destination's router and port come from the
+// tables' per-endpoint entry).
+#pragma once
+#include <cstdint>
+
+#include "dataplane/core/fabric.h"
+#include "dataplane/core/packet_meta.h"
+#include "dataplane/routing/flatfly_tables.h"
+#include "dataplane/routing/route.h"
+#include "dataplane/routing/routing_context.h"
+#include "dataplane/sim/time.h"
+
+namespace fabemu {
+
+struct FlatflyMin : FlatflyPolicyBase {
+  static void on_inject(const Tables& t, const Fabric& /*f*/, PacketMeta& m) {
+    m.vc = t.class_vc(m);
+  }
+
+  static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t router, uint8_t /*in_port*/,
+                    const PacketMeta& m, RouteCandidates& out) {
+    const FlatflyDest& d = t.dest[m.dst];
+    const int p = flatfly_dimension_order(t, router, d.router);
+    out.adaptive = false;
+    out.add(p >= 0 ? static_cast<uint8_t>(p) : d.port, m.vc);
+  }
+
+  static bool routes_on_state(const Tables& /*t*/) { return false; }  // deterministic
+
+  static void on_forward(const Tables& /*t*/, int32_t /*router*/, uint8_t /*out_port*/,
+                         PacketMeta& /*m*/) {}
+};
+
+}  // namespace fabemu

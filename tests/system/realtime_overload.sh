@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# System test: a real-time run that cannot keep up still obeys its user
+# (issue 12 item 1). The 4x4x4 torus at load 0.05 and time_scale 1 needs
+# about a hundred times this machine's speed, so every run here is behind:
+#  - run.duration_s is wall-clock time: a 0.3 s run ends within seconds;
+#  - SIGINT ends an endless run within about a second, with its report;
+#  - run.overload: stop ends the run with exit status 3 and says so in JSON;
+#  - run.overload: shed refuses synthetic messages, counted as shed_overload;
+#  - no DPDK runtime folder is left behind.
+#
+#   bash tests/system/realtime_overload.sh FABEMU_BINARY SOURCE_DIR
+set -euo pipefail
+
+fabemu=${1:?usage: realtime_overload.sh FABEMU_BINARY SOURCE_DIR}
+src=${2:?usage: realtime_overload.sh FABEMU_BINARY SOURCE_DIR}
+command -v jq >/dev/null || { echo "realtime_overload: jq is missing (scripts/lib/setup.sh installs it)"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "realtime_overload: $*"; exit 1; }
+
+common=(--set run.mode=realtime --set run.time_scale=1 --set traffic.load=0.05
+        --set run.progress_s=0 --set run.workers=1)
+topo="$src/topologies/t3e-4x4x4.yaml"
+
+# 1. Wall-clock duration.
+start=$(date +%s.%N)
+status=0
+"$fabemu" run "$topo" "${common[@]}" --set run.duration_s=0.3 --json "$tmp/d.json" \
+  >"$tmp/out.txt" 2>"$tmp/err.txt" || status=$?
+took=$(echo "$(date +%s.%N) - $start" | bc)
+[[ $status -eq 0 ]] || { cat "$tmp/err.txt"; fail "duration run: exit status $status"; }
+(( $(echo "$took < 10" | bc) )) || fail "run.duration_s=0.3 took $took s of wall time"
+grep -q "behind the wall clock" "$tmp/err.txt" || { cat "$tmp/err.txt"; fail "no overload warning"; }
+jq -e '.run.overload.episodes >= 1 and .run.overload.max_behind_ns > 1e6' "$tmp/d.json" >/dev/null ||
+  fail "JSON overload: $(jq -c .run.overload "$tmp/d.json")"
+# What the sources generated over what they reached, not over the wall clock.
+jq -e '.offered_load > 0.04 and .offered_load < 0.06' "$tmp/d.json" >/dev/null ||
+  fail "offered load $(jq .offered_load "$tmp/d.json"), want about 0.05"
+echo "realtime_overload: duration 0.3 s run ended after $took s wall, $(jq -c .run.overload "$tmp/d.json")"
+
+# 2. SIGINT on an endless run that is far behind.
+"$fabemu" run "$topo" "${common[@]}" --set run.duration_s=0 --json "$tmp/i.json" \
+  >"$tmp/out.txt" 2>"$tmp/err.txt" &
+pid=$!
+sleep 2
+kill -s INT "$pid"
+start=$(date +%s.%N)
+status=0
+wait "$pid" || status=$?
+took=$(echo "$(date +%s.%N) - $start" | bc)
+[[ $status -eq 0 ]] || { cat "$tmp/err.txt"; fail "SIGINT: exit status $status (a real-time run ends on a signal normally)"; }
+(( $(echo "$took < 3" | bc) )) || fail "SIGINT took $took s to end the run"
+grep -q "^packets" "$tmp/out.txt" || fail "SIGINT: no summary"
+jq -e '.delivered_packets > 0' "$tmp/i.json" >/dev/null || fail "SIGINT: nothing delivered in the report"
+[[ -e /var/run/dpdk/fabemu_$pid ]] && fail "SIGINT: /var/run/dpdk/fabemu_$pid left behind"
+echo "realtime_overload: SIGINT ended the run after $took s"
+
+# 3. run.overload: stop.
+status=0
+"$fabemu" run "$topo" "${common[@]}" --set run.duration_s=0 --set run.overload=stop \
+  --json "$tmp/s.json" >"$tmp/out.txt" 2>"$tmp/err.txt" || status=$?
+[[ $status -eq 3 ]] || { cat "$tmp/err.txt"; fail "overload stop: exit status $status, want 3"; }
+grep -q "run.overload: stop" "$tmp/err.txt" || fail "overload stop: no message"
+jq -e '.run.overload.stopped == true' "$tmp/s.json" >/dev/null || fail "overload stop: JSON not marked"
+echo "realtime_overload: run.overload=stop ended the run with status 3 after $(jq .run.end_ns "$tmp/s.json") ns emulated"
+
+# 4. run.overload: shed.
+"$fabemu" run "$topo" "${common[@]}" --set run.duration_s=0.3 --set run.overload=shed \
+  --json "$tmp/h.json" >"$tmp/out.txt" 2>"$tmp/err.txt"
+shed=$(jq '.dropped_packets.reasons.shed_overload' "$tmp/h.json")
+(( shed > 0 )) || fail "overload shed: nothing shed"
+grep -q "shed_overload" "$tmp/out.txt" || fail "overload shed: the summary does not name shed_overload"
+echo "realtime_overload: run.overload=shed refused $shed messages"

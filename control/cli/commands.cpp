@@ -11,11 +11,13 @@
 
 #include "control/analysis/analysis.h"
 #include "control/cli/cli.h"
+#include "control/run/run_memory.h"
 #include "control/run/runner.h"
 #include "control/spec/spec_error.h"
 #include "control/spec/spec_loader.h"
 #include "control/spec/spec_refuse.h"
 #include "control/topology/registry.h"
+#include "dataplane/core/eal.h"
 
 namespace fabemu {
 
@@ -77,6 +79,18 @@ bool write_json(const nlohmann::json& j, const std::string& path, std::ostream& 
 
 Fabric build_fabric(const Spec& spec) { return build_spec_fabric(spec); }
 
+Fabric runnable_fabric(const Spec& spec) {
+  Fabric f = build_fabric(spec);
+  const size_t cpus = allowed_cpus().size();
+  if (static_cast<size_t>(spec.run.workers) > cpus)
+    refuse_spec(spec, {"run.workers"},
+                fmt::format("{} workers need {} CPUs, but this process may use {} (its CPU "
+                            "affinity): set run.workers to at most {}",
+                            spec.run.workers, spec.run.workers, cpus, cpus));
+  check_run_memory(spec, f, available_memory());
+  return f;
+}
+
 std::string fabric_one_line(const Spec& spec, const Fabric& f) {
   auto n = [](size_t count, const char* what) {
     return fmt::format("{} {}{}", count, what, count == 1 ? "" : "s");
@@ -90,7 +104,7 @@ int check_command(const SpecArgs& args, std::ostream& out, std::ostream& err) {
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
   try {
-    const Fabric f = build_fabric(spec);
+    const Fabric f = runnable_fabric(spec);
     out << args.file << ": ok (" << fabric_one_line(spec, f) << ")\n";
     return kExitOk;
   } catch (const SpecError& e) {
@@ -239,7 +253,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   if (!load(args, &spec, err)) return kExitUsage;
   Fabric f;
   try {
-    f = build_fabric(spec);
+    f = runnable_fabric(spec);
   } catch (const SpecError& e) {
     err << e.what() << "\n";
     return kExitUsage;
@@ -294,6 +308,12 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   row("flow unit",
       fmt::format("{}-bit {}, {} per link", f.unit_bits, f.unit_name, time_text(unit_ps)));
   write_route_rows(sum, f.unit_name, row);
+  // The memory estimate: a summary row, then a line per part (not wrapped).
+  const MemoryEstimate mem = estimate_run_memory(spec, f);
+  const std::string mem_text = memory_text(mem);
+  const size_t mem_nl = mem_text.find('\n');
+  row("run memory", mem_text.substr(0, mem_nl));
+  if (mem_nl != std::string::npos) out << mem_text.substr(mem_nl + 1) << "\n";
 
   if (!opts.json_out.empty()) {
     nlohmann::json j = {
@@ -324,6 +344,8 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
         {"routes_traced", sum.routes_traced},
         {"unroutable", sum.unroutable},
         {"analysis", analysis_json(sum, opts)},
+        {"memory_start_bytes", mem.start_bytes},
+        {"memory_max_bytes", mem.max_bytes},
     };
     // true: proven acyclic; false: a cycle (proven either way); null: no
     // cycle among sampled routes, which proves nothing.
@@ -359,6 +381,7 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
   if (!load(args, &spec, err)) return kExitUsage;
   (void)out;  // the runner prints its own summary and progress
   try {
+    runnable_fabric(spec);  // refuses what the fabric or this machine cannot run
     return run_command(spec, opts);
   } catch (const SpecError& e) {
     err << e.what() << "\n";

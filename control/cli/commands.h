@@ -57,6 +57,11 @@ int spec_reference_command(std::ostream& out);
 // SpecError on the field the builder names when it refuses the spec.
 Fabric build_fabric(const Spec& spec);
 
+// build_fabric, then what this machine has: a CPU for each worker and the
+// memory the run needs (control/run/run_memory.h). What check, describe and
+// run start from. Throws SpecError.
+Fabric runnable_fabric(const Spec& spec);
+
 // "t3e 4x4x4: 64 routers, 384 links, 64 endpoints, routing direction_order, 5 VCs"
 std::string fabric_one_line(const Spec& spec, const Fabric& fabric);
 

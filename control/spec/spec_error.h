@@ -22,7 +22,11 @@ inline std::string printable(std::string_view s, size_t max = 60) {
   size_t i = 0;
   for (; i < s.size() && out.size() < max; ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 0;
     bool ok = len > 0 && i + len <= s.size() && (len > 1 || (c >= 0x20 && c != 0x7F));
     for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
     if (ok) {
@@ -94,7 +98,9 @@ class SpecError : public std::runtime_error {
 class FieldError : public std::invalid_argument {
  public:
   FieldError(std::string field, const std::string& message)
-      : std::invalid_argument(field + ": " + message), field_(std::move(field)), message_(message) {}
+      : std::invalid_argument(field + ": " + message),
+        field_(std::move(field)),
+        message_(message) {}
   const std::string& field() const { return field_; }
   const std::string& message() const { return message_; }
 

@@ -47,7 +47,9 @@ void read_sizes(Spec& s, const YAML::Node& n, const Ctx& c) {
       if (!e["bytes"]) ec.fail(e, "this size has no 'bytes': give {bytes: N, weight: W}");
       ps.bytes = static_cast<uint32_t>(ec.member("bytes").integer(e["bytes"], 1, kMaxMessageBytes));
       if (e["weight"])
-        ps.weight = ec.member("weight").bounded(e["weight"], 1e-6, 1e6, "weights are relative: keep them within a factor of 10^12 of each other");
+        ps.weight = ec.member("weight").bounded(
+            e["weight"], 1e-6, 1e6,
+            "weights are relative: keep them within a factor of 10^12 of each other");
     } else {
       ps.bytes = static_cast<uint32_t>(ec.integer(e, 1, kMaxMessageBytes));
     }
@@ -224,11 +226,10 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
                                              "endpoint to one port",
                                              b.endpoint, other));
       if (device_name(o.device) == device_name(b.device) && o.device != b.device)
-        key_ctx("device").fail(e["device"],
-                               fmt::format("device '{}' is given as '{}' in {}: one DPDK device "
-                                           "has one set of arguments; write the same string",
-                                           printable(device_name(b.device)),
-                                           printable(o.device), other));
+        key_ctx("device").fail(
+            e["device"], fmt::format("device '{}' is given as '{}' in {}: one DPDK device "
+                                     "has one set of arguments; write the same string",
+                                     printable(device_name(b.device)), printable(o.device), other));
       for (size_t m = 0; m < b.macs.size(); ++m)
         if (std::find(o.macs.begin(), o.macs.end(), b.macs[m]) != o.macs.end())
           key_ctx("macs").item(m).fail(
@@ -528,9 +529,10 @@ std::vector<std::string> keys_at(const std::string& prefix) {
 
 std::string known_keys_message(const std::string& prefix, const std::string& key) {
   const std::vector<std::string> keys = keys_at(prefix);
-  std::string msg = fmt::format(
-      "unknown key '{}'{}; known keys {}: {}", printable(key), prefix.empty() ? "" : " in '" + prefix + "'",
-      prefix.empty() ? "at the top level" : "in '" + prefix + "'", join(keys));
+  std::string msg =
+      fmt::format("unknown key '{}'{}; known keys {}: {}", printable(key),
+                  prefix.empty() ? "" : " in '" + prefix + "'",
+                  prefix.empty() ? "at the top level" : "in '" + prefix + "'", join(keys));
   std::string best;
   size_t best_d = 3;  // suggest only close misspellings
   for (const auto& k : keys) {

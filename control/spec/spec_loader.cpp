@@ -22,17 +22,18 @@
 
 #include "control/run/runner.h"
 #include "control/spec/profiles.h"
-#include "control/topology/link_timing.h"
-#include "control/topology/flatfly.h"
-#include "control/topology/registry.h"
-#include "dataplane/engine/engine_base.h"
-#include "dataplane/codec/codec_check.h"
-#include "dataplane/core/fabric.h"
-#include "dataplane/endpoint/traffic.h"
-#include "dataplane/ethernet/ether.h"
 #include "control/spec/spec_fields.h"
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_yaml.h"
+#include "control/topology/flatfly.h"
+#include "control/topology/link_timing.h"
+#include "control/topology/registry.h"
+#include "dataplane/codec/codec_check.h"
+#include "dataplane/core/fabric.h"
+#include "dataplane/endpoint/traffic.h"
+#include "dataplane/engine/engine_base.h"
+#include "dataplane/engine/engine_sizing.h"
+#include "dataplane/ethernet/ether.h"
 
 namespace fabemu {
 namespace {
@@ -92,9 +93,9 @@ class Loader {
   void apply_defaults(Spec& s, const std::string& name) {
     const ProfileInfo* p = find_profile(name);
     if (!p)
-      throw SpecError(file_, 0, 0, "profile",
-                      fmt::format("unknown profile '{}': use one of {}", printable(name),
-                                  profile_names()));
+      throw SpecError(
+          file_, 0, 0, "profile",
+          fmt::format("unknown profile '{}': use one of {}", printable(name), profile_names()));
     Origin o{Origin::Kind::profile};
     o.profile = name;
     for (const auto& f : fields()) {
@@ -124,13 +125,13 @@ class Loader {
       return {key, parse_spec_yaml(arg.substr(eq + 1), file_)};
     } catch (const SpecError& e) {
       const bool syntax = e.message().rfind("YAML syntax error", 0) == 0;
-      throw SpecError(file_, 0, 0, key,
-                      syntax ? fmt::format("the value is not valid YAML ({}); quote it, e.g. "
-                                           "--set '{}=\"...\"'",
-                                           e.message().substr(0, e.message().find(';')),
-                                           printable(key))
-                             : "the value: " + e.message(),
-                      arg);
+      throw SpecError(
+          file_, 0, 0, key,
+          syntax ? fmt::format("the value is not valid YAML ({}); quote it, e.g. "
+                               "--set '{}=\"...\"'",
+                               e.message().substr(0, e.message().find(';')), printable(key))
+                 : "the value: " + e.message(),
+          arg);
     }
   }
 
@@ -147,9 +148,8 @@ class Loader {
                                  prefix.empty() ? "at the top level" : "in '" + prefix + "'",
                                  join(keys_at(prefix))));
       if (auto [at, fresh] = seen.emplace(name, key.Mark().line + 1); !fresh)
-        kc.fail(key,
-                fmt::format("'{}' is given twice (first at line {}); keep one", printable(name),
-                            at->second));
+        kc.fail(key, fmt::format("'{}' is given twice (first at line {}); keep one",
+                                 printable(name), at->second));
       if (path == "profile") continue;  // applied before everything else
       apply_value(s, path, it->second, base, key.Mark());
     }
@@ -306,18 +306,21 @@ class Loader {
     const Spec::Link& l = s.link;
     const double bits = double(l.phit_bits) * l.phits_per_unit;
     const double unit_ps = unit_time_ps(l);
-    const std::string link = fmt::format("a {:g}-bit flow unit on {} lane{} of {:g} Gb/s (coding {:g})",
-                                         bits, l.lanes, l.lanes == 1 ? "" : "s", l.lane_gbps, l.coding);
+    const std::string link =
+        fmt::format("a {:g}-bit flow unit on {} lane{} of {:g} Gb/s (coding {:g})", bits, l.lanes,
+                    l.lanes == 1 ? "" : "s", l.lane_gbps, l.coding);
     if (unit_ps < 0.5)
-      blame({"link.lane_gbps", "link.lanes", "link.phit_bits", "link.phits_per_unit", "link.coding"},
-            fmt::format("{} takes {:.3g} ps, less than the engine's clock tick of 1 ps: lower "
-                        "link.lanes or link.lane_gbps, or raise link.phit_bits",
-                        link, unit_ps));
+      blame(
+          {"link.lane_gbps", "link.lanes", "link.phit_bits", "link.phits_per_unit", "link.coding"},
+          fmt::format("{} takes {:.3g} ps, less than the engine's clock tick of 1 ps: lower "
+                      "link.lanes or link.lane_gbps, or raise link.phit_bits",
+                      link, unit_ps));
     if (unit_ps > 1e9)
-      blame({"link.lane_gbps", "link.lanes", "link.phit_bits", "link.phits_per_unit", "link.coding"},
-            fmt::format("{} takes {:.3g} ms, more than the 1 ms a link may take per unit: raise "
-                        "link.lane_gbps or link.lanes, or lower link.phit_bits",
-                        link, unit_ps / 1e9));
+      blame(
+          {"link.lane_gbps", "link.lanes", "link.phit_bits", "link.phits_per_unit", "link.coding"},
+          fmt::format("{} takes {:.3g} ms, more than the 1 ms a link may take per unit: raise "
+                      "link.lane_gbps or link.lanes, or lower link.phit_bits",
+                      link, unit_ps / 1e9));
   }
 
   // A key that means nothing for the spec's topology family (topology.rank
@@ -338,7 +341,8 @@ class Loader {
       std::string hint = several ? fmt::format("topology.family to one of {}", f.families)
                                  : fmt::format("topology.family: {}", f.families);
       const auto fam = origins_.find("topology.family");
-      const bool family_by_profile = fam == origins_.end() || fam->second.kind == Origin::Kind::profile;
+      const bool family_by_profile =
+          fam == origins_.end() || fam->second.kind == Origin::Kind::profile;
       for (const auto& p : profiles()) {
         const Field* ff = find_field("topology.family");
         const char* def = p.column == ProfileInfo::Column::yarc      ? ff->yarc
@@ -374,7 +378,8 @@ class Loader {
     for (size_t a = 0; a < s.run.eal.size(); ++a) {
       const std::string& arg = s.run.eal[a];
       if (arg.rfind("--vdev=", 0) == 0) devices.insert(device_name(arg.substr(7)));
-      if (arg == "--vdev" && a + 1 < s.run.eal.size()) devices.insert(device_name(s.run.eal[a + 1]));
+      if (arg == "--vdev" && a + 1 < s.run.eal.size())
+        devices.insert(device_name(s.run.eal[a + 1]));
     }
     for (size_t i = 0; i < s.ports.size(); ++i) {
       const PortBinding& p = s.ports[i];
@@ -423,6 +428,7 @@ class Loader {
                           m.router, m.port, ports[m.port].peer_router));
     }
     validate_packets(s, f);
+    validate_generation(s, f);
     if (fixed_pattern) {
       EngineConfig cfg;
       cfg.pattern = pattern;
@@ -438,17 +444,43 @@ class Loader {
     }
   }
 
+  // The gap between an endpoint's messages is drawn in unit times of its
+  // injection link; a mean gap beyond any run (a load tiny for the batch
+  // and the message sizes) generates nothing and overflows the clock.
+  void validate_generation(const Spec& s, const Fabric& f) const {
+    if (s.traffic.load <= 0 || f.endpoints.empty()) return;
+    const EngineConfig cfg = make_engine_config(s, f);
+    const double p = generation_probability(cfg.format, cfg.size_bytes, cfg.size_weight, cfg.load,
+                                            cfg.batch_size);
+    const double gap_s = double(f.endpoints[0].unit_ps) / p * 1e-12;
+    if (gap_s > 1000)
+      blame({"traffic.load", "traffic.batch_size", "traffic.sizes"},
+            fmt::format("each endpoint would start a {} every {:.3g} s on average, longer than "
+                        "any run (1e10 ns a phase): raise traffic.load, or lower "
+                        "traffic.batch_size or the message sizes",
+                        cfg.batch_size > 1 ? "batch" : "message", gap_s));
+  }
+
   // Every packet the sources will make must encode in the profile's codec,
   // in the buffers the engine allocates (the engine's own configuration and
   // buffer size, so the two cannot differ).
   void validate_packets(const Spec& s, const Fabric& f) const {
     const EngineConfig cfg = make_engine_config(s, f);
+    // A router FIFO counts whole packets: a buffer full of the shortest.
+    uint32_t maxcap = 1;
+    for (int v = 0; v < f.num_vcs && v < kMaxVcs; ++v) maxcap = std::max(maxcap, f.vc_buffer_units[v]);
+    const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
+    if (fifo_entries(maxcap, minu) > kMaxFifoEntries)
+      blame({"vcs.buffer_units", "vcs.adaptive_buffer_units"},
+            fmt::format("a buffer of {} units holds up to {} packets of the shortest ({} unit{}), "
+                        "more than the {} a router FIFO keeps: set it to at most {}",
+                        maxcap, maxcap / minu, minu, minu == 1 ? "" : "s", kMaxFifoEntries - 1,
+                        kMaxFifoEntries * minu - 1));
     std::vector<uint32_t> sizes = cfg.size_bytes;
     if (!s.ports.empty()) sizes.push_back(1500 + kEthHeaderBytes);  // a frame at the usual MTU
-    const CodecProblem p =
-        codec_check_messages(static_cast<CodecKind>(cfg.codec), cfg.format,
-                             static_cast<uint32_t>(f.endpoints.size()), sizes,
-                             cfg.reply_fraction > 0 ? cfg.reply_bytes : 0);
+    const CodecProblem p = codec_check_messages(static_cast<CodecKind>(cfg.codec), cfg.format,
+                                                static_cast<uint32_t>(f.endpoints.size()), sizes,
+                                                cfg.reply_fraction > 0 ? cfg.reply_bytes : 0);
     using Limit = CodecProblem::Limit;
     switch (p.limit) {
       case Limit::none:

@@ -58,16 +58,14 @@ class PlainChecker {
         check(it->second, sub, depth + 1);
       }
     } else if (n.IsSequence()) {
-      for (size_t i = 0; i < n.size(); ++i)
-        check(n[i], fmt::format("{}[{}]", path, i), depth + 1);
+      for (size_t i = 0; i < n.size(); ++i) check(n[i], fmt::format("{}[{}]", path, i), depth + 1);
     }
   }
 
  private:
   [[noreturn]] void fail(const YAML::Node& n, const std::string& path, const std::string& msg) {
     const YAML::Mark m = n.Mark();
-    throw SpecError(name_, m.is_null() ? 1 : m.line + 1, m.is_null() ? 1 : m.column + 1, path,
-                    msg);
+    throw SpecError(name_, m.is_null() ? 1 : m.line + 1, m.is_null() ? 1 : m.column + 1, path, msg);
   }
   const std::string& name_;
   long values_ = 0;
@@ -96,13 +94,13 @@ std::string read_spec_file(const std::string& path) {
       if (e.path().extension() == ".yaml" || e.path().extension() == ".yml")
         yaml.push_back(e.path().string());
     std::sort(yaml.begin(), yaml.end());
-    throw SpecError(
-        path, 0, 0, "",
-        yaml.empty() ? std::string("is a directory, not a spec file: give the path of a YAML "
-                                   "spec, e.g. topologies/t3e-4x4x4.yaml")
-                     : fmt::format("is a directory, not a spec file: give one of its {} YAML "
-                                   "files, e.g. {}",
-                                   yaml.size(), printable(yaml.front(), 200)));
+    throw SpecError(path, 0, 0, "",
+                    yaml.empty()
+                        ? std::string("is a directory, not a spec file: give the path of a YAML "
+                                      "spec, e.g. topologies/t3e-4x4x4.yaml")
+                        : fmt::format("is a directory, not a spec file: give one of its {} YAML "
+                                      "files, e.g. {}",
+                                      yaml.size(), printable(yaml.front(), 200)));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in)

@@ -40,8 +40,8 @@ void check_clos_spec(const Spec& spec) {
                                  "remove router.radix or set it to 64",
                                  spec.router.radix));
   if (spec.vcs.count < 1 || spec.vcs.count > kMaxVcs)
-    throw FieldError("vcs.count", fmt::format("got {}, but it must be 1 to {}", spec.vcs.count,
-                                              kMaxVcs));
+    throw FieldError("vcs.count",
+                     fmt::format("got {}, but it must be 1 to {}", spec.vcs.count, kMaxVcs));
 }
 
 FabricPort link_port(int32_t peer_router, int peer_port, ps_t unit, ps_t wire, uint8_t label) {
@@ -156,7 +156,8 @@ FABEMU_REGISTER_ROUTING(policy_routing<YarcUpDown>(
     "clos", "updown",
     "YARC up/down routing: root-detect register, 8-entry up table (highest match wins), "
     "hashed deterministic requests, adaptive responses, shift/mask down routes",
-    2, 1, true, program_yarc_tables));
+    2, 1, true, program_yarc_tables,
+    [](const Fabric& f) -> uint64_t { return f.routers.size() * sizeof(YarcRouterTable); }));
 
 }  // namespace
 

@@ -54,6 +54,9 @@ struct RoutingInfo {
   // window edge (while it runs). False when a change for a time `at` comes
   // after the run has begun. May throw like the programming function.
   std::function<bool(EngineBase&, const Spec&, const Fabric&, ps_t at)> reprogram;
+  // Bytes the programmed tables of `fabric` take (the memory estimate,
+  // control/run/run_memory.h); nullptr: negligible.
+  std::function<uint64_t(const Fabric&)> table_bytes;
   // Programs the tables once and returns a tracer over them; the tracer
   // holds a reference to the fabric, which must outlive it.
   RouteTracerFactory make_tracer;

@@ -13,9 +13,11 @@
 namespace fabemu {
 
 // program: Tables(const Spec&, const Fabric&), may throw on bad input.
+// table_bytes: what program's tables take for a fabric, written beside it.
 template <class Policy, class Program>
-RoutingInfo policy_routing(std::string family, std::string name, std::string summary,
-                           int max_vcs, int min_vcs, bool deadlock_free, Program program) {
+RoutingInfo policy_routing(std::string family, std::string name, std::string summary, int max_vcs,
+                           int min_vcs, bool deadlock_free, Program program,
+                           std::function<uint64_t(const Fabric&)> table_bytes = nullptr) {
   RoutingInfo r;
   r.family = std::move(family);
   r.name = std::move(name);
@@ -23,6 +25,7 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
   r.max_vcs = max_vcs;
   r.min_vcs = min_vcs;
   r.deadlock_free = deadlock_free;
+  r.table_bytes = std::move(table_bytes);
   r.make_engine = [program](const Spec& spec, const Fabric& fabric, const EngineConfig& cfg) {
     return make_engine<Policy>(program(spec, fabric), fabric, cfg);
   };

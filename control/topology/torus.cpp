@@ -25,16 +25,16 @@ namespace {
 void check_torus_spec(const Spec& spec) {
   for (int d = 0; d < 3; ++d)
     if (spec.topology.dims[d] < 1 || spec.topology.dims[d] > 255)
-      throw FieldError(fmt::format("topology.dims[{}]", d),
-                       fmt::format("got {}, but each torus dimension must be 1 to 255",
-                                   spec.topology.dims[d]));
+      throw FieldError(
+          fmt::format("topology.dims[{}]", d),
+          fmt::format("got {}, but each torus dimension must be 1 to 255", spec.topology.dims[d]));
   const int e = spec.topology.endpoints_per_router;
   if (e < 1 || kT3eFirstPePort + e > kMaxPorts)
     throw FieldError("topology.endpoints_per_router",
                      fmt::format("got {}, but it must be 1 to {}", e, kMaxPorts - kT3eFirstPePort));
   if (spec.vcs.count < 1 || spec.vcs.count > kMaxVcs)
-    throw FieldError("vcs.count", fmt::format("got {}, but it must be 1 to {}", spec.vcs.count,
-                                              kMaxVcs));
+    throw FieldError("vcs.count",
+                     fmt::format("got {}, but it must be 1 to {}", spec.vcs.count, kMaxVcs));
 }
 
 ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }
@@ -222,11 +222,19 @@ const char* kTorusSummary =
 
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"torus", kTorusSummary, build_torus, torus_bisection_links});
 
+// What program_t3e_tables allocates: the source table is routers squared.
+uint64_t t3e_table_bytes(const Fabric& f) {
+  const uint64_t nr = f.routers.size();
+  return nr * nr +
+         nr * (sizeof(std::array<uint8_t, 3>) + sizeof(std::array<uint8_t, kT3eDirections>)) +
+         f.endpoints.size() * sizeof(T3eDest) + sizeof(T3eTables);
+}
+
 FABEMU_REGISTER_ROUTING(policy_routing<T3eDirectionOrder>(
     "torus", "direction_order",
     "T3E direction-order routing (+X +Y +Z -X -Y -Z) from a source table, dateline VC pairs "
     "for requests (VC0/VC1) and responses (VC2/VC3)",
-    5, 4, true, program_t3e_tables));
+    5, 4, true, program_t3e_tables, t3e_table_bytes));
 
 }  // namespace
 

@@ -18,9 +18,9 @@ class ScratchMbuf {
  public:
   explicit ScratchMbuf(uint16_t room)
       : size_(sizeof(rte_mbuf) + kMbufPrivSize + room),
-        m_(static_cast<rte_mbuf*>(::operator new(size_, std::align_val_t{RTE_CACHE_LINE_SIZE}))),
+        m_(static_cast<rte_mbuf*>(::operator new (size_, std::align_val_t{RTE_CACHE_LINE_SIZE}))),
         room_(room) {}
-  ~ScratchMbuf() { ::operator delete(m_, std::align_val_t{RTE_CACHE_LINE_SIZE}); }
+  ~ScratchMbuf() { ::operator delete (m_, std::align_val_t{RTE_CACHE_LINE_SIZE}); }
   ScratchMbuf(const ScratchMbuf&) = delete;
   ScratchMbuf& operator=(const ScratchMbuf&) = delete;
 
@@ -76,7 +76,8 @@ CodecProblem codec_check_messages(CodecKind kind, const PacketFormat& f, uint32_
                                          std::to_string(max_endpoints) +
                                          " endpoints, and this fabric has " +
                                          std::to_string(endpoints) + ": build a smaller fabric");
-  const uint32_t max_payload = f.max_units > f.header_units + f.tail_units ? f.max_payload_bytes() : 0;
+  const uint32_t max_payload =
+      f.max_units > f.header_units + f.tail_units ? f.max_payload_bytes() : 0;
   if (max_payload == 0)
     return problem(Limit::header_units,
                    std::to_string(f.header_units) + " header " + unit + "s" +
@@ -104,7 +105,8 @@ CodecProblem codec_check_messages(CodecKind kind, const PacketFormat& f, uint32_
                      "a " + std::to_string(b) + "-byte message is " + std::to_string(nseg) +
                          " packets of at most " + std::to_string(max_payload) +
                          " payload bytes, more than the " + std::to_string(max_seg) + " the " +
-                         codec + " header can count: raise packet.max_units or send smaller "
+                         codec +
+                         " header can count: raise packet.max_units or send smaller "
                          "messages",
                      b);
     for (uint32_t s : {0u, nseg - 1}) {

@@ -45,6 +45,17 @@ void exit_inside_eal_init() {
 
 bool eal_no_huge() { return g_no_huge; }
 
+bool eal_hugepages_wanted() {
+  const char* huge_env = std::getenv("FABEMU_HUGEPAGES");
+  return !(huge_env && std::string(huge_env) == "0") && hugepages_free() > 0;
+}
+
+int eal_no_huge_memory_mb(int memory_mb) {
+  const char* mem = std::getenv("FABEMU_DPDK_MEM_MB");
+  if (mem && std::atoi(mem) > 0) return std::atoi(mem);
+  return memory_mb > 0 ? std::max(memory_mb, kMinMemoryMb) : kDefaultMemoryMb;
+}
+
 long hugepages_free() {
   std::ifstream in("/proc/meminfo");
   std::string key;
@@ -114,9 +125,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   std::string lcore_list;
   for (size_t i = 0; i < cpus.size(); i++)
     lcore_list += (i ? "," : "") + std::to_string(cpus[i]);
-  const char* mem = std::getenv("FABEMU_DPDK_MEM_MB");
-  const char* huge_env = std::getenv("FABEMU_HUGEPAGES");
-  const bool no_huge = (huge_env && std::string(huge_env) == "0") || hugepages_free() <= 0;
+  const bool no_huge = !eal_hugepages_wanted();
   std::vector<std::string> args = {"fabemu",
                                    "--no-shconf",
                                    "--no-telemetry",
@@ -127,8 +136,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   // Without hugepages the EAL describes its memory in 4 kB pages, and
   // setting up those descriptors costs time in proportion to -m (4 GB: about
   // 0.1 s): ask for what the run can use, not a fixed amount.
-  int mem_mb = memory_mb > 0 ? std::max(memory_mb, kMinMemoryMb) : kDefaultMemoryMb;
-  if (mem) mem_mb = std::atoi(mem);
+  const int mem_mb = eal_no_huge_memory_mb(memory_mb);
   if (no_huge) {
     args.insert(args.end(), {"--no-huge", "-m", std::to_string(mem_mb)});
   }

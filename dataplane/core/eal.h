@@ -19,6 +19,15 @@ namespace fabemu {
 bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& extra_args = {},
                 bool pci = false, int memory_mb = 0);
 
+// Whether eal_ensure will use hugepages: the machine has free ones and
+// FABEMU_HUGEPAGES is not 0.
+bool eal_hugepages_wanted();
+
+// Megabytes of ordinary memory the EAL takes without hugepages (-m) for a
+// run that may use memory_mb: FABEMU_DPDK_MEM_MB when set, else memory_mb
+// (at least 128; 0: 4096).
+int eal_no_huge_memory_mb(int memory_mb);
+
 // True when the running EAL uses --no-huge (ordinary memory).
 bool eal_no_huge();
 

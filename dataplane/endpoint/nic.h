@@ -86,10 +86,14 @@ struct FrameSlot {
 struct SourceQueue {
   std::vector<rte_mbuf*> ring;
   uint32_t head = 0, len = 0;
-  void init(uint32_t bound) {
+  // Ring slots for a bound: rounded up to a power of two.
+  static uint32_t slots(uint32_t bound) {
     uint32_t sq = 1;
     while (sq < bound) sq <<= 1;
-    ring.assign(sq, nullptr);
+    return sq;
+  }
+  void init(uint32_t bound) {
+    ring.assign(slots(bound), nullptr);
     head = len = 0;
   }
   uint32_t mask() const { return static_cast<uint32_t>(ring.size()) - 1; }

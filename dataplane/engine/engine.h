@@ -53,6 +53,7 @@
 #include "dataplane/endpoint/traffic.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/engine/engine_factory.h"
+#include "dataplane/engine/engine_sizing.h"
 #include "dataplane/engine/engine_memory.h"
 #include "dataplane/ethernet/eth_port.h"
 #include "dataplane/ethernet/ether.h"

@@ -41,11 +41,10 @@ bool Engine<R, L>::setup(std::string* err) {
     }
     maxcap = std::max(maxcap, cap_[v]);
   }
-  const uint32_t minu = std::max<uint32_t>(1, cfg_.format.min_units);
-  qcap_ = 1;
-  while (qcap_ < maxcap / minu + 1) qcap_ <<= 1;
-  if (qcap_ > 0x8000) {
-    *err = "a VC buffer of " + std::to_string(maxcap) + " units holds more than 32768 packets";
+  qcap_ = fifo_entries(maxcap, cfg_.format.min_units);
+  if (qcap_ > kMaxFifoEntries) {
+    *err = "a VC buffer of " + std::to_string(maxcap) + " units holds more than " +
+           std::to_string(kMaxFifoEntries) + " packets";
     return false;
   }
 
@@ -112,7 +111,7 @@ bool Engine<R, L>::setup(std::string* err) {
       if (a == b) continue;
       const std::string name = "fx" + std::to_string(inst_) + "_" + std::to_string(a) + "_" +
                                std::to_string(b);
-      rte_ring* ring = rte_ring_create_elem(name.c_str(), sizeof(Event), 1 << 16,
+      rte_ring* ring = rte_ring_create_elem(name.c_str(), sizeof(Event), kCrossCoreRingEvents,
                                             rte_lcore_to_socket_id(workers_[b]->lcore),
                                             RING_F_SP_ENQ | RING_F_SC_DEQ);
       if (!ring) {
@@ -231,25 +230,17 @@ bool Engine<R, L>::setup_traffic(std::string* err) {
     *err = "the packet format leaves no room for payload (max_units too small)";
     return false;
   }
-  double wsum = 0, mean_units = 0;
+  double wsum = 0;
   size_cdf_.clear();
   for (size_t i = 0; i < cfg_.size_bytes.size(); i++) wsum += cfg_.size_weight[i];
   double acc = 0;
   for (size_t i = 0; i < cfg_.size_bytes.size(); i++) {
-    const uint32_t b = cfg_.size_bytes[i];
-    const uint32_t nseg = b == 0 ? 1 : (b + max_payload_ - 1) / max_payload_;
-    double units = 0;
-    for (uint32_t s = 0; s < nseg; s++) {
-      const uint32_t sb = std::min(max_payload_, b - std::min(b, s * max_payload_));
-      units += cfg_.format.units_for(sb);
-    }
-    mean_units += units * cfg_.size_weight[i] / wsum;
     acc += cfg_.size_weight[i] / wsum;
     size_cdf_.push_back(acc);
   }
   gen_slot_ps_ = f_.endpoints[0].unit_ps;
-  gen_p_ = cfg_.load / mean_units / std::max<uint32_t>(1, cfg_.batch_size);
-  if (gen_p_ > 1.0) gen_p_ = 1.0;
+  gen_p_ = generation_probability(cfg_.format, cfg_.size_bytes, cfg_.size_weight, cfg_.load,
+                                  cfg_.batch_size);
   return true;
 }
 
@@ -273,8 +264,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.tx.assign(nw, nullptr);
   w.rx.assign(nw, nullptr);
   w.outbox.assign(nw, {});
-  for (auto& ob : w.outbox) ob.reserve(4096);
-  w.inbox.reserve(4096);
+  for (auto& ob : w.outbox) ob.reserve(kStagedEvents);
+  w.inbox.reserve(kStagedEvents);
   for (uint32_t lr = 0; lr < nlr; lr++) {
     const uint32_t r = static_cast<uint32_t>(w.routers[lr]);
     for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
@@ -325,7 +316,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     ep.srcq_bound = cfg_.source_queue_packets;
     for (auto& q : ep.srcq) q.init(ep.srcq_bound);
     ep.link = ep_link_[e];
-    if (segmented) ep.reassembly.init(1024);
+    if (segmented) ep.reassembly.init(kReassemblySlots);
   }
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
   w.st.ports.clear();
@@ -366,7 +357,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   const uint32_t limit = worker_buffer_limit(cfg_, f_, w.id);  // engine_memory.h
   // Data room: DPDK's headroom plus the longest encoded packet (codec.h).
   const uint16_t room = packet_data_room(static_cast<CodecKind>(cfg_.codec), cfg_.format.max_units);
-  const uint32_t first = w.devices.empty() ? 8192 : 32768;  // ports: no growth while frames flow
+  const uint32_t first = pool_first_buffers(!w.devices.empty());
   return w.pool.init("fp" + std::to_string(inst_) + "_" + std::to_string(w.id), first, limit,
                      kMbufPrivSize, room, static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err);
 }

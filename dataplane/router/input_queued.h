@@ -67,6 +67,23 @@ class InputQueuedRouter {
     port_.assign(nout, Port{});
   }
 
+  // Bytes init() allocates: the state written at once (channels, ports,
+  // requests) and the FIFO entries behind the heads (touched only as queues
+  // fill). For the memory estimate of control/run/run_memory.h.
+  static size_t state_bytes(uint32_t routers, uint32_t max_ports, uint32_t nv,
+                            uint32_t input_speedup) {
+    const size_t nout = size_t(routers) * max_ports;
+    uint32_t shift = 0;
+    while ((1u << shift) < nv) shift++;
+    const size_t req_words = ((max_ports << shift) + 63) / 64;
+    return nout * nv * sizeof(Channel) + nout * sizeof(Port) +
+           (req_words > 1 ? nout * req_words * sizeof(uint64_t) : 0) +
+           (input_speedup > 1 ? nout * input_speedup * sizeof(ps_t) : 0);
+  }
+  static size_t fifo_bytes(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t qcap) {
+    return size_t(routers) * max_ports * nv * qcap * sizeof(QEntry);
+  }
+
   uint32_t nv() const { return nv_; }
   uint32_t max_ports() const { return max_ports_; }
   uint32_t vc_shift() const { return vc_shift_; }

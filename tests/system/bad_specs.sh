@@ -73,6 +73,26 @@ expect_status 0 "--set override" -- "$fabemu" check "$src/topologies/t3e-4x4x4.y
 expect_status 2 "bad --set before a good one" -- "$fabemu" check \
   "$src/topologies/t3e-4x4x4.yaml" --set traffic.load=2 --set traffic.load=0.5 && ok
 
+# run refuses what check refuses, before anything starts.
+for f in memory_too_big long_packets tiny_wire; do
+  expect_status 2 "run $f.yaml" -- "$fabemu" run "$src/tests/system/bad_specs/$f.yaml" && ok
+done
+# An error shows the start of a huge argument and the size, never all of it,
+# and never raw bytes.
+big=$(head -c 120000 /dev/zero | tr '\0' 7)
+if expect_status 2 "a 120 kB --set value" -- "$fabemu" check "$src/topologies/t3e-4x4x4.yaml" \
+  --set "traffic.load=$big"; then
+  if [[ $(wc -c <"$err") -lt 1000 ]] && grep -qF "(120013 bytes)" "$err"; then ok; else
+    bad "a 120 kB value: $(wc -c <"$err") bytes of error"
+  fi
+fi
+binary=$(mktemp)
+printf 'traffic:\n  pattern: "\x01\xff\x1b[31m"\n' >"$binary"
+if expect_status 2 "raw bytes in a value" -- "$fabemu" check "$binary"; then
+  if LC_ALL=C grep -q '[^[:print:][:space:]]' "$err"; then bad "raw bytes echoed"; else ok; fi
+fi
+rm -f "$binary"
+
 # Command-line mistakes: exit 2 with a message; help exits 0.
 expect_status 2 "unknown subcommand" -- "$fabemu" frobnicate && ok
 expect_status 2 "no subcommand" -- "$fabemu" && ok

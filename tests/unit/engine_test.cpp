@@ -112,13 +112,13 @@ TEST(EngineDelivery, ShortestPacketsTheSpecAllows) {
   // ("could not be encoded").
   for (const char* units : {"packet.max_units=3", "packet.max_units=5", "packet.max_units=9"}) {
     SCOPED_TRACE(units);
-    expect_exactly_once(spec_of("t3e-4x4x4.yaml", {units, "traffic.sizes=[8, 64]",
-                                                   "traffic.reply_fraction=0.5",
-                                                   "run.warmup_ns=0", "run.measure_ns=5000"}));
+    expect_exactly_once(
+        spec_of("t3e-4x4x4.yaml", {units, "traffic.sizes=[8, 64]", "traffic.reply_fraction=0.5",
+                                   "run.warmup_ns=0", "run.measure_ns=5000"}));
   }
-  expect_exactly_once(spec_of("yarc-r1-32.yaml", {"packet.max_units=4", "packet.header_units=1",
-                                                  "traffic.reply_fraction=0.5",
-                                                  "run.warmup_ns=0", "run.measure_ns=5000"}));
+  expect_exactly_once(spec_of(
+      "yarc-r1-32.yaml", {"packet.max_units=4", "packet.header_units=1",
+                          "traffic.reply_fraction=0.5", "run.warmup_ns=0", "run.measure_ns=5000"}));
 }
 
 TEST(EngineDelivery, ClosBeyondSaturation) {

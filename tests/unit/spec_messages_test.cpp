@@ -1,9 +1,8 @@
 // Spec loading, what the errors say: every refusal names the field and where
 // it came from (also when the topology builder refuses), the real cause, and
 // hints that apply; a key of another topology family is refused, not ignored.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "control/cli/commands.h"
 #include "control/spec/spec_refuse.h"
@@ -19,13 +18,15 @@ TEST(SpecMessages, KeyOfAnotherFamilyIsRefused) {
   SpecError e = error_of("topology: {family: torus}\n", {"topology={rank: 2, endpoints: 64}"});
   EXPECT_EQ(e.field(), "topology.rank");
   EXPECT_EQ(e.set_arg(), "topology={rank: 2, endpoints: 64}");
-  expect_says(e, "topology.rank applies to the clos family only, but this spec's "
-                 "topology.family is torus (from line 1): remove it, or set topology.family: clos");
+  expect_says(e,
+              "topology.rank applies to the clos family only, but this spec's "
+              "topology.family is torus (from line 1): remove it, or set topology.family: clos");
 
   // The family from the profile: the hint names the profile that has it.
   e = error_of("", {"topology.endpoints=64"});
-  expect_says(e, "(from the default of profile 't3e'): remove it, or set profile: yarc (or "
-                 "topology.family: clos)");
+  expect_says(e,
+              "(from the default of profile 't3e'): remove it, or set profile: yarc (or "
+              "topology.family: clos)");
 
   // In the file, for each direction.
   expect_at(error_of("profile: yarc\ntopology:\n  dims: [4, 4, 4]\n"), "topology.dims", 3, 9);
@@ -57,8 +58,7 @@ TEST(SpecMessages, BuilderRefusalsNameTheField) {
     FAIL() << "built a radix-16 clos";
   } catch (const SpecError& err) {
     EXPECT_EQ(err.field(), "router.radix");
-    EXPECT_NE(err.message().find("the default of profile 'yarc'"), std::string::npos)
-        << err.what();
+    EXPECT_NE(err.message().find("the default of profile 'yarc'"), std::string::npos) << err.what();
   }
 }
 
@@ -80,8 +80,9 @@ TEST(SpecMessages, DpdkPortTableLimit) {
     yaml += fmt::format("  - {{device: net_ring{}, endpoint: {}}}\n", i, i);
   SpecError e = error_of(yaml);
   expect_at(e, "ports[32].device", 36, 14);
-  expect_says(e, "device 'net_ring32' would be DPDK port number 33, but this DPDK build has room "
-                 "for 32 Ethernet ports (RTE_MAX_ETHPORTS");
+  expect_says(e,
+              "device 'net_ring32' would be DPDK port number 33, but this DPDK build has room "
+              "for 32 Ethernet ports (RTE_MAX_ETHPORTS");
   // Bindings sharing devices are one port each; run.eal's --vdev counts.
   yaml = "traffic: {load: 0}\nrun: {mode: realtime, eal: [--vdev=net_null9]}\nports:\n";
   for (int i = 0; i < 40; ++i)

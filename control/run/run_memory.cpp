@@ -34,10 +34,9 @@ namespace {
 // FABEMU_DPDK_MEM_MB=512 peaks at 36 MB, of which 6 MB is that table and
 // 4 MB its first pool).
 constexpr uint64_t kProcessBytes = 26ull << 20;
-// Receive pool of one port (dataplane/ethernet/eth_port.cpp) and a
-// worker's transmit pool per device (engine_setup.h), in buffers.
+// Receive pool of one port (dataplane/ethernet/eth_port.cpp), in buffers;
+// a worker's transmit pool is tx_pool_buffers (engine_sizing.h).
 constexpr uint64_t kRxPoolBuffers = 8191;
-constexpr uint64_t kTxPoolBuffers = 4095 + 2048;
 
 const std::vector<std::string> kSizeFields = {"topology.dims", "topology.endpoints_per_router",
                                               "topology.endpoints", "topology.rank"};
@@ -45,14 +44,6 @@ const std::vector<std::string> kSizeFields = {"topology.dims", "topology.endpoin
 std::vector<std::string> with_size(std::vector<std::string> first) {
   first.insert(first.end(), kSizeFields.begin(), kSizeFields.end());
   return first;
-}
-
-// One mbuf in a pool: header, mbuf, private area and data room, as DPDK
-// lays out its objects.
-uint64_t mbuf_bytes(uint32_t room) {
-  rte_mempool_objsz sz{};
-  return rte_mempool_calc_obj_size(static_cast<uint32_t>(sizeof(rte_mbuf) + kMbufPrivSize + room),
-                                   0, &sz);
 }
 
 // A pool of n buffers: its objects, the ring that holds them, and the
@@ -130,7 +121,7 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
   const uint32_t sqp = cfg.source_queue_packets;
   const bool ports = !spec.ports.empty();
   const uint64_t obj =
-      mbuf_bytes(packet_data_room(static_cast<CodecKind>(cfg.codec), cfg.format.max_units));
+      mbuf_object_bytes(packet_data_room(static_cast<CodecKind>(cfg.codec), cfg.format.max_units));
   uint64_t nlinks = nep;
   for (const auto& r : f.routers)
     for (const auto& p : r.ports) nlinks += p.connected();
@@ -140,9 +131,7 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
 
   // Per worker, as Engine::setup_worker allocates. Reassembly tables only
   // where a message can span packets.
-  uint32_t largest = cfg.reply_fraction > 0 ? cfg.reply_bytes : 0;
-  for (uint32_t b : cfg.size_bytes) largest = std::max(largest, b);
-  const bool segmented = ports || largest > cfg.format.max_payload_bytes();
+  const bool segmented = ports || messages_span_packets(cfg);
   uint64_t routers_b = 0, fifo_b = 0, links_b = 0, eps_b = 0, srcq_b = 0, pool_start = 0,
            pool_max = 0, staged_b = 0;
   for (int w = 0; w < nw; w++) {
@@ -214,9 +203,9 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
   if (ports) {
     std::set<std::string> devices;
     for (const auto& p : spec.ports) devices.insert(p.device.substr(0, p.device.find(',')));
-    const uint64_t frame_obj = mbuf_bytes(RTE_MBUF_DEFAULT_BUF_SIZE);
+    const uint64_t frame_obj = mbuf_object_bytes(RTE_MBUF_DEFAULT_BUF_SIZE);
     const uint64_t b = devices.size() * (pool_bytes(kRxPoolBuffers, frame_obj, true) +
-                                         pool_bytes(kTxPoolBuffers, frame_obj, true));
+                                         pool_bytes(tx_pool_buffers(1), frame_obj, true));
     add({"port buffers",
          fmt::format("receive and transmit pools of {} devices", devices.size()),
          b,

@@ -75,13 +75,16 @@ std::vector<int> g_allowed;  // the process's CPUs before the EAL pinned its mai
 std::vector<int> affinity_now() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    for (int c = 0; c < CPU_SETSIZE; c++)
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  return cpus;
+  return sched_getaffinity(0, sizeof(set), &set) == 0 ? cpu_list(set) : std::vector<int>{};
 }
 }  // namespace
+
+std::vector<int> cpu_list(const cpu_set_t& set) {
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
 
 std::vector<int> allowed_cpus() { return g_started ? g_allowed : affinity_now(); }
 

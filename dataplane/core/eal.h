@@ -1,6 +1,8 @@
 // One DPDK EAL per process, started on demand for runs on virtual devices
 // (no hugepages, no PCI): every process gets its own --file-prefix.
 #pragma once
+#include <sched.h>
+
 #include <string>
 #include <vector>
 
@@ -40,6 +42,9 @@ int eal_lcores();
 // The CPUs this process may run on (taskset, cgroup cpuset), as they were
 // before the EAL pinned the main thread; ascending.
 std::vector<int> allowed_cpus();
+
+// The CPUs of a set, ascending.
+std::vector<int> cpu_list(const cpu_set_t& set);
 
 // "0-3,6" for {0, 1, 2, 3, 6}.
 std::string cpu_list_text(const std::vector<int>& cpus);

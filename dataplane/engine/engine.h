@@ -322,7 +322,6 @@ class Engine final : public EngineBase {
   std::vector<uint32_t> binding_device_; // binding -> index into devices_
   uint32_t seg_cap_ = 1;                 // most segments one frame needs
   uint32_t max_frame_ = 0;               // largest untagged frame any port accepts
-  static constexpr uint32_t kFrameSlots = 64;
 
   // Real time: emulated ps = (TSC - tsc0_) * ps_per_cycle_.
   enum Phase : int { kRunning, kDraining, kDone };

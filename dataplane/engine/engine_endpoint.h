@@ -45,11 +45,7 @@ void Engine<R, L>::make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t by
   w.st.drops[static_cast<int>(r == Enqueue::queue_full ? DropReason::source_queue_full
                                                        : DropReason::mbuf_pool_empty)]++;
   // Generated but refused: part of the offered load all the same.
-  if (measured && gen_ps < measure_end_) {
-    const uint32_t full = bytes / max_payload_, rest = bytes % max_payload_;
-    w.st.refused_units += full * cfg_.format.units_for(max_payload_) +
-                          (rest || bytes == 0 ? cfg_.format.units_for(rest) : 0);
-  }
+  if (measured && gen_ps < measure_end_) w.st.refused_units += message_units(cfg_.format, bytes);
 }
 
 // Segments a message into packets of at most max_payload_ bytes and appends

@@ -7,21 +7,27 @@
 
 #include "dataplane/codec/codec.h"
 #include "dataplane/core/packet_meta.h"
+#include "dataplane/engine/engine_sizing.h"
+#include "dataplane/ethernet/ether.h"
 #include "dataplane/sim/event.h"
 
 namespace fabemu {
 
 namespace {
-constexpr uint32_t kFrameSlots = 64;        // reassembly slots of a port endpoint (Engine::kFrameSlots)
-constexpr uint32_t kSlack = 4096;          // buffers beyond the counted ones
+constexpr uint32_t kSlack = 4096;  // buffers beyond the counted ones
 constexpr uint32_t kPoolCap = 1u << 21;
-constexpr uint32_t kRingEvents = 1u << 16;  // per ordered pair of workers
-
-uint64_t mbuf_bytes(uint16_t room) {
-  rte_mempool_objsz sz{};
-  return rte_mempool_calc_obj_size(sizeof(rte_mbuf) + kMbufPrivSize + room, 0, &sz);
-}
 }  // namespace
+
+uint64_t mbuf_object_bytes(uint32_t room) {
+  rte_mempool_objsz sz{};
+  return rte_mempool_calc_obj_size(static_cast<uint32_t>(sizeof(rte_mbuf) + kMbufPrivSize + room), 0,
+                                   &sz);
+}
+
+uint16_t tx_data_room(uint32_t max_frame) {
+  return static_cast<uint16_t>(
+      std::max<uint32_t>(RTE_MBUF_DEFAULT_BUF_SIZE, max_frame + kVlanTagBytes + RTE_PKTMBUF_HEADROOM));
+}
 
 uint32_t frame_segments(const EngineConfig& cfg) {
   uint32_t max_frame = 0;
@@ -61,17 +67,16 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
 uint64_t dpdk_bytes_needed(const EngineConfig& cfg, const Fabric& f) {
   const int nw = std::max(1, cfg.workers);
   const uint64_t per_mbuf =
-      mbuf_bytes(packet_data_room(static_cast<CodecKind>(cfg.codec), cfg.format.max_units));
+      mbuf_object_bytes(packet_data_room(static_cast<CodecKind>(cfg.codec), cfg.format.max_units));
   uint64_t bytes = 0;
   for (int w = 0; w < nw; w++) bytes += uint64_t(worker_buffer_limit(cfg, f, w)) * per_mbuf;
   if (!cfg.ports.empty()) {
     // Transmit pools (engine_setup.h): at most one per worker, sized by its devices.
     uint32_t max_frame = 0;
     for (const auto& pc : cfg.ports) max_frame = std::max(max_frame, pc.max_frame_bytes);
-    const uint64_t troom = std::max<uint32_t>(RTE_MBUF_DEFAULT_BUF_SIZE, max_frame + 4 + RTE_PKTMBUF_HEADROOM);
-    bytes += uint64_t(nw) * (4095 + 2048ull * cfg.ports.size()) * mbuf_bytes(static_cast<uint16_t>(troom));
+    bytes += uint64_t(nw) * tx_pool_buffers(cfg.ports.size()) * mbuf_object_bytes(tx_data_room(max_frame));
   }
-  bytes += uint64_t(nw) * uint64_t(nw - 1) * kRingEvents * sizeof(Event);
+  bytes += uint64_t(nw) * uint64_t(nw - 1) * kCrossCoreRingEvents * sizeof(Event);
   return bytes;
 }
 

@@ -102,9 +102,7 @@ void Engine<R, L>::run_worker(Worker& w) {
   }
   cpu_set_t now;
   CPU_ZERO(&now);
-  if (pthread_getaffinity_np(self, sizeof(now), &now) == 0)
-    for (int c = 0; c < CPU_SETSIZE; c++)
-      if (CPU_ISSET(c, &now)) w.cpus.push_back(c);
+  if (pthread_getaffinity_np(self, sizeof(now), &now) == 0) w.cpus = cpu_list(now);
   rusage r0{}, r1{};
   getrusage(RUSAGE_THREAD, &r0);
   // A worker that failed to be placed still enters its loop: the loops tell

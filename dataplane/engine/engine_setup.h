@@ -303,9 +303,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   }
   // Reassembly tables only where a message can span packets (frames always
   // can): single-packet traffic never looks them up.
-  uint32_t largest = cfg_.reply_fraction > 0 ? cfg_.reply_bytes : 0;
-  for (uint32_t b : cfg_.size_bytes) largest = std::max(largest, b);
-  const bool segmented = !cfg_.ports.empty() || largest > max_payload_;
+  const bool segmented = messages_span_packets(cfg_);
   for (uint32_t e = 0; e < nep_; e++) {
     if (router_worker_[f_.endpoints[e].router] != w.id) continue;
     w.owned_eps.push_back(e);
@@ -344,10 +342,9 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   if (!cfg_.ports.empty()) w.frame.assign(std::max<uint32_t>(max_frame_ + 64, 16384), 0);
   if (!w.devices.empty()) {
     const std::string tname = "ft" + std::to_string(inst_) + "_" + std::to_string(w.id);
-    const uint16_t troom = static_cast<uint16_t>(
-        std::max<uint32_t>(RTE_MBUF_DEFAULT_BUF_SIZE, max_frame_ + kVlanTagBytes + RTE_PKTMBUF_HEADROOM));
-    w.tx_pool = rte_pktmbuf_pool_create(tname.c_str(), 4095 + 2048 * w.devices.size(), 256,
-                                        kMbufPrivSize, troom, rte_lcore_to_socket_id(w.lcore));
+    w.tx_pool = rte_pktmbuf_pool_create(tname.c_str(), tx_pool_buffers(w.devices.size()), 256,
+                                        kMbufPrivSize, tx_data_room(max_frame_),
+                                        rte_lcore_to_socket_id(w.lcore));
     if (!w.tx_pool) {
       *err = "cannot create the transmit buffer pool (" + tname + "): " + rte_strerror(rte_errno) +
              "; give DPDK more memory (FABEMU_DPDK_MEM_MB)";

@@ -29,6 +29,24 @@ inline constexpr uint32_t kMaxFifoEntries = 0x8000;
 // larger: no growth while frames flow.
 inline uint32_t pool_first_buffers(bool ports) { return ports ? 32768 : 8192; }
 
+// Flow units of one message of `bytes` payload: its segments' units, each
+// with its header (a 0-byte message is one packet).
+inline uint32_t message_units(const PacketFormat& f, uint32_t bytes) {
+  const uint32_t max_payload = f.max_payload_bytes();
+  if (max_payload == 0) return 0;
+  const uint32_t full = bytes / max_payload, rest = bytes % max_payload;
+  return full * f.units_for(max_payload) + (rest || bytes == 0 ? f.units_for(rest) : 0);
+}
+
+// Whether some message can span packets, so that endpoints need reassembly
+// tables: frames always can; synthetic traffic when its largest message
+// (or reply) is longer than one packet's payload.
+inline bool messages_span_packets(const EngineConfig& cfg) {
+  uint32_t largest = cfg.reply_fraction > 0 ? cfg.reply_bytes : 0;
+  for (uint32_t b : cfg.size_bytes) largest = std::max(largest, b);
+  return !cfg.ports.empty() || largest > cfg.format.max_payload_bytes();
+}
+
 // The chance that an endpoint starts a message (or a batch) in one unit time
 // of its injection link, so that it offers `load` of the link's bandwidth:
 // load / (mean units of a message, segments and headers included) / batch.
@@ -38,19 +56,16 @@ inline double generation_probability(const PacketFormat& f, const std::vector<ui
   const uint32_t max_payload = f.max_payload_bytes();
   double wsum = 0, mean_units = 0;
   for (double w : weights) wsum += w;
-  for (size_t i = 0; i < bytes.size() && max_payload; i++) {
-    const uint32_t b = bytes[i];
-    const uint32_t nseg = b == 0 ? 1 : (b + max_payload - 1) / max_payload;
-    double units = 0;
-    for (uint32_t s = 0; s < nseg; s++)
-      units += f.units_for(std::min(max_payload, b - std::min(b, s * max_payload)));
-    mean_units += units * weights[i] / wsum;
-  }
+  for (size_t i = 0; i < bytes.size() && max_payload; i++)
+    mean_units += double(message_units(f, bytes[i])) * weights[i] / wsum;
   if (mean_units <= 0) return 1.0;
   return std::min(1.0, load / mean_units / std::max<uint32_t>(1, batch));
 }
 
 inline constexpr uint32_t kReassemblySlots = 1024;         // per endpoint
+inline constexpr uint32_t kFrameSlots = 64;                // frames in reassembly, per port endpoint
+// A worker's transmit pool: buffers for the devices it polls.
+inline uint32_t tx_pool_buffers(size_t devices) { return static_cast<uint32_t>(4095 + 2048 * devices); }
 inline constexpr uint32_t kCrossCoreRingEvents = 1 << 16;  // per ordered pair of workers
 inline constexpr uint32_t kStagedEvents = 4096;            // outbox per peer, and inbox
 

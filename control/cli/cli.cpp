@@ -3,8 +3,12 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "control/cli/commands.h"
+#include "control/cli/pcap_command.h"
 #include "control/run/runner.h"
 
 namespace fabemu {
@@ -103,6 +107,13 @@ int fabemu_main(int argc, char** argv) {
       ->allow_extra_args(false);
   run->footer("The spec is validated first: a bad spec exits 2 and nothing starts.");
 
+  // Listed for --help only: `fabemu pcap ...` goes to the analyzer as it
+  // is (below), so that the analyzer's own options and --help apply.
+  app.add_subcommand("pcap",
+                     "Analyse capture files (pcapng from run --capture): utilisation, VCs, "
+                     "paths and per-hop latency, retries, CRC errors, out-of-order deliveries, "
+                     "ports; text, --json, --plot. `fabemu pcap --help` for its options");
+
   // Hidden (empty group): prints the README's spec reference from the table
   // the loader reads, so the two cannot drift apart.
   CLI::App* reference =
@@ -124,6 +135,8 @@ int fabemu_main(int argc, char** argv) {
       return kExitUsage;
     }
   }
+  if (argc > 1 && std::string_view(argv[1]) == "pcap")
+    return pcap_command(std::vector<std::string>(argv + 2, argv + argc), std::cerr);
   if (argc == 1) {
     std::cerr << app.help() << "\nfabemu: a subcommand is required\n";
     return kExitUsage;

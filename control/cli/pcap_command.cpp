@@ -1,0 +1,97 @@
+#include "control/cli/pcap_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "control/cli/cli.h"
+
+namespace fabemu {
+
+namespace {
+
+bool readable_file(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && access(path.c_str(), R_OK) == 0;
+}
+
+bool executable_file(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+std::string find_pcap_tool(std::vector<std::string>* tried) {
+  std::vector<std::string> places;
+  if (const char* env = std::getenv("FABEMU_PCAP_TOOL"); env && *env) {
+    places.push_back(env);  // set but wrong is an error, not a reason to look elsewhere
+  } else {
+#ifdef FABEMU_SOURCE_DIR
+    places.push_back(std::string(FABEMU_SOURCE_DIR) + "/pcap-tools/fabemu-pcap");
+#endif
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+      const auto bin = exe.parent_path();
+      for (const char* rel :
+           {"fabemu-pcap", "../share/fabemu/pcap-tools/fabemu-pcap", "../pcap-tools/fabemu-pcap"})
+        places.push_back((bin / rel).lexically_normal().string());
+    }
+  }
+  for (const auto& p : places) {
+    if (tried) tried->push_back(p);
+    if (readable_file(p)) return p;
+  }
+  return {};
+}
+
+std::string find_python3() {
+  if (executable_file("/usr/bin/python3")) return "/usr/bin/python3";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    if (executable_file(dir + "/python3")) return dir + "/python3";
+    start = end + 1;
+  }
+  return {};
+}
+
+int pcap_command(const std::vector<std::string>& args, std::ostream& err) {
+  std::vector<std::string> tried;
+  const std::string script = find_pcap_tool(&tried);
+  if (script.empty()) {
+    err << "fabemu pcap: the analyzer pcap-tools/fabemu-pcap is not at any of:";
+    for (const auto& p : tried) err << "\n  " << p;
+    err << "\nset FABEMU_PCAP_TOOL to its path\n";
+    return kExitRunFailed;
+  }
+  const std::string python = find_python3();
+  if (python.empty()) {
+    err << "fabemu pcap: python3 not found (neither /usr/bin/python3 nor on PATH): install "
+           "Debian's python3 and python3-matplotlib (scripts/lib/setup.sh lists them)\n";
+    return kExitRunFailed;
+  }
+  std::vector<std::string> argv_s{python, script};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  setenv("FABEMU_PCAP_PROG", "fabemu pcap", 1);  // the analyzer's usage lines name this command
+  std::cout.flush();
+  std::cerr.flush();
+  execv(python.c_str(), argv.data());
+  err << "fabemu pcap: cannot run " << python << " " << script << ": " << std::strerror(errno)
+      << "\n";
+  return kExitRunFailed;
+}
+
+}  // namespace fabemu

@@ -5,8 +5,8 @@ test (tests/system/pcap_analyzer.sh), in the layout of pcap-tools/FORMAT.md.
   analyzer_fixture.py OUT_DIR
 
 writes OUT_DIR/a.pcapng (little-endian, ns timestamps: links ep0>r0.p0 and
-r0.p1>r1.p4, port h0), OUT_DIR/b.pcapng (big-endian: link r1.p0>ep1 and
-port h1 with 1/1024 s timestamps), OUT_DIR/cut.pcapng (a.pcapng with its
+r0.p1>r1.p4, port h0), OUT_DIR/b.pcapng (a big-endian section with link
+r1.p0>ep1, then a little-endian one with port h1, 1/1024 s timestamps), OUT_DIR/cut.pcapng (a.pcapng with its
 last block cut short; its offset printed as `cut_offset=N`) and
 OUT_DIR/classic.pcap (a libpcap file). The packets (times in ps):
 
@@ -115,13 +115,15 @@ def main(out_dir):
 
     bo = BIG
     b = [shb(bo, comment),
-         idb(bo, "r1.p0>ep1", "fabric link 101: r1.p0 -> ep1, t3e flits, 2 VCs", 9),
-         idb(bo, "port:h1", "port h1 at endpoint 1", 0x80 | 10)]
+         idb(bo, "r1.p0>ep1", "fabric link 101: r1.p0 -> ep1, t3e flits, 2 VCs", 9)]
     for seq, (t, p) in enumerate([(1_030_000, P1), (1_045_000, P3), (1_066_000, P2),
                                   (1_085_000, P4)]):
         b.append(packet(bo, 0, 101, seq, t, p, 0))
+    # A second section, of the other byte order: its interfaces count from 0.
+    bo = LITTLE
+    b += [shb(bo, comment), idb(bo, "port:h1", "port h1 at endpoint 1", 0x80 | 10)]
     for ticks in (1024, 2048, 3072):
-        b.append(epb(bo, 1, ticks, host_frame(64), 2))
+        b.append(epb(bo, 0, ticks, host_frame(64), 2))
 
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "a.pcapng"), "wb") as f:

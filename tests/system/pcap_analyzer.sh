@@ -50,6 +50,7 @@ a=$tmp/a.pcapng b=$tmp/b.pcapng
 j=$tmp/f.json
 link() { echo ".links[] | select(.name == \"$1\")"; }
 check "$j" '[.fabric_packets, .port_frames]' '[13,8]' "every fabric packet and port frame read"
+check "$j" '[.files[] | .sections | map(.byte_order)]' '[["little"],["big","little"]]' "sections of both byte orders"
 check "$j" '[.links[].name]' '["r0.p1>r1.p4","ep0>r0.p0","r1.p0>ep1"]' "links merged across files, in link id order"
 check "$j" "$(link 'r0.p1>r1.p4') | [.id, .kind, .packets, .units]" '[0,"router",5,44]' "router link packets and flits"
 check "$j" "$(link 'r1.p0>ep1') | [.id, .kind, .packets]" '[101,"ejection",4]' "big-endian file's link"

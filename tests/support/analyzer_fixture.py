@@ -17,7 +17,7 @@ OUT_DIR/classic.pcap (a libpcap file). The packets (times in ps):
   P3      5/2      1020000 vc0     1030500 vc0 seq1               1045000 seq1
   P4      6/0      1030000 vc1     1070000 vc1 seq6 (4, 5 lost)   1085000 seq3
 
-P1-P3 are 10 flits, P4 is 4. Port h0: in 60, 100 and 1514 bytes at 500, 600
+P1-P3 are 10 flits, P4 is 4; P1 and P3 are measured. Port h0: in 60, 100 and 1514 bytes at 500, 600
 and 700 ns; out 60 and 1514 bytes at 2000 and 2100 ns; a statistics block
 gives it 7 interface drops. Port h1: out 64 bytes at 1, 2 and 3 s.
 """
@@ -80,6 +80,8 @@ def fabric_frame(link_id, seq, flags, vc, units, time_ps, src, dst, count, msg, 
 
 def packet(bo, if_id, link_id, seq, time_ps, pkt, vc, flags=0):
     count, msg, seg, units = pkt
+    if pkt in MEASURED:
+        flags |= 0x40
     frame = fabric_frame(link_id, seq, flags, vc, units, time_ps, 0, 1, count, msg, seg, 3)
     return epb(bo, if_id, time_ps // 1000, frame, 2)  # ns timestamps; the header has the ps
 
@@ -90,6 +92,7 @@ def host_frame(length):
 
 P1, P2, P3, P4 = (1, 5, 0, 10), (2, 5, 1, 10), (3, 5, 2, 10), (4, 6, 0, 4)
 RETRY, BAD_CRC = 0x01, 0x02
+MEASURED = (P1, P3)  # header flag bit 6, as packets of a run's measurement window
 
 
 def main(out_dir):

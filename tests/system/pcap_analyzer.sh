@@ -46,7 +46,7 @@ cut_offset=$(sed -n 's/^cut_offset=//p' "$tmp/fixture.txt")
 a=$tmp/a.pcapng b=$tmp/b.pcapng
 
 # --- Known packets, exact utilisation: 1000 ps per flit, 10 ns bins.
-"$fabemu" pcap "$a" "$b" --unit-ps 1000 --bin-ns 10 --json "$tmp/f.json" >"$tmp/f.txt"
+"$fabemu" pcap "$a" "$b" --unit-ps 1000 --bin-ns 10 --json "$tmp/f.json" --paths "$tmp/paths.jsonl" >"$tmp/f.txt"
 j=$tmp/f.json
 link() { echo ".links[] | select(.name == \"$1\")"; }
 check "$j" '[.fabric_packets, .port_frames]' '[13,8]' "every fabric packet and port frame read"
@@ -71,6 +71,7 @@ check "$j" '.paths.examples[] | select(.packet_id == 1) | [.links, .time_ps]' \
 check "$j" '.paths.examples[] | select(.packet_id == 1) | [.time_ps[1] - .time_ps[0], .time_ps[2] - .time_ps[1]]' \
   '[12345,17655]' "P1's per-hop latency exactly"
 check "$j" '.paths.examples[] | select(.packet_id == 2) | .time_ps' '[1010000,1052000,1066000]' "retransmitted copy times the hop"
+check "$j" '.paths | [.measured_router_hops, .measured_hops]' '[{"1":2},{"count":2,"mean":1,"max":1}]' "measured packets' hops"
 check "$j" '.paths.hop_index | map([.hop, .count, .mean_ps, .p50_ps, .p99_ps, .max_ps])' \
   '[[1,4,26211.25,12345,42000,42000],[2,4,15288.75,14500,17655,17655]]' "latency per hop index"
 check "$j" '.paths.per_link["r0.p1>r1.p4"] | [.count, .p50_ps, .max_ps]' '[4,14500,17655]' "latency per link"
@@ -81,6 +82,9 @@ check "$j" '.ports[] | select(.name == "h0") | [.in.frames, .in.bytes, .out.fram
   '[3,1674,2,1574,7,1600000]' "port h0 frames in and out, statistics block drops"
 check "$j" '.ports[] | select(.name == "h1") | [.out.frames, .out.bytes, .out.first_ps, .out.frames_per_s, .out.bits_per_s]' \
   '[3,192,1000000000000,1.5,768]' "port h1 with 1/1024 s timestamps"
+jq -s '.' "$tmp/paths.jsonl" >"$tmp/paths.json"
+check "$tmp/paths.json" 'map([.packet_id, .measured, .complete, .router_hops, .time_ps[1] - .time_ps[0]])' \
+  '[[1,true,true,1,12345],[2,false,true,1,42000],[3,true,true,1,10500],[4,false,true,1,40000]]' "--paths: one line per packet"
 grep -qF 'busy time = units x 1000 ps (--unit-ps)' "$tmp/f.txt" && pass "text says how busy time is known" ||
   flunk "text lacks the busy-time line"
 grep -qE '^  1 +4 +26\.211 +12\.345 +42\.000 +42\.000$' "$tmp/f.txt" && pass "text per-hop table" ||

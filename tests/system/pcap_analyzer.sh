@@ -144,7 +144,53 @@ fi
 
 # --- A real capture, when this fabemu has one: the T3E 4x4x4.
 if "$fabemu" run --help 2>&1 | grep -q -- '--capture'; then
-  echo "TODO: real capture test"
+  r=$tmp/real
+  mkdir -p "$r"
+  "$fabemu" run "$src/topologies/t3e-4x4x4.yaml" --quiet --json "$r/run.json" \
+    --set run.warmup_ns=2000 --set run.measure_ns=10000 \
+    --capture all --capture-file "$r/cap.pcapng"
+  caps=("$r"/cap*.pcapng)
+  "$fabemu" pcap "${caps[@]}" -q --json "$r/an.json" --paths "$r/paths.jsonl" >"$r/an.txt"
+  # The run's links by FORMAT.md's names, beside what the analyzer counted.
+  jq -n --slurpfile run "$r/run.json" --slurpfile an "$r/an.json" '
+    def end_name: if .endpoint != null then "ep\(.endpoint)" else "r\(.router).p\(.port)" end;
+    ($an[0].links | map({(.name): .}) | add) as $seen
+    | [$run[0].links | to_entries[]
+       | ((.value.from | end_name) + ">" + (.value.to | end_name)) as $name
+       | {name: $name, id: .key, run: .value.packets, capture: ($seen[$name].packets // 0),
+          capture_id: ($seen[$name].id // .key)}]' >"$r/compare.json"
+  check "$r/compare.json" 'length' "$(jq '.links | length' "$r/run.json")" "real capture: one entry per link of the run"
+  check "$r/compare.json" 'map(select(.run != .capture)) | .[0:3]' '[]' "real capture: packets per link equal the run's JSON"
+  check "$r/compare.json" 'map(select(.id != .capture_id)) | .[0:3]' '[]' "real capture: header link id is the JSON index"
+  check "$r/compare.json" 'map(.capture) | add' "$(jq '[.links[].packets] | add' "$r/run.json")" "real capture: packet-hops in total"
+  delivered=$(jq .delivered_packets "$r/run.json")
+  check "$r/an.json" '.paths | [.complete, .delivered, .with_untapped_links]' "[$delivered,$delivered,0]" \
+    "real capture: every delivered packet has a complete path"
+  check "$r/an.json" '.paths.measured_hops | [.mean, .max]' "$(jq -c '[.hops.mean, .hops.max]' "$r/run.json")" \
+    "real capture: measured packets' hops equal the run's mean and max"
+  check "$r/an.json" '[.retries, .crc_errors, .sequence_gaps]' '[0,0,0]' "real capture: no retries, CRC errors or gaps"
+  # Each path's router hops equal the torus distance between its first and
+  # last router (direction-order routing is minimal; router id = (x*4+y)*4+z).
+  if "$python" - "$r/paths.jsonl" <<'EOF'; then pass "real capture: every path's hops equal its route's hop count"; else flunk "real capture: path hops"; fi
+import json, re, sys
+def coord(r):
+    return (r // 16, r // 4 % 4, r % 4)
+bad = n = 0
+for line in open(sys.argv[1]):
+    p = json.loads(line)
+    if not p["complete"]:
+        continue
+    a = int(re.match(r"ep\d+>r(\d+)", p["links"][0]).group(1))
+    b = int(re.match(r"r(\d+)\.p\d+>ep", p["links"][-1]).group(1))
+    want = sum(min(abs(x - y), 4 - abs(x - y)) for x, y in zip(coord(a), coord(b)))
+    n += 1
+    if p["router_hops"] != want or len(p["links"]) != want + 2:
+        bad += 1
+        if bad <= 3:
+            print(f"packet {p['packet_id']}: {p['router_hops']} hops over {p['links']}, route has {want}")
+print(f"{n} complete paths, {bad} with another hop count")
+sys.exit(bad > 0 or n == 0)
+EOF
 else
   echo "skip: real capture ($fabemu run has no --capture yet)"
 fi

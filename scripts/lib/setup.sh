@@ -13,7 +13,7 @@ fabemu_packages=(
   build-essential cmake ninja-build pkg-config
   libdpdk-dev dpdk-dev libtbb-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev libpcap-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev
-  iproute2 iperf3 ethtool iputils-ping time jq
+  iproute2 iperf3 ethtool iputils-ping time jq python3
 )
 
 # Installs only what dpkg does not report as installed; runs apt-get update

@@ -31,8 +31,8 @@ Figures run_one(const std::string& file, uint32_t frame_bytes, double seconds, i
   if (b.name.empty()) throw std::runtime_error("cannot create ring ports");
   Spec spec = load_spec(file, {"run.mode=realtime", "traffic.load=0", "run.progress_s=0",
                                "run.workers=1"});
-  spec.ports.push_back(PortBinding{"a", a.name, 0, 0, {}, 256});
-  spec.ports.push_back(PortBinding{"b", b.name, far_ep, 0, {}, 256});
+  spec.ports.push_back(PortBinding{"a", a.name, 0, 0, {}, 256, "", "", 1.0, 1});
+  spec.ports.push_back(PortBinding{"b", b.name, far_ep, 0, {}, 256, "", "", 1.0, 1});
   std::atomic<bool> stop{false}, started{false};
   std::atomic<uint64_t> offered{0}, delivered{0};
   double window_s = 0;

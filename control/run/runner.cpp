@@ -246,9 +246,17 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     CapturePlan plan;
     if (!plan_capture(spec, res.fabric, cfg, &plan, &err)) throw std::runtime_error(err);
     capture_interfaces = static_cast<uint32_t>(plan.writer.interfaces.size());
+    // The writer runs on the CPUs no worker is pinned to (all allowed ones
+    // when the workers float or take every CPU).
+    std::vector<int> writer_cpus;
+    for (int c : allowed_cpus())
+      if (std::find(spec.run.cores.begin(), spec.run.cores.end(), c) == spec.run.cores.end())
+        writer_cpus.push_back(c);
+    if (writer_cpus.empty()) writer_cpus = allowed_cpus();
     capture = std::make_unique<CaptureWriter>();
     if (!capture->start(std::move(plan.writer), std::max(1, spec.run.workers),
-                        static_cast<uint32_t>(spec.capture.queue_records), plan.data_bytes, &err))
+                        static_cast<uint32_t>(spec.capture.queue_records), plan.data_bytes,
+                        writer_cpus, &err))
       throw std::runtime_error(err);
     cfg.capture = std::move(plan.taps);
     cfg.capture.queues = capture->queues();

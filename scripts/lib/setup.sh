@@ -14,6 +14,7 @@ fabemu_packages=(
   libdpdk-dev dpdk-dev libtbb-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev libpcap-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev
   iproute2 iperf3 ethtool iputils-ping time jq
+  tshark python3  # tests/system/dissector.sh: pcap-tools/fabemu.lua and its fixture captures
 )
 
 # Installs only what dpkg does not report as installed; runs apt-get update

@@ -552,18 +552,26 @@ function fabemu.dissector(tvb, pinfo, tree)
     root:add(hf.payload_len, #payload):set_generated()
   end
 
+  -- The flag says the link corrupted the packet; T3E flits carry no CRC of
+  -- their own, and FORMAT.md leaves open whether the recorded bytes are the
+  -- corrupted ones, so the flag alone is also reported.
+  local flagged = band(h.flags, 0x02) ~= 0
+  if flagged and crc ~= CRC_BAD then
+    root:add_proto_expert_info(ef.crc_bad, "Corrupted on this link (bad CRC flag in the fabemu header)")
+  end
+
   local info = string.format("%s %d %ss ep%d->ep%d vc%d", u[1], n, u[2], h.src, h.dst, h.vc)
   if h.nseg > 1 then info = info .. string.format(" seg %d/%d", h.seg + 1, h.nseg) end
   info = info .. " link " .. h.link
   if band(h.flags, 0x01) ~= 0 then info = info .. " [retry]" end
-  if crc == CRC_BAD then info = info .. " [bad CRC]" end
+  if crc == CRC_BAD or flagged then info = info .. " [bad CRC]" end
   if truncated or band(h.flags, 0x04) ~= 0 then info = info .. " [truncated]" end
   pinfo.cols.info = info
 
   -- A segment corrupted on this link is resent by the link layer; only a
   -- good copy joins the frame.
   if band(h.flags, 0x10) ~= 0 then
-    frame_segment(tvb, pinfo, root, h, crc ~= CRC_BAD and payload or nil)
+    frame_segment(tvb, pinfo, root, h, not flagged and crc ~= CRC_BAD and payload or nil)
   end
   return HEADER_BYTES + avail
 end

@@ -254,6 +254,7 @@ def t3e_file():
       6 vector Get response 21->5: 2 header flits + 8 words
       7 a 10-flit packet on link 9: truncated to 2 flits
       8 request whose fabemu header says dst 43, encoding dst 42: mismatch
+      9 request 5->42 with the bad CRC flag (T3E flits carry no CRC)
     """
     frame = icmp_echo_frame()
     links = [("ep0>r0.p0", "fabric link 0: ep0 -> r0.p0, t3e flits, 5 VCs", 0x800000, 0, 256),
@@ -300,6 +301,8 @@ def t3e_file():
                msg=11, count=6)
     out += put(1, t3e([t3e_h0(42, 0, 0, 2, 0), t3e_h1(5, 12, 0, 1)], b"", False), src=5, dst=43,
                msg=12, count=7)
+    out += put(1, t3e([t3e_h0(42, 0, 0, 2, 0), t3e_h1(5, 13, 0, 1)], b"", False), src=5, dst=42,
+               msg=13, flags=FLAG_BAD_CRC, count=8)
     return out
 
 

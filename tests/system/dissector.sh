@@ -184,6 +184,10 @@ expect "$t" 7 fabemu.flags.truncated=1 fabemu.t3e.flits=10 fabemu.t3e.head=1,0 f
 # T3E 8: the header says destination 43, the encoding 42.
 expect "$t" 8 fabemu.dst=43 fabemu.t3e.dst=42 \
   "_ws.expert.message=destination is 42 in the encoding, 43 in the fabemu header"
+# T3E 9: corrupted on the link by the header's flag alone (no CRC in flits).
+expect "$t" 9 fabemu.flags.bad_crc=1 fabemu.crc.status= \
+  "_ws.expert.message=Corrupted on this link (bad CRC flag in the fabemu header)" \
+  "_ws.col.Info=T3E 2 flits ep5->ep42 vc0 link 7 [bad CRC]"
 # The frame in 2 segments (64 + 34 bytes: 10 and 7 flits).
 expect "$t" 2 fabemu.t3e.flits=10 fabemu.t3e.payload_bytes=64 fabemu.t3e.seg=0 fabemu.t3e.nseg=2 \
   fabemu.frame.reassembled_in=5

@@ -200,6 +200,14 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                       {"packet_hops_per_s", st.wall_s > 0 ? double(st.packet_hops) / st.wall_s : 0.0},
                       {"packet_hops_per_s_per_worker",
                        st.wall_s > 0 ? double(st.packet_hops) / st.wall_s / cfg.workers : 0.0}};
+  if (!spec.capture.taps.empty())
+    j["capture"] = {{"files", st.capture_files},
+                    {"interfaces", st.capture_interfaces},
+                    {"records", st.captured},
+                    {"written", st.capture_written},
+                    {"bytes", st.capture_bytes},
+                    {"drops", st.capture_drops},
+                    {"error", st.capture_error.empty() ? json() : json(st.capture_error)}};
   if (!st.error.empty()) j["error"] = st.error;
   return j;
 }

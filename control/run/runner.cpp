@@ -1,5 +1,6 @@
 #include "control/run/runner.h"
 
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <csignal>
 #include <stdexcept>
 
+#include "control/run/capture_plan.h"
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/crc16.h"
@@ -210,11 +212,34 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   OpenPorts open;
   cfg.worker_cpus = place_workers(spec);
   cfg.ports = open_ports(spec, &open);
+  // Capture: the writer thread runs while the workers do (pcap-tools/).
+  std::unique_ptr<CaptureWriter> capture;
+  uint32_t capture_interfaces = 0;
+  if (!spec.capture.taps.empty()) {
+    CapturePlan plan;
+    if (!plan_capture(spec, res.fabric, cfg, &plan, &err)) throw std::runtime_error(err);
+    capture_interfaces = static_cast<uint32_t>(plan.writer.interfaces.size());
+    capture = std::make_unique<CaptureWriter>();
+    if (!capture->start(std::move(plan.writer), std::max(1, spec.run.workers),
+                        static_cast<uint32_t>(spec.capture.queue_records), plan.data_bytes, &err))
+      throw std::runtime_error(err);
+    cfg.capture = std::move(plan.taps);
+    cfg.capture.queues = capture->queues();
+    cfg.capture.lossless = !cfg.realtime;
+  }
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
   if (prepare) prepare(*engine, *routing, res.fabric);
   res.stats = engine->run();
+  if (capture) {
+    capture->finish();
+    res.stats.capture_written = capture->written();
+    res.stats.capture_bytes = capture->bytes();
+    res.stats.capture_files = capture->files();
+    res.stats.capture_error = capture->error();
+    res.stats.capture_interfaces = capture_interfaces;
+  }
   res.json = report_json(spec, res.fabric, cfg, res.stats, per_link_json);
   return res;
 }
@@ -386,6 +411,17 @@ int run_command(const Spec& spec, const RunOptions& opts) {
           fmt::print("  dropped  {} {}: {}\n", p.drops[i], frame_drop_name(static_cast<FrameDrop>(i)),
                      frame_drop_help(static_cast<FrameDrop>(i)));
     }
+    if (!st.capture_files.empty())
+      fmt::print("capture    {} packets and frames on {} interface(s) in {} ({:.1f} MB){}\n",
+                 st.capture_written, st.capture_interfaces,
+                 st.capture_files.size() == 1 ? st.capture_files[0]
+                                              : fmt::format("{} files, {} ... {}", st.capture_files.size(),
+                                                            st.capture_files.front(), st.capture_files.back()),
+                 double(st.capture_bytes) / 1e6,
+                 st.capture_drops ? fmt::format("; {} dropped (the writer fell behind: raise "
+                                                "capture.queue_records or capture less)",
+                                                st.capture_drops)
+                                  : "");
     if (st.realtime) {
       fmt::print("real time  scale {}  lateness p50 {}  p99 {}  max {}  ({} of {} events over the {} bound)\n"
                  "           receive poll gap p50 {}  p99 {}  max {} (emulated time)\n",
@@ -425,6 +461,10 @@ int run_command(const Spec& spec, const RunOptions& opts) {
   }
   if (!st.error.empty()) {
     fmt::print(stderr, "fabemu run: the emulation broke down: {}\n", st.error);
+    return 1;
+  }
+  if (!st.capture_error.empty()) {
+    fmt::print(stderr, "fabemu run: the capture is incomplete: {}\n", st.capture_error);
     return 1;
   }
   if (st.overload_stopped) {

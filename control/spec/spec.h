@@ -133,6 +133,18 @@ struct Spec {
   // DPDK ports whose hosts' Ethernet frames enter and leave the fabric.
   std::vector<PortBinding> ports;
 
+  // pcapng capture of links and ports (pcap-tools/FORMAT.md); no taps: off.
+  struct Capture {
+    std::vector<std::string> taps;      // control/spec/capture_taps.h
+    std::string file = "fabemu-capture.pcapng";
+    int snaplen = 65535;                // bytes of each frame kept in the file
+    double file_mb = 0;                 // rotate at this size (0: one file)
+    int files = 0;                      // keep the newest N files (0: all)
+    std::vector<int> vcs, src, dst;     // keep only these (empty: all)
+    std::vector<std::string> types;     // request | response | frame (empty: all)
+    int queue_records = 4096;           // per worker, between it and the writer thread
+  } capture;
+
   // Explicit endpoint placement; empty: the topology builder's default.
   std::vector<EndpointMap> endpoint_map;
 

@@ -56,6 +56,7 @@
 #include "dataplane/engine/engine_sizing.h"
 #include "dataplane/engine/engine_memory.h"
 #include "dataplane/ethernet/eth_port.h"
+#include "dataplane/link/link_numbering.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/ethernet/mac_table.h"
 #include "dataplane/link/link.h"
@@ -236,6 +237,18 @@ class Engine final : public EngineBase {
   void note_undelivered(rte_mbuf* m);
   void drop_partial_frames(Worker& w);
 
+  // ---- capture taps (engine_capture.h) ---------------------------------------
+  CaptureRecord* capture_slot(Worker& w);
+  void capture_packet(Worker& w, uint32_t link, const rte_mbuf* m, ps_t t, uint8_t vc, uint64_t seq);
+  void capture_frame(Worker& w, uint32_t b, const uint8_t* frame, uint32_t avail, uint32_t len,
+                     CaptureDir dir);
+  // Packets sent on router output o so far (its link's sequence number).
+  uint64_t output_packets(const Worker& w, uint32_t o) const {
+    uint64_t n = 0;
+    for (uint32_t v = 0; v < nv_; v++) n += w.vcs[size_t(o) * nv_ + v].packets;
+    return n;
+  }
+
   // ---- the run (engine_run.h, engine_realtime.h) ---------------------------
   // Every packet buffer a worker still holds: input buffers, source queues,
   // pending events and events received from other cores.
@@ -322,6 +335,7 @@ class Engine final : public EngineBase {
   std::vector<uint32_t> binding_device_; // binding -> index into devices_
   uint32_t seg_cap_ = 1;                 // most segments one frame needs
   uint32_t max_frame_ = 0;               // largest untagged frame any port accepts
+  bool capturing_ = false;               // cfg_.capture has queues
 
   // Real time: emulated ps = (TSC - tsc0_) * ps_per_cycle_.
   enum Phase : int { kRunning, kDraining, kDone };
@@ -362,3 +376,4 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_run.h"
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_realtime.h"
+#include "dataplane/engine/engine_capture.h"

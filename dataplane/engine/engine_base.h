@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dataplane/core/fabric.h"
+#include "dataplane/link/capture_tap.h"
 #include "dataplane/stats/stats.h"
 #include "dataplane/sim/time.h"
 
@@ -107,6 +108,8 @@ struct EngineConfig {
   std::vector<PortEndpointConfig> ports;
   // Real-time progress: called from worker 0 about every progress_s seconds.
   std::function<void(const LiveStats&)> live;
+  // Capture taps on links and ports (queues empty: no capture).
+  CaptureTaps capture;
 };
 
 class EngineBase {

@@ -64,6 +64,11 @@ void Engine<R, L>::ingest_frame(Worker& w, const Device& dev, rte_mbuf* f) {
   uint32_t b = dev.bindings[0];
   w.st.ports[b].rx_frames++;
   w.st.ports[b].rx_bytes += len;
+  if (capturing_) [[unlikely]] {  // as the host sent it, before any check
+    const uint32_t n = std::min<uint32_t>(len, static_cast<uint32_t>(w.frame.size()));
+    const auto* p = static_cast<const uint8_t*>(rte_pktmbuf_read(f, 0, n, w.frame.data()));
+    if (p) capture_frame(w, b, p, n, len, CaptureDir::inbound);
+  }
   if (w.shedding) {  // behind the wall clock, run.overload: shed
     count_drop(w, b, FrameDrop::shed_overload);
     return;
@@ -305,6 +310,8 @@ void Engine<R, L>::emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t n
   } else {
     std::memcpy(out, buf, len);
   }
+  if (capturing_) [[unlikely]]
+    capture_frame(w, b, out, out_len, out_len, CaptureDir::outbound);
   const ps_t lat = w.now - gen_ps;
   ps.frame_latency_ps.add(lat);
   ps.frame_hops.add(hops);

@@ -324,6 +324,8 @@ RunStats Engine<R, L>::merge() {
     for (int i = 0; i < static_cast<int>(DropReason::count); i++) out.drops[i] += s.drops[i];
     out.packet_hops += s.packet_hops;
     out.events += s.events;
+    out.captured += s.captured;
+    out.capture_drops += s.capture_drops;
     out.latency_ps.merge(s.latency_ps);
     out.network_latency_ps.merge(s.network_latency_ps);
     out.hops.merge(s.hops);

@@ -13,8 +13,8 @@ fabemu_packages=(
   build-essential cmake ninja-build pkg-config
   libdpdk-dev dpdk-dev libtbb-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev libpcap-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev
-  iproute2 iperf3 ethtool iputils-ping time jq
-  tshark python3  # tests/system/dissector.sh: pcap-tools/fabemu.lua and its fixture captures
+  iproute2 iperf3 ethtool iputils-ping time jq python3
+  tshark  # tests/system/dissector.sh runs pcap-tools/fabemu.lua in it
 )
 
 # Installs only what dpkg does not report as installed; runs apt-get update

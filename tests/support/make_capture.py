@@ -3,6 +3,9 @@
 
     python3 tests/support/make_capture.py OUTDIR
         -> OUTDIR/yarc.pcapng, OUTDIR/t3e.pcapng
+    python3 tests/support/make_capture.py --frames FILE N
+        -> FILE: a classic pcap of N ICMP echo requests (seq 0..N-1, 18 + 37 seq
+           data bytes) for a host port to send into a run
 
 The files follow pcap-tools/FORMAT.md (pcapng, one IDB per link, Ethernet
 frames of EtherType 0x88B5 with the 48-byte fabemu header) and the packets
@@ -150,17 +153,17 @@ def t3e_h1(src, msg_seq, seg, nseg):
 
 
 def _ones_complement_sum(data):
+    data += b"\0" * (len(data) % 2)  # an odd length counts as padded with a zero byte
     s = sum(struct.unpack(">%dH" % (len(data) // 2), data))
     while s >> 16:
         s = (s & 0xFFFF) + (s >> 16)
     return ~s & 0xFFFF
 
 
-def icmp_echo_frame():
-    """98-byte Ethernet/IPv4/ICMP echo request 10.0.0.1 -> 10.0.0.2, id 0x1234
-    seq 7, 56 data bytes 0..55, checksums correct."""
-    data = bytes(range(56))
-    icmp = struct.pack(">BBHHH", 8, 0, 0, 0x1234, 7) + data
+def icmp_echo_frame(seq=7, data=bytes(range(56))):
+    """Ethernet/IPv4/ICMP echo request 10.0.0.1 -> 10.0.0.2, id 0x1234,
+    checksums correct; by default the 98-byte one with 56 data bytes 0..55."""
+    icmp = struct.pack(">BBHHH", 8, 0, 0, 0x1234, seq) + data
     icmp = icmp[:2] + struct.pack(">H", _ones_complement_sum(icmp)) + icmp[4:]
     ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 1, 0, 64, 1, 0,
                      bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
@@ -306,9 +309,21 @@ def t3e_file():
     return out
 
 
+def frames_pcap(n):
+    out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
+    for i in range(n):
+        frame = icmp_echo_frame(i, bytes((i + k) & 255 for k in range(18 + 37 * i)))
+        out += struct.pack("<IIII", 1, i * 1000, len(frame), len(frame)) + frame
+    return out
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--frames":
+        with open(sys.argv[2], "wb") as f:
+            f.write(frames_pcap(int(sys.argv[3])))
+        return
     if len(sys.argv) != 2:
-        sys.exit("usage: make_capture.py OUTDIR")
+        sys.exit("usage: make_capture.py OUTDIR | --frames FILE N")
     with open(sys.argv[1] + "/yarc.pcapng", "wb") as f:
         f.write(yarc_file())
     with open(sys.argv[1] + "/t3e.pcapng", "wb") as f:

@@ -9,6 +9,19 @@
 #    segments, carried twice on different links). Every header field and
 #    every phit/flit field is asserted with the value the script wrote.
 #
+# 2. Real captures, every link tapped (--capture all): a T3E 4x4x4 run and a
+#    YARC rank-2 Clos run (1024 endpoints). Every packet is dissected, with
+#    its phit/flit count equal to the header's units, the destination in the
+#    encoding equal to the header's, no expert info (so every YARC CRC is
+#    good, nothing malformed or disagreeing), and per link exactly the
+#    packets the run's JSON counts (links[i].packets).
+#
+# 3. A real-time T3E run where a net_pcap host at endpoint 0 sends N ICMP
+#    echo requests (tests/support/make_capture.py --frames) to endpoint 42:
+#    on every link the frames crossed, the dissector puts each frame back
+#    together from its segments, and Wireshark's ICMP dissector reads all N
+#    with their lengths and good checksums.
+#
 #   bash tests/system/dissector.sh FABEMU_BINARY SOURCE_DIR
 set -euo pipefail
 
@@ -52,6 +65,7 @@ fields=(
   fabemu.t3e.nseg fabemu.t3e.addr fabemu.t3e.word
   fabemu.frame.reassembled_in fabemu.frame.segment fabemu.frame.length
   ip.src ip.dst icmp.type icmp.seq icmp.checksum.status _ws.col.Info _ws.expert.message
+  fabemu.crc.bad fabemu.mismatch fabemu.malformed fabemu.truncated
 )
 table() {  # CAPTURE TABLE: the fields above, tab-separated, a header line first
   local args=() f
@@ -62,37 +76,44 @@ table() {  # CAPTURE TABLE: the fields above, tab-separated, a header line first
 # expect TABLE PACKET FIELD=VALUE...: the packet's fields have these values
 # (several occurrences of a field are comma-separated, absent is empty).
 expect() {
-  local t=$1 n=$2 kv name want got
+  local t=$1 n=$2 out
   shift 2
-  for kv in "$@"; do
-    name=${kv%%=*}
-    want=${kv#*=}
-    got=$(awk -F'\t' -v f="$name" -v n="$n" '
-      NR == 1 { for (i = 1; i <= NF; i++) if ($i == f) c = i; next }
-      $1 == n { print c ? $c : "<no such column>" }' "$t")
-    if [[ $got == "$want" ]]; then
-      passed=$((passed + 1))
-    else
-      echo "FAIL: $(basename "$t") packet $n: $name is '$got', expected '$want'"
-      fail=1
-    fi
-  done
-}
-
-# count CAPTURE FILTER EXPECTED WHAT [tshark options]: packets matching a
-# display filter.
-count() {
-  local file=$1 filter=$2 want=$3 what=$4
-  shift 4
-  ts -r "$file" -Y "$filter" -T fields -e frame.number "$@" >"$tmp/count"
-  local got
-  got=$(wc -l <"$tmp/count")
-  if [[ $got == "$want" ]]; then
-    passed=$((passed + 1))
-  else
-    echo "FAIL: $(basename "$file"): $what: $got packets match '$filter', expected $want"
+  # One awk for all pairs: prints a line per mismatch, then the number of
+  # pairs that matched.
+  out=$(awk -F'\t' -v n="$n" -v name="$(basename "$t")" '
+    BEGIN { for (i = 1; i < ARGC - 1; i++) pair[i] = ARGV[i]; np = ARGC - 2; ARGV[1] = ARGV[ARGC - 1]; ARGC = 2 }
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $1 == n {
+      for (i = 1; i <= np; i++) {
+        k = index(pair[i], "="); f = substr(pair[i], 1, k - 1); want = substr(pair[i], k + 1)
+        got = (f in col) ? $col[f] : "<no such column>"
+        if (got == want) ok++
+        else printf "FAIL: %s packet %s: %s is '\''%s'\'', expected '\''%s'\''\n", name, n, f, got, want
+      }
+      seen = 1
+    }
+    END { if (!seen) printf "FAIL: %s has no packet %s\n", name, n; print ok + 0 }' "$@" "$t")
+  passed=$((passed + ${out##*$'\n'}))
+  if [[ $out == *FAIL* ]]; then
+    echo "${out%$'\n'*}"
     fail=1
   fi
+}
+
+# Records a result computed outside expect: WHAT, GOT, WANT.
+same() {
+  if [[ $2 == "$3" ]]; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL: $1: got '$2', expected '$3'"
+    fail=1
+  fi
+}
+
+# rows TABLE FIELD: packets in which FIELD is present (expert info prints 1).
+rows() {
+  awk -F'\t' -v f="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == f) c = i; next }
+    c && $c != "" { k++ } END { print k + 0 }' "$1"
 }
 
 ############################################################ fixtures ###
@@ -154,9 +175,13 @@ for n in 7 10; do
 done
 expect "$y" 7 fabemu.frame.segment=3,6,7
 expect "$y" 10 fabemu.frame.segment=2,5,10
-count "$tmp/yarc.pcapng" icmp 2 "both copies of the frame reassembled in one pass"
-count "$tmp/yarc.pcapng" "fabemu.mismatch || fabemu.malformed" 0 "no header/encoding disagreement"
-count "$tmp/yarc.pcapng" "fabemu.crc.bad" 1 "one bad CRC"
+same "yarc: packets with a bad CRC" "$(rows "$y" fabemu.crc.bad)" 1
+same "yarc: truncated packets" "$(rows "$y" fabemu.truncated)" 1
+same "yarc: header/encoding disagreements" "$(rows "$y" fabemu.mismatch)" 0
+same "yarc: malformed encodings" "$(rows "$y" fabemu.malformed)" 0
+# tshark's default single pass reassembles the same frames.
+ts -r "$tmp/yarc.pcapng" -Y icmp -T fields -e frame.number >"$tmp/icmp"
+same "yarc: ICMP frames reassembled in one pass" "$(tr '\n' ' ' <"$tmp/icmp")" "7 10 "
 
 # T3E 1: Get request, 2 header flits, sideband 3 on flit 1.
 expect "$t" 1 fabemu.profile=2 fabemu.units=2 fabemu.encoded_bytes=18 fabemu.link=7 fabemu.vc=2 \
@@ -194,9 +219,80 @@ expect "$t" 2 fabemu.t3e.flits=10 fabemu.t3e.payload_bytes=64 fabemu.t3e.seg=0 f
 expect "$t" 5 fabemu.t3e.flits=7 fabemu.t3e.payload_bytes=34 fabemu.t3e.seg=1 fabemu.t3e.nseg=2 \
   fabemu.payload_len=34 fabemu.frame.length=98 fabemu.frame.segment=2,5 ip.src=10.0.0.1 \
   icmp.type=8 icmp.checksum.status=1
-count "$tmp/t3e.pcapng" icmp 1 "the frame reassembled in one pass"
-count "$tmp/t3e.pcapng" "fabemu.mismatch" 1 "one header/encoding disagreement"
-count "$tmp/t3e.pcapng" "fabemu.malformed" 0 "no malformed encoding"
+expect "$t" 8 fabemu.mismatch=1
+expect "$t" 9 fabemu.crc.bad=1
+same "t3e: header/encoding disagreements" "$(rows "$t" fabemu.mismatch)" 1
+same "t3e: malformed encodings" "$(rows "$t" fabemu.malformed)" 0
+same "t3e: truncated packets" "$(rows "$t" fabemu.truncated)" 1
+ts -r "$tmp/t3e.pcapng" -Y icmp -T fields -e frame.number >"$tmp/icmp"
+same "t3e: ICMP frames reassembled in one pass" "$(tr '\n' ' ' <"$tmp/icmp")" "5 "
+
+####################################################### real captures ###
+
+command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/lib/setup.sh installs it)"; exit 1; }
+
+# real NAME PROFILE SPEC [run options]: runs SPEC with every link tapped and
+# checks the capture against itself and the run's JSON.
+real() {
+  local name=$1 profile=$2 spec=$3 unit
+  shift 3
+  unit=$([[ $profile == 1 ]] && echo yarc.phits || echo t3e.flits)
+  "$fabemu" run "$src/topologies/$spec" --quiet --json "$tmp/$name.json" "$@" \
+    --capture all --capture-file "$tmp/$name.pcapng"
+  ts -r "$tmp/$name.pcapng" -T fields -e fabemu.link -e fabemu.profile -e fabemu.units \
+    -e "fabemu.$unit" -e fabemu.dst -e fabemu.yarc.dest -e fabemu.t3e.dst -e fabemu.crc.status \
+    -e _ws.expert.message >"$tmp/$name.tsv"
+  local rows
+  rows=$(wc -l <"$tmp/$name.tsv")
+  ((rows > 1000)) || { echo "FAIL: $name: only $rows packets captured"; fail=1; }
+  # Columns: 1 link, 2 profile, 3 units, 4 phits/flits, 5 header dst,
+  # 6/7 encoding dst, 8 CRC status, 9 expert messages.
+  same "$name: packets not dissected as profile $profile" \
+    "$(awk -F'\t' -v p="$profile" '$1 == "" || $2 != p' "$tmp/$name.tsv" | wc -l)" 0
+  same "$name: packets whose units differ from the encoding's length" \
+    "$(awk -F'\t' '$3 != $4' "$tmp/$name.tsv" | wc -l)" 0
+  same "$name: packets whose encoding destination differs from the header's" \
+    "$(awk -F'\t' '$5 != $6 $7' "$tmp/$name.tsv" | wc -l)" 0
+  if [[ $profile == 1 ]]; then
+    same "$name: packets without a good CRC" "$(awk -F'\t' '$8 != 1' "$tmp/$name.tsv" | wc -l)" 0
+  fi
+  same "$name: packets with expert info (first: $(awk -F'\t' '$9 != "" { print $9; exit }' "$tmp/$name.tsv"))" \
+    "$(awk -F'\t' '$9 != ""' "$tmp/$name.tsv" | wc -l)" 0
+  # Per link: "link packets" for every link with traffic, from both sides.
+  cut -f1 "$tmp/$name.tsv" | sort -n | uniq -c | awk '{ print $2, $1 }' >"$tmp/$name.cap"
+  jq -r '.links | to_entries[] | select(.value.packets > 0) | "\(.key) \(.value.packets)"' \
+    "$tmp/$name.json" | sort -n >"$tmp/$name.run"
+  same "$name: links whose captured packets differ from the JSON's count (<capture >json)" \
+    "$(diff "$tmp/$name.cap" "$tmp/$name.run" | grep -c '^[<>]')" 0
+}
+
+real t3e 2 t3e-4x4x4.yaml --set run.warmup_ns=1000 --set run.measure_ns=5000
+real yarc 1 yarc-r2-1024.yaml --set run.workers=1 --set traffic.load=0.02 \
+  --set run.warmup_ns=500 --set run.measure_ns=2000
+
+# Host frames through the fabric. N frames of 60 + 37 seq bytes.
+n=20
+python3 "$src/tests/support/make_capture.py" --frames "$tmp/in.pcap" $n
+head -c 24 "$tmp/in.pcap" >"$tmp/empty.pcap"  # the file header alone: port b sends nothing
+"$fabemu" run "$src/topologies/t3e-4x4x4.yaml" --quiet --json "$tmp/port.json" \
+  --set run.mode=realtime --set traffic.load=0 --set run.duration_s=1 \
+  --set "ports=[{name: a, device: \"net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out_a.pcap\", endpoint: 0},
+                {name: b, device: \"net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/out_b.pcap\", endpoint: 42}]" \
+  --capture all --capture-file "$tmp/port.pcapng" 2>"$tmp/port.err" || { cat "$tmp/port.err"; exit 1; }
+same "frames port b sent to its host" "$(jq '.ports[1].tx_frames' "$tmp/port.json")" $n
+# Fabric packets (the port taps' own frames are not): link, frame flag, and
+# for a reassembled frame its ICMP seq, length and checksum status.
+ts -r "$tmp/port.pcapng" -Y fabemu -T fields -e fabemu.link -e fabemu.flags.frame -e icmp.seq \
+  -e fabemu.frame.length -e icmp.checksum.status >"$tmp/port.all"
+links=$(awk -F'\t' '$2 == 1 { print $1 }' "$tmp/port.all" | sort -u | wc -l)
+awk -F'\t' -v OFS='\t' '$3 != "" { print $1, $3, $4, $5 }' "$tmp/port.all" >"$tmp/port.tsv"
+((links >= 8)) || { echo "FAIL: frame segments on only $links links"; fail=1; }
+same "links with frame segments but not $n reassembled frames" \
+  "$(cut -f1 "$tmp/port.tsv" | sort -n | uniq -c | awk -v n=$n '$1 != n' | wc -l)/$(cut -f1 "$tmp/port.tsv" | sort -u | wc -l)" \
+  "0/$links"
+same "reassembled frames with a wrong sequence set, length or checksum" \
+  "$(awk -F'\t' '$3 != 60 + 37 * $2 || $4 != 1 || $2 >= '$n "$tmp/port.tsv" | wc -l)" 0
+same "distinct frames reassembled" "$(cut -f2 "$tmp/port.tsv" | sort -u | wc -l)" $n
 
 echo "dissector: $passed checks passed"
 exit $fail

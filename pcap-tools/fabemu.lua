@@ -11,7 +11,9 @@
 --   wireshark: copy to ~/.local/lib/wireshark/plugins/
 --
 -- Filter fields start with fabemu. (header), fabemu.yarc., fabemu.t3e.,
--- fabemu.crc. and fabemu.frame. (reassembly); tshark -G fields lists them.
+-- fabemu.crc. and fabemu.frame. (reassembly);
+--   tshark -G fields -X lua_script:pcap-tools/fabemu.lua | grep fabemu
+-- lists them.
 
 local fabemu = Proto("fabemu", "fabemu fabric packet")
 

@@ -16,6 +16,9 @@
 #    good, nothing malformed or disagreeing), and per link exactly the
 #    packets the run's JSON counts (links[i].packets).
 #
+#    A YARC run with a snapshot length of 80 bytes: every packet flagged
+#    truncated and decoded as far as it goes, its CRC unverified.
+#
 # 3. A real-time T3E run where a net_pcap host at endpoint 0 sends N ICMP
 #    echo requests (tests/support/make_capture.py --frames) to endpoint 42:
 #    on every link the frames crossed, the dissector puts each frame back
@@ -269,6 +272,18 @@ real() {
 real t3e 2 t3e-4x4x4.yaml --set run.warmup_ns=1000 --set run.measure_ns=5000
 real yarc 1 yarc-r2-1024.yaml --set run.workers=1 --set traffic.load=0.02 \
   --set run.warmup_ns=500 --set run.measure_ns=2000
+
+# A snapshot length of 80 bytes keeps 18 of the encoding (6 phits): every
+# packet flagged truncated, decoded as far as captured (the head phit's
+# destination), the CRC unverified and nothing reported malformed.
+"$fabemu" run "$src/topologies/yarc-r2-1024.yaml" --quiet --set run.workers=1 \
+  --set traffic.load=0.02 --set run.warmup_ns=200 --set run.measure_ns=500 \
+  --set capture.snaplen=80 --capture all --capture-file "$tmp/cut.pcapng"
+ts -r "$tmp/cut.pcapng" -T fields -e fabemu.flags.truncated -e fabemu.crc.status \
+  -e fabemu.yarc.dest -e fabemu.dst -e fabemu.malformed -e fabemu.mismatch >"$tmp/cut.tsv"
+same "cut: packets captured" "$(($(wc -l <"$tmp/cut.tsv") > 100))" 1
+same "cut: packets not truncated, unverified and decoded" \
+  "$(awk -F'\t' '$1 != 1 || $2 != 2 || $3 != $4 || $5 != "" || $6 != ""' "$tmp/cut.tsv" | wc -l)" 0
 
 # Host frames through the fabric. N frames of 60 + 37 seq bytes.
 n=20

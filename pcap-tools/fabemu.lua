@@ -286,7 +286,7 @@ end
 -- enc: the captured encoding; n: phits in the whole packet (from the
 -- header's encoded bytes). Returns the payload (string) when every phit is
 -- there and the layout parses, and the CRC status.
-local function dissect_yarc(enc, pinfo, tree, h, n)
+local function dissect_yarc(enc, tree, h, n)
   local present = math.min(n, math.floor(enc:len() / YARC_PHIT_BYTES))
   local t = tree:add(fabemu, enc(0, present * YARC_PHIT_BYTES), "YARC packet")
   t:add(hf.yarc_phits, n):set_generated()
@@ -298,7 +298,8 @@ local function dissect_yarc(enc, pinfo, tree, h, n)
   local np = n - fixed
   local eop = present == n and yarc_data(enc, n - 1) or nil
   local pad = eop and bits(eop, 18, 2) or 0
-  local nbytes = math.max(0, math.floor(np * YARC_DATA_BITS / 8) - pad)
+  local cap = math.floor(np * YARC_DATA_BITS / 8) -- whole bytes the payload phits hold
+  local nbytes = math.max(0, cap - pad)
   local layout_ok = n >= 4 and np >= 0
 
   for i = 0, present - 1 do
@@ -361,7 +362,7 @@ local function dissect_yarc(enc, pinfo, tree, h, n)
       string.format("Bad CRC: carried 0x%04x, computed 0x%04x", carried, computed))
   end
   -- Only the shortest encoding of a byte count is valid (yarc_phit.cpp parse).
-  if bits(eop, 20, 2) ~= 0 or pad > 2 or math.ceil(nbytes * 8 / YARC_DATA_BITS) ~= np then
+  if bits(eop, 20, 2) ~= 0 or pad > 2 or pad > cap or math.ceil(nbytes * 8 / YARC_DATA_BITS) ~= np then
     t:add_proto_expert_info(ef.malformed,
       string.format("%d payload phits with pad %d is not a valid payload length", np, pad))
     return nil, status
@@ -379,13 +380,12 @@ local function t3e_control(i, n, hdr, response)
          (response and 0x04 or 0)
 end
 
-local function dissect_t3e(enc, pinfo, tree, h, n)
+local function dissect_t3e(enc, tree, h, n)
   local present = math.min(n, math.floor(enc:len() / T3E_FLIT_BYTES))
   local t = tree:add(fabemu, enc(0, present * T3E_FLIT_BYTES), "T3E packet")
   t:add(hf.t3e_flits, n):set_generated()
   if present == 0 then return nil end
 
-  local w0 = enc(1, 8)
   local hdr = band(enc(4, 1):uint(), 0x07)
   local nbytes = rshift(band(enc(3, 2):uint(), 0x03F8), 3)
   local response = band(enc(0, 1):uint(), 0x04) ~= 0
@@ -545,9 +545,9 @@ function fabemu.dissector(tvb, pinfo, tree)
   if avail == 0 then
     -- nothing of the encoding was captured: the header is all there is
   elseif h.profile == PROFILE_YARC then
-    payload, crc = dissect_yarc(tvb(HEADER_BYTES, avail):tvb(), pinfo, root, h, n)
+    payload, crc = dissect_yarc(tvb(HEADER_BYTES, avail):tvb(), root, h, n)
   else
-    payload = dissect_t3e(tvb(HEADER_BYTES, avail):tvb(), pinfo, root, h, n)
+    payload = dissect_t3e(tvb(HEADER_BYTES, avail):tvb(), root, h, n)
   end
   if payload then
     if #payload > 0 then root:add(hf.payload, ByteArray.new(payload, true):tvb("Payload")()) end

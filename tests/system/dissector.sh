@@ -19,8 +19,8 @@
 #    A YARC run with a snapshot length of 80 bytes: every packet flagged
 #    truncated and decoded as far as it goes, its CRC unverified.
 #
-# 3. A real-time T3E run where a net_pcap host at endpoint 0 sends N ICMP
-#    echo requests (tests/support/make_capture.py --frames) to endpoint 42:
+# 3. Real-time T3E and YARC runs where a net_pcap host at endpoint 0 sends N
+#    ICMP echo requests (tests/support/make_capture.py --frames) to a port:
 #    on every link the frames crossed, the dissector puts each frame back
 #    together from its segments, and Wireshark's ICMP dissector reads all N
 #    with their lengths and good checksums.
@@ -285,29 +285,39 @@ same "cut: packets captured" "$(($(wc -l <"$tmp/cut.tsv") > 100))" 1
 same "cut: packets not truncated, unverified and decoded" \
   "$(awk -F'\t' '$1 != 1 || $2 != 2 || $3 != $4 || $5 != "" || $6 != ""' "$tmp/cut.tsv" | wc -l)" 0
 
-# Host frames through the fabric. N frames of 60 + 37 seq bytes.
+# Host frames through the fabric: N ICMP echo requests of 60 + 37 seq bytes.
 n=20
 python3 "$src/tests/support/make_capture.py" --frames "$tmp/in.pcap" $n
 head -c 24 "$tmp/in.pcap" >"$tmp/empty.pcap"  # the file header alone: port b sends nothing
-"$fabemu" run "$src/topologies/t3e-4x4x4.yaml" --quiet --json "$tmp/port.json" \
-  --set run.mode=realtime --set traffic.load=0 --set run.duration_s=1 \
-  --set "ports=[{name: a, device: \"net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out_a.pcap\", endpoint: 0},
-                {name: b, device: \"net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/out_b.pcap\", endpoint: 42}]" \
-  --capture all --capture-file "$tmp/port.pcapng" 2>"$tmp/port.err" || { cat "$tmp/port.err"; exit 1; }
-same "frames port b sent to its host" "$(jq '.ports[1].tx_frames' "$tmp/port.json")" $n
-# Fabric packets (the port taps' own frames are not): link, frame flag, and
-# for a reassembled frame its ICMP seq, length and checksum status.
-ts -r "$tmp/port.pcapng" -Y fabemu -T fields -e fabemu.link -e fabemu.flags.frame -e icmp.seq \
-  -e fabemu.frame.length -e icmp.checksum.status >"$tmp/port.all"
-links=$(awk -F'\t' '$2 == 1 { print $1 }' "$tmp/port.all" | sort -u | wc -l)
-awk -F'\t' -v OFS='\t' '$3 != "" { print $1, $3, $4, $5 }' "$tmp/port.all" >"$tmp/port.tsv"
-((links >= 8)) || { echo "FAIL: frame segments on only $links links"; fail=1; }
-same "links with frame segments but not $n reassembled frames" \
-  "$(cut -f1 "$tmp/port.tsv" | sort -n | uniq -c | awk -v n=$n '$1 != n' | wc -l)/$(cut -f1 "$tmp/port.tsv" | sort -u | wc -l)" \
-  "0/$links"
-same "reassembled frames with a wrong sequence set, length or checksum" \
-  "$(awk -F'\t' '$3 != 60 + 37 * $2 || $4 != 1 || $2 >= '$n "$tmp/port.tsv" | wc -l)" 0
-same "distinct frames reassembled" "$(cut -f2 "$tmp/port.tsv" | sort -u | wc -l)" $n
+
+# frames NAME SPEC ENDPOINT LINKS: a real-time run where port a at endpoint 0
+# sends the frames to port b at ENDPOINT over at least LINKS links, every
+# link tapped; each link reassembles each frame.
+frames() {
+  local name=$1 spec=$2 ep=$3 min_links=$4 links
+  "$fabemu" run "$src/topologies/$spec" --quiet --json "$tmp/$name.json" \
+    --set run.mode=realtime --set traffic.load=0 --set run.duration_s=1 \
+    --set "ports=[{name: a, device: \"net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/$name.a.pcap\", endpoint: 0},
+                  {name: b, device: \"net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/$name.b.pcap\", endpoint: $ep}]" \
+    --capture all --capture-file "$tmp/$name.pcapng" 2>"$tmp/$name.err" || { cat "$tmp/$name.err"; exit 1; }
+  same "$name: frames port b sent to its host" "$(jq '.ports[1].tx_frames' "$tmp/$name.json")" $n
+  # Fabric packets (the port taps' own frames are not): link, frame flag,
+  # and for a reassembled frame its ICMP seq, length and checksum status.
+  ts -r "$tmp/$name.pcapng" -Y fabemu -T fields -e fabemu.link -e fabemu.flags.frame -e icmp.seq \
+    -e fabemu.frame.length -e icmp.checksum.status >"$tmp/$name.all"
+  links=$(awk -F'\t' '$2 == 1 { print $1 }' "$tmp/$name.all" | sort -u | wc -l)
+  awk -F'\t' -v OFS='\t' '$3 != "" { print $1, $3, $4, $5 }' "$tmp/$name.all" >"$tmp/$name.tsv"
+  ((links >= min_links)) || { echo "FAIL: $name: frame segments on only $links links"; fail=1; }
+  same "$name: links with frame segments but not $n reassembled frames" \
+    "$(cut -f1 "$tmp/$name.tsv" | sort -n | uniq -c | awk -v n=$n '$1 != n' | wc -l)/$(cut -f1 "$tmp/$name.tsv" | sort -u | wc -l)" \
+    "0/$links"
+  same "$name: reassembled frames with a wrong sequence set, length or checksum" \
+    "$(awk -F'\t' -v n=$n '$3 != 60 + 37 * $2 || $4 != 1 || $2 >= n' "$tmp/$name.tsv" | wc -l)" 0
+  same "$name: distinct frames reassembled" "$(cut -f2 "$tmp/$name.tsv" | sort -u | wc -l)" $n
+}
+
+frames t3e-port t3e-4x4x4.yaml 42 8   # 6 router-to-router hops, injection, ejection
+frames yarc-port yarc-r1-32.yaml 17 2  # one router: injection and ejection
 
 echo "dissector: $passed checks passed"
 exit $fail

@@ -1,5 +1,8 @@
 #include "pcap-tools/capture_writer.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <chrono>
 #include <cstring>
 
@@ -21,7 +24,7 @@ void put_mac(uint8_t* p, uint32_t node) {
 }  // namespace
 
 bool CaptureWriter::start(CaptureWriterConfig cfg, int workers, uint32_t records_per_worker,
-                          uint32_t data_bytes, std::string* err) {
+                          uint32_t data_bytes, const std::vector<int>& cpus, std::string* err) {
   cfg_ = std::move(cfg);
   if (!pcap_.open(cfg_.path, cfg_.section, cfg_.interfaces, cfg_.file_bytes, cfg_.max_files, err))
     return false;
@@ -33,6 +36,14 @@ bool CaptureWriter::start(CaptureWriterConfig cfg, int workers, uint32_t records
   stop_ = false;
   thread_ = std::thread([this] { loop(); });
   running_ = true;
+  // Off the workers' CPUs where there are others: a thread created here
+  // would inherit the CPU DPDK pinned the main thread (worker 0) to.
+  if (!cpus.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpus) CPU_SET(c, &set);
+    pthread_setaffinity_np(thread_.native_handle(), sizeof(set), &set);
+  }
   return true;
 }
 

@@ -41,8 +41,9 @@ class CaptureWriter {
   ~CaptureWriter() { finish(); }
   // Opens the first file, makes one queue per worker (records_per_worker
   // slots of data_bytes) and starts the thread.
+  // cpus: where the thread may run (empty: where its creator may).
   bool start(CaptureWriterConfig cfg, int workers, uint32_t records_per_worker,
-             uint32_t data_bytes, std::string* err);
+             uint32_t data_bytes, const std::vector<int>& cpus, std::string* err);
   // The workers' queues, for CaptureTaps::queues.
   std::vector<CaptureQueue*> queues() const;
   // After the workers have stopped: writes what is queued, stops the thread

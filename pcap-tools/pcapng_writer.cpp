@@ -124,7 +124,8 @@ bool PcapngWriter::begin_file(std::string* err) {
 }
 
 bool PcapngWriter::put(const void* p, size_t n) {
-  if (std::fwrite(p, 1, n, f_) != n) {
+  // One thread writes a file: no stdio locking per call.
+  if (fwrite_unlocked(p, 1, n, f_) != n) {
     error_ = "writing " + file_name(index_) + " failed: " + std::strerror(errno) +
              " (disk full? capture.file_mb and capture.files bound the space)";
     return false;
@@ -147,19 +148,25 @@ bool PcapngWriter::write(uint32_t iface, uint64_t ts_ns, const uint8_t* data, ui
   }
   // Enhanced packet block: 28 bytes of fixed fields, the data padded to 4,
   // epb_flags (8 bytes with its option header), the end of options and the
-  // trailing length.
-  uint32_t head[7] = {kEpb, 0, iface, static_cast<uint32_t>(ts_ns >> 32),
-                      static_cast<uint32_t>(ts_ns), caplen, origlen};
+  // trailing length; assembled here and written with one call.
   const uint32_t padding = pad4(caplen);
   const uint32_t total = 28 + caplen + padding + 8 + 4 + 4;
-  head[1] = total;
-  const uint32_t flags = static_cast<uint32_t>(dir);
-  const uint8_t zeros[4] = {0, 0, 0, 0};
+  if (epb_.size() < total) epb_.resize(total);
+  uint8_t* b = epb_.data();
+  const uint32_t head[7] = {kEpb, total, iface, static_cast<uint32_t>(ts_ns >> 32),
+                            static_cast<uint32_t>(ts_ns), caplen, origlen};
+  std::memcpy(b, head, sizeof head);
+  std::memcpy(b + 28, data, caplen);
+  std::memset(b + 28 + caplen, 0, padding);
+  uint8_t* o = b + 28 + caplen + padding;
   const uint16_t opt[2] = {kEpbFlags, 4};
+  const uint32_t flags = static_cast<uint32_t>(dir);
   const uint16_t end[2] = {kOptEnd, 0};
-  if (!put(head, sizeof head) || !put(data, caplen) || !put(zeros, padding) ||
-      !put(opt, sizeof opt) || !put(&flags, 4) || !put(end, sizeof end) || !put(&total, 4))
-    return false;
+  std::memcpy(o, opt, 4);
+  std::memcpy(o + 4, &flags, 4);
+  std::memcpy(o + 8, end, 4);
+  std::memcpy(o + 12, &total, 4);
+  if (!put(b, total)) return false;
   packets_++;
   return true;
 }

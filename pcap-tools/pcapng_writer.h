@@ -66,6 +66,7 @@ class PcapngWriter {
   uint32_t max_files_ = 0, index_ = 0;
   std::vector<std::string> files_;
   std::vector<char> buf_;
+  std::vector<uint8_t> epb_;  // one enhanced packet block being assembled
   std::string error_;
 };
 

@@ -168,6 +168,15 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                        {"frame_latency_ns", histogram_ns(p.frame_latency_ps)},
                        {"frame_hops", {{"mean", p.frame_hops.mean()},
                                        {"max", p.frame_hops.count ? p.frame_hops.max : 0}}}});
+      const size_t b = ports.size() - 1;
+      if (b < cfg.ports.size() && cfg.ports[b].replay) {
+        const PortEndpointConfig& pc = cfg.ports[b];
+        ports.back()["replay"] = {{"file_frames", pc.replay->frames()},
+                                  {"speed", pc.replay_speed},
+                                  {"loops", pc.replay_loops},
+                                  {"sent", p.replay_sent},
+                                  {"unsent", p.replay_unsent}};
+      }
     }
     j["ports"] = ports;
   }

@@ -35,6 +35,12 @@ struct PortBinding {
   std::vector<std::string> macs; // pinned MACs ("02:00:00:00:00:01"); frames from
                                  // others on the same device go to another binding
   int queue_frames = 64;         // ingress queue bound before tail drop (frames)
+  // A replayed host instead of a device: the Ethernet frames of a pcap or
+  // pcapng file at their recorded times (control/run/replay_load.h).
+  std::string replay;            // the file ("": a DPDK device)
+  std::string replay_interface;  // pcapng interface to take ("": every one)
+  double replay_speed = 1.0;     // 2: twice as fast as recorded
+  int replay_loops = 1;          // times through the file (0: until the run ends)
 };
 
 // Where the value of one field came from: a profile's default, a line of the

@@ -239,6 +239,12 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
       }
     }
     const PortBinding& b = s.ports.back();
+    if (b.device.empty() == b.replay.empty())
+      ec.fail(e, b.device.empty() ? "this binding has neither a device nor a replay file: give one"
+                                  : "this binding has a device and a replay file: give one of them");
+    if (b.replay.empty() && (e["replay_interface"] || e["replay_speed"] || e["replay_loops"]))
+      ec.fail(e, "replay_interface, replay_speed and replay_loops apply to a replay binding: add "
+                 "replay: FILE or remove them");
     const auto key_ctx = [&](const std::string& key) {
       const Field* f = *std::find_if(rows.begin(), rows.end(), [&](const Field* r) {
         return key == r->path + kPortKey.size();
@@ -260,6 +266,7 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
             .fail(e["endpoint"], fmt::format("endpoint {} is already bound to {}; bind each "
                                              "endpoint to one port",
                                              b.endpoint, other));
+      if (b.device.empty() || o.device.empty()) continue;  // a replayed host has no device
       if (device_name(o.device) == device_name(b.device) && o.device != b.device)
         key_ctx("device").fail(
             e["device"], fmt::format("device '{}' is given as '{}' in {}: one DPDK device "
@@ -539,17 +546,34 @@ const std::vector<Field>& fields() {
     // The rows ports[].KEY are the keys of one binding: read_ports applies
     // their defaults (the same in both columns; an empty one: required) and
     // their readers fill s.ports.back().
-    {"ports", "list of {name, device, endpoint, vlan, macs, queue_frames}", "", "[]", "[]", "[]", "fabemu default (no ports)",
-     "DPDK ports whose hosts' Ethernet frames enter and leave the fabric, e.g. [{device: net_ring0, endpoint: 0}]; needs run.mode: realtime; a binding's keys: ports[].KEY",
+    {"ports", "list of {name, device | replay, endpoint, vlan, macs, queue_frames, replay_*}", "", "[]", "[]", "[]", "fabemu default (no ports)",
+     "hosts whose Ethernet frames enter and leave the fabric: DPDK ports (run.mode: realtime), e.g. [{device: net_ring0, endpoint: 0}], or replayed pcap files (either mode), e.g. [{replay: h0.pcap, endpoint: 0}]; a binding's keys: ports[].KEY",
      read_ports},
     {"ports[].name", "string", "", "port<i>", "port<i>", "port<i>", "fabemu default",
      "label of the binding in reports and messages, unique; `port<i>` is port0, port1, ... by position",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().name = c.text(n); }},
-    {"ports[].device", "string", "", "", "", "", "",
-     "required: a DPDK port name, vdev arguments (\"net_af_packet0,iface=fe0\") or a PCI address; bindings may share one",
+    {"ports[].device", "string", "", "\"\"", "\"\"", "\"\"", "fabemu default",
+     "a DPDK port name, vdev arguments (\"net_af_packet0,iface=fe0\") or a PCI address; bindings may share one; each binding has a device or a replay file",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
-       s.ports.back().device = c.text(n, "a DPDK device (port name, vdev arguments or PCI address)");
+       s.ports.back().device =
+           n.IsScalar() && n.Scalar().empty() ? "" : c.text(n, "a DPDK device (port name, vdev arguments or PCI address)");
      }},
+    {"ports[].replay", "string", "", "\"\"", "\"\"", "\"\"", "fabemu default",
+     "instead of a device: a pcap or pcapng file whose Ethernet frames this binding's host sends at their recorded times (frames a capture marks outbound are skipped); frames for the host are counted as sent to it; works in virtual and real time",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.ports.back().replay = n.IsScalar() && n.Scalar().empty() ? "" : c.text(n, "a pcap or pcapng file");
+     }},
+    {"ports[].replay_interface", "string", "", "\"\"", "\"\"", "\"\"", "fabemu default",
+     "replay: only the frames of this pcapng interface, e.g. \"port:h0\" of a fabemu capture (\"\": every Ethernet interface)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.ports.back().replay_interface = n.IsScalar() && n.Scalar().empty() ? "" : c.text(n, "an interface name");
+     }},
+    {"ports[].replay_speed", "number", "x", "1", "1", "1", "fabemu default",
+     "replay: how much faster than recorded the frames are sent, 0.001..1000 (the gaps between them are divided by it)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().replay_speed = c.bounded(n, 0.001, 1000, "beyond it the timing of the file no longer means anything"); }},
+    {"ports[].replay_loops", "int", "times", "1", "1", "1", "fabemu default",
+     "replay: times through the file, each pass starting 1 us after the previous one's last frame (0: until the run ends)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().replay_loops = static_cast<int>(c.integer(n, 0, 1000000)); }},
     {"ports[].endpoint", "int", "endpoint", "", "", "", "",
      "required: the fabric endpoint the port attaches to; each endpoint is bound at most once",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().endpoint = static_cast<int>(c.integer(n, 0, kIntMax)); }},

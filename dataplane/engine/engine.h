@@ -129,6 +129,7 @@ class Engine final : public EngineBase {
     rte_mempool* tx_pool = nullptr;
     MacTable mac;
     std::vector<uint8_t> frame;
+    std::vector<uint8_t> frame_out;          // a frame for a replayed host (no transmit buffer)
     bool generating = true;
     LatencyHistogram lateness_iv, frame_latency_iv;  // since the last progress tick
     uint64_t over_bound_iv = 0;
@@ -148,6 +149,14 @@ class Engine final : public EngineBase {
     uint16_t worker = 0;
     bool link_up = true;
     std::vector<uint32_t> bindings;
+    bool replay = false;  // a replayed host (its one binding's file), no DPDK port
+  };
+  // Where a replayed host is in its file; touched by its endpoint's worker only.
+  struct ReplayCursor {
+    size_t next = 0;     // frame index in the pass
+    uint64_t pass = 0;   // passes completed
+    ps_t base = 0;       // emulated time the pass began
+    bool done = false;   // every pass sent
   };
 
   // ---- setup (engine_setup.h) ---------------------------------------------
@@ -216,6 +225,11 @@ class Engine final : public EngineBase {
   // ---- Ethernet frames at port-bound endpoints (engine_frames.h) -------------
   bool setup_ports(std::string* err);
   void ingest_frame(Worker& w, const Device& dev, rte_mbuf* f);
+  // A frame of len bytes, the first `avail` of them at p (all but an
+  // oversize one), as the host sent it.
+  void ingest_bytes(Worker& w, const Device& dev, const uint8_t* p, uint32_t avail, uint32_t len);
+  void seed_replay(Worker& w);
+  void on_replay(Worker& w, uint32_t b);
   void send_frame(Worker& w, uint32_t from, uint32_t to, uint32_t len, uint16_t flow);
   void frame_segment(Worker& w, uint32_t e, rte_mbuf* m);
   void emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t nseg, ps_t gen_ps, uint8_t hops);
@@ -335,6 +349,7 @@ class Engine final : public EngineBase {
   std::vector<uint32_t> binding_device_; // binding -> index into devices_
   uint32_t seg_cap_ = 1;                 // most segments one frame needs
   uint32_t max_frame_ = 0;               // largest untagged frame any port accepts
+  std::vector<ReplayCursor> replay_;     // [binding]
   bool capturing_ = false;               // cfg_.capture has queues
 
   // Real time: emulated ps = (TSC - tsc0_) * ps_per_cycle_.

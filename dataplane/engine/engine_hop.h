@@ -44,6 +44,9 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       else
         add_credit_stream(w, e.a, e.vc, e.amount, e.t, e.unit_ps, true);
       break;
+    case EventType::port_replay:
+      on_replay(w, e.a);
+      break;
     case EventType::remote_arrive:
     case EventType::mac_learn:
       break;  // applied when taken from the ring (apply_remote)

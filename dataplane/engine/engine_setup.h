@@ -336,6 +336,10 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.txb.assign(devices_.size(), {});
   for (uint32_t d = 0; d < devices_.size(); d++) {
     if (devices_[d].worker != w.id) continue;
+    if (devices_[d].replay) {  // no port to poll: its frames are events (on_replay)
+      w.frame_out.assign(max_frame_ + 64, 0);
+      continue;
+    }
     w.devices.push_back(d);
     w.txb[d].reserve(64);
   }

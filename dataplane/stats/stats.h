@@ -93,6 +93,9 @@ struct PortStats {
   uint64_t fabric_frames = 0;  // frame copies that entered the fabric here
   uint64_t macs_learned = 0, mac_moves = 0;
   uint64_t mac_table_full = 0;  // sources not learned: the table had no room (their frames flood)
+  // A replayed host (ports[].replay): frames sent from its file, and those
+  // its replay_loops promised that the run ended before sending.
+  uint64_t replay_sent = 0, replay_unsent = 0;
   uint64_t drops[static_cast<int>(FrameDrop::count)] = {};
   LatencyHistogram frame_latency_ps;  // frames to this port: receive to tail delivery
   LatencyHistogram frame_hops;

@@ -14,6 +14,7 @@ fabemu_packages=(
   libdpdk-dev dpdk-dev libtbb-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev libpcap-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev
   iproute2 iperf3 ethtool iputils-ping time jq python3
+  tshark  # tests/system/dissector.sh runs pcap-tools/fabemu.lua in it
 )
 
 # Installs only what dpkg does not report as installed; runs apt-get update

@@ -29,6 +29,19 @@ print(f"t3e 8x8x8, 64 B, load 0.5, {sys.argv[2]} worker(s): "
       f"accepted load {j['accepted_load']:.3f})")
 PY
 done
+# The same 1-worker case with every link captured (pcapng written by the
+# writer thread; virtual time waits for it, so nothing is dropped).
+"$bin" run "$FABEMU_ROOT/topologies/t3e-8x8x8.yaml" --quiet --json "$out/cap.json" \
+  --set traffic.load=0.5 --set "traffic.sizes=[64]" --set run.workers=1 \
+  --set run.measure_ns="$measure" --set run.progress_s=0 --capture all --capture-file "$out/all.pcapng" || true
+python3 - "$out/cap.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); p = j["performance"]; c = j["capture"]
+print(f"t3e 8x8x8, 64 B, load 0.5, 1 worker, every link captured: "
+      f"{p['packet_hops_per_s_per_worker']/1e6:.3f} M packet-hops/s per worker "
+      f"({c['written']} packets, {c['bytes']/1e6:.0f} MB written, {c['drops']} dropped)")
+PY
+rm -f "$out"/all*.pcapng
 rss=$( { /usr/bin/time -f '%M' "$bin" run "$FABEMU_ROOT/topologies/yarc-r2-1024.yaml" --quiet \
          --set run.progress_s=0 >/dev/null; } 2>&1 | tail -1)
 echo "yarc rank-2 Clos, 1024 endpoints: peak resident memory ${rss} KiB"

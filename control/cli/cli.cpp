@@ -36,7 +36,7 @@ int fabemu_main(int argc, char** argv) {
       "folded Clos, ...) on DPDK, from a YAML fabric spec.",
       "fabemu"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "fabemu 0.1.0");
+  app.set_version_flag("--version", "fabemu " FABEMU_VERSION);
   app.footer(
       "Exit status: 0 ok; 1 the run or the analysis failed; 2 bad command line or bad spec "
       "(nothing started).\nRun `fabemu SUBCOMMAND --help` for each subcommand; README.md has "
@@ -105,6 +105,15 @@ int fabemu_main(int argc, char** argv) {
                   "run.eal (repeatable), e.g. --eal '--vdev=net_null0 --no-huge'")
       ->type_name("ARGS")
       ->allow_extra_args(false);
+  run->add_option("--capture", run_opts.capture_taps,
+                  "capture packets and frames into pcapng (repeatable, added to the spec's "
+                  "capture.taps): all, link=rR:pP[:in|:out], link=NAME (r3.p2>r7.p5), router=R, "
+                  "endpoint=E, port=NAME; the file format is pcap-tools/FORMAT.md")
+      ->type_name("TAP")
+      ->allow_extra_args(false);
+  run->add_option("--capture-file", run_opts.capture_file,
+                  "the capture's pcapng file (capture.file; default fabemu-capture.pcapng)")
+      ->type_name("FILE");
   run->footer("The spec is validated first: a bad spec exits 2 and nothing starts.");
 
   // Listed for --help only: `fabemu pcap ...` goes to the analyzer as it

@@ -11,6 +11,7 @@
 
 #include "control/analysis/analysis.h"
 #include "control/cli/cli.h"
+#include "control/spec/capture_taps.h"
 #include "control/run/run_memory.h"
 #include "control/run/runner.h"
 #include "control/spec/spec_error.h"
@@ -380,6 +381,16 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
   (void)out;  // the runner prints its own summary and progress
+  for (const std::string& t : opts.capture_taps) {
+    CaptureTap tap;
+    std::string why;
+    if (!parse_capture_tap(t, &tap, &why)) {
+      err << "fabemu run: --capture: " << why << "\n";
+      return kExitUsage;
+    }
+    spec.capture.taps.push_back(t);
+  }
+  if (!opts.capture_file.empty()) spec.capture.file = opts.capture_file;
   try {
     runnable_fabric(spec);  // refuses what the fabric or this machine cannot run
     return run_command(spec, opts);

@@ -168,6 +168,15 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                        {"frame_latency_ns", histogram_ns(p.frame_latency_ps)},
                        {"frame_hops", {{"mean", p.frame_hops.mean()},
                                        {"max", p.frame_hops.count ? p.frame_hops.max : 0}}}});
+      const size_t b = ports.size() - 1;
+      if (b < cfg.ports.size() && cfg.ports[b].replay) {
+        const PortEndpointConfig& pc = cfg.ports[b];
+        ports.back()["replay"] = {{"file_frames", pc.replay->frames()},
+                                  {"speed", pc.replay_speed},
+                                  {"loops", pc.replay_loops},
+                                  {"sent", p.replay_sent},
+                                  {"unsent", p.replay_unsent}};
+      }
     }
     j["ports"] = ports;
   }
@@ -200,6 +209,14 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                       {"packet_hops_per_s", st.wall_s > 0 ? double(st.packet_hops) / st.wall_s : 0.0},
                       {"packet_hops_per_s_per_worker",
                        st.wall_s > 0 ? double(st.packet_hops) / st.wall_s / cfg.workers : 0.0}};
+  if (!spec.capture.taps.empty())
+    j["capture"] = {{"files", st.capture_files},
+                    {"interfaces", st.capture_interfaces},
+                    {"records", st.captured},
+                    {"written", st.capture_written},
+                    {"bytes", st.capture_bytes},
+                    {"drops", st.capture_drops},
+                    {"error", st.capture_error.empty() ? json() : json(st.capture_error)}};
   if (!st.error.empty()) j["error"] = st.error;
   return j;
 }

@@ -1,5 +1,6 @@
 #include "control/run/runner.h"
 
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -13,6 +14,8 @@
 #include <csignal>
 #include <stdexcept>
 
+#include "control/run/capture_plan.h"
+#include "control/run/replay_load.h"
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/crc16.h"
@@ -148,10 +151,42 @@ struct OpenPorts {
 };
 
 // Opens each distinct device once and resolves the spec's bindings.
+// The pinned MACs of binding i, as numbers.
+std::vector<uint64_t> binding_macs(const PortBinding& pb, size_t i, const std::string& name) {
+  std::vector<uint64_t> macs;
+  for (const auto& m : pb.macs) {
+    uint64_t mac = 0;
+    if (!parse_mac(m, &mac))
+      throw std::runtime_error("ports[" + std::to_string(i) + "] '" + name + "': '" + m +
+                               "' is not a MAC address (02:00:00:00:00:01)");
+    macs.push_back(mac);
+  }
+  return macs;
+}
+
 std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
   std::vector<PortEndpointConfig> out;
   for (size_t i = 0; i < spec.ports.size(); i++) {
     const PortBinding& pb = spec.ports[i];
+    if (!pb.replay.empty()) {  // a replayed host: its frames, no DPDK port
+      PortEndpointConfig pc;
+      pc.name = pb.name.empty() ? "port" + std::to_string(i) : pb.name;
+      pc.device = "replay:" + pb.replay;
+      pc.port_id = 0xFFFF;
+      pc.endpoint = static_cast<uint32_t>(pb.endpoint);
+      pc.vlan = static_cast<uint16_t>(pb.vlan);
+      pc.queue_frames = static_cast<uint32_t>(pb.queue_frames);
+      uint32_t longest = 0;
+      pc.replay = load_replay(pb.replay, pb.replay_interface, &longest);
+      // The host's MTU is what it sent (at least Ethernet's), up to what a
+      // worker's frame buffer holds: a longer frame is counted oversize.
+      pc.max_frame_bytes = std::clamp<uint32_t>(longest, kEthHeaderBytes + 1500, 16384 - 64);
+      pc.replay_speed = pb.replay_speed;
+      pc.replay_loops = static_cast<uint32_t>(pb.replay_loops);
+      pc.macs = binding_macs(pb, i, pc.name);
+      out.push_back(std::move(pc));
+      continue;
+    }
     const std::string name = pb.device.substr(0, pb.device.find(','));
     const EthPort* port = nullptr;
     for (const auto& p : open->ports)
@@ -170,13 +205,7 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
     pc.port_id = port->port_id;
     pc.endpoint = static_cast<uint32_t>(pb.endpoint);
     pc.vlan = static_cast<uint16_t>(pb.vlan);
-    for (const auto& m : pb.macs) {
-      uint64_t mac = 0;
-      if (!parse_mac(m, &mac))
-        throw std::runtime_error("ports[" + std::to_string(i) + "] '" + pc.name + "': '" + m +
-                                 "' is not a MAC address (02:00:00:00:00:01)");
-      pc.macs.push_back(mac);
-    }
+    pc.macs = binding_macs(pb, i, pc.name);
     pc.queue_frames = static_cast<uint32_t>(pb.queue_frames);
     pc.max_frame_bytes = port->mtu + kEthHeaderBytes;
     out.push_back(pc);
@@ -210,11 +239,42 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   OpenPorts open;
   cfg.worker_cpus = place_workers(spec);
   cfg.ports = open_ports(spec, &open);
+  // Capture: the writer thread runs while the workers do (pcap-tools/).
+  std::unique_ptr<CaptureWriter> capture;
+  uint32_t capture_interfaces = 0;
+  if (!spec.capture.taps.empty()) {
+    CapturePlan plan;
+    if (!plan_capture(spec, res.fabric, cfg, &plan, &err)) throw std::runtime_error(err);
+    capture_interfaces = static_cast<uint32_t>(plan.writer.interfaces.size());
+    // The writer runs on the CPUs no worker is pinned to (all allowed ones
+    // when the workers float or take every CPU).
+    std::vector<int> writer_cpus;
+    for (int c : allowed_cpus())
+      if (std::find(spec.run.cores.begin(), spec.run.cores.end(), c) == spec.run.cores.end())
+        writer_cpus.push_back(c);
+    if (writer_cpus.empty()) writer_cpus = allowed_cpus();
+    capture = std::make_unique<CaptureWriter>();
+    if (!capture->start(std::move(plan.writer), std::max(1, spec.run.workers),
+                        static_cast<uint32_t>(spec.capture.queue_records), plan.data_bytes,
+                        writer_cpus, &err))
+      throw std::runtime_error(err);
+    cfg.capture = std::move(plan.taps);
+    cfg.capture.queues = capture->queues();
+    cfg.capture.lossless = !cfg.realtime;
+  }
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
   if (prepare) prepare(*engine, *routing, res.fabric);
   res.stats = engine->run();
+  if (capture) {
+    capture->finish();
+    res.stats.capture_written = capture->written();
+    res.stats.capture_bytes = capture->bytes();
+    res.stats.capture_files = capture->files();
+    res.stats.capture_error = capture->error();
+    res.stats.capture_interfaces = capture_interfaces;
+  }
   res.json = report_json(spec, res.fabric, cfg, res.stats, per_link_json);
   return res;
 }
@@ -381,11 +441,26 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                  p.name, p.rx_frames, p.rx_bytes, p.tx_frames, p.tx_bytes, p.flooded,
                  ns_text(p.frame_latency_ps.percentile(50)), ns_text(p.frame_latency_ps.percentile(99)),
                  p.frame_hops.mean());
+      if (p.replay_unsent)
+        fmt::print("  replay   {} frames of the file sent, {} not: the run ended first (raise "
+                   "run.measure_ns or lower replay_loops)\n",
+                   p.replay_sent, p.replay_unsent);
       for (int i = 0; i < static_cast<int>(FrameDrop::count); i++)
         if (p.drops[i])
           fmt::print("  dropped  {} {}: {}\n", p.drops[i], frame_drop_name(static_cast<FrameDrop>(i)),
                      frame_drop_help(static_cast<FrameDrop>(i)));
     }
+    if (!st.capture_files.empty())
+      fmt::print("capture    {} packets and frames on {} interface(s) in {} ({:.1f} MB){}\n",
+                 st.capture_written, st.capture_interfaces,
+                 st.capture_files.size() == 1 ? st.capture_files[0]
+                                              : fmt::format("{} files, {} ... {}", st.capture_files.size(),
+                                                            st.capture_files.front(), st.capture_files.back()),
+                 double(st.capture_bytes) / 1e6,
+                 st.capture_drops ? fmt::format("; {} dropped (the writer fell behind: raise "
+                                                "capture.queue_records or capture less)",
+                                                st.capture_drops)
+                                  : "");
     if (st.realtime) {
       fmt::print("real time  scale {}  lateness p50 {}  p99 {}  max {}  ({} of {} events over the {} bound)\n"
                  "           receive poll gap p50 {}  p99 {}  max {} (emulated time)\n",
@@ -425,6 +500,10 @@ int run_command(const Spec& spec, const RunOptions& opts) {
   }
   if (!st.error.empty()) {
     fmt::print(stderr, "fabemu run: the emulation broke down: {}\n", st.error);
+    return 1;
+  }
+  if (!st.capture_error.empty()) {
+    fmt::print(stderr, "fabemu run: the capture is incomplete: {}\n", st.capture_error);
     return 1;
   }
   if (st.overload_stopped) {

@@ -17,6 +17,8 @@ struct RunOptions {
   std::string json_out;  // write the JSON report here ("-" for stdout)
   bool quiet = false;    // no progress line, no summary
   std::vector<std::string> eal_args;  // --eal from the command line (after run.eal)
+  std::vector<std::string> capture_taps;  // --capture: added to the spec's capture.taps
+  std::string capture_file;               // --capture-file: replaces capture.file
 };
 
 // Engine configuration from the spec: phases, traffic, packet format, placement.

@@ -35,6 +35,12 @@ struct PortBinding {
   std::vector<std::string> macs; // pinned MACs ("02:00:00:00:00:01"); frames from
                                  // others on the same device go to another binding
   int queue_frames = 64;         // ingress queue bound before tail drop (frames)
+  // A replayed host instead of a device: the Ethernet frames of a pcap or
+  // pcapng file at their recorded times (control/run/replay_load.h).
+  std::string replay;            // the file ("": a DPDK device)
+  std::string replay_interface;  // pcapng interface to take ("": every one)
+  double replay_speed = 1.0;     // 2: twice as fast as recorded
+  int replay_loops = 1;          // times through the file (0: until the run ends)
 };
 
 // Where the value of one field came from: a profile's default, a line of the
@@ -132,6 +138,18 @@ struct Spec {
 
   // DPDK ports whose hosts' Ethernet frames enter and leave the fabric.
   std::vector<PortBinding> ports;
+
+  // pcapng capture of links and ports (pcap-tools/FORMAT.md); no taps: off.
+  struct Capture {
+    std::vector<std::string> taps;      // control/spec/capture_taps.h
+    std::string file = "fabemu-capture.pcapng";
+    int snaplen = 65535;                // bytes of each frame kept in the file
+    double file_mb = 0;                 // rotate at this size (0: one file)
+    int files = 0;                      // keep the newest N files (0: all)
+    std::vector<int> vcs, src, dst;     // keep only these (empty: all)
+    std::vector<std::string> types;     // request | response | frame (empty: all)
+    int queue_records = 4096;           // per worker, between it and the writer thread
+  } capture;
 
   // Explicit endpoint placement; empty: the topology builder's default.
   std::vector<EndpointMap> endpoint_map;

@@ -3,6 +3,8 @@
 // a number (sizes, endpoint maps, ports, MAC sets).
 #include "control/spec/spec_fields.h"
 
+#include "control/spec/capture_taps.h"
+
 namespace fabemu {
 namespace spec_detail {
 
@@ -114,6 +116,39 @@ void read_cores(Spec& s, const YAML::Node& n, const Ctx& c) {
   s.run.cores = std::move(v);
 }
 
+std::vector<int> read_int_list(const YAML::Node& n, const Ctx& c, int64_t lo, int64_t hi,
+                               const char* what) {
+  c.expect_list(n, fmt::format("a list of {}", what).c_str());
+  std::vector<int> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const int x = static_cast<int>(c.item(i).integer(n[i], lo, hi));
+    if (std::find(v.begin(), v.end(), x) != v.end())
+      c.item(i).fail(n[i], fmt::format("{} is listed twice", x));
+    v.push_back(x);
+  }
+  return v;
+}
+
+void read_capture_taps(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of taps, e.g. [all] or [\"link=r3:p2\", \"port=h0\"]");
+  std::vector<std::string> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const std::string t = c.item(i).text(n[i], "a capture tap such as \"link=r3:p2\"");
+    CaptureTap tap;
+    std::string why;
+    if (!parse_capture_tap(t, &tap, &why)) c.item(i).fail(n[i], why);
+    v.push_back(t);
+  }
+  s.capture.taps = std::move(v);
+}
+
+void read_capture_types(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of packet types: request, response, frame");
+  std::vector<std::string> v;
+  for (size_t i = 0; i < n.size(); ++i) v.push_back(c.item(i).one_of(n[i], {"request", "response", "frame"}));
+  s.capture.types = std::move(v);
+}
+
 // "02:00:00:00:00:01" (hex in either case) in lower case; fails on anything
 // that is not the unicast address of one host.
 std::string mac_address(const YAML::Node& n, const Ctx& c) {
@@ -204,6 +239,12 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
       }
     }
     const PortBinding& b = s.ports.back();
+    if (b.device.empty() == b.replay.empty())
+      ec.fail(e, b.device.empty() ? "this binding has neither a device nor a replay file: give one"
+                                  : "this binding has a device and a replay file: give one of them");
+    if (b.replay.empty() && (e["replay_interface"] || e["replay_speed"] || e["replay_loops"]))
+      ec.fail(e, "replay_interface, replay_speed and replay_loops apply to a replay binding: add "
+                 "replay: FILE or remove them");
     const auto key_ctx = [&](const std::string& key) {
       const Field* f = *std::find_if(rows.begin(), rows.end(), [&](const Field* r) {
         return key == r->path + kPortKey.size();
@@ -225,6 +266,7 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
             .fail(e["endpoint"], fmt::format("endpoint {} is already bound to {}; bind each "
                                              "endpoint to one port",
                                              b.endpoint, other));
+      if (b.device.empty() || o.device.empty()) continue;  // a replayed host has no device
       if (device_name(o.device) == device_name(b.device) && o.device != b.device)
         key_ctx("device").fail(
             e["device"], fmt::format("device '{}' is given as '{}' in {}: one DPDK device "
@@ -456,6 +498,45 @@ const std::vector<Field>& fields() {
      "extra DPDK EAL arguments, e.g. [\"--vdev=net_null0\"]; `fabemu run --eal` adds more after them",
      read_eal},
 
+    // --- capture: pcapng taps on links and ports (control/run/capture_plan.h).
+    {"capture.taps", "list of strings", "", "[]", "[]", "[]", "fabemu default (no capture)",
+     "what to capture, e.g. [all] or [\"link=r3:p2\", \"router=5\", \"port=h0\"]: all, link=rR:pP[:in|:out], link=NAME (r3.p2>r7.p5), router=R, endpoint=E, port=NAME; `fabemu run --capture TAP` adds one",
+     read_capture_taps},
+    {"capture.file", "string", "", "fabemu-capture.pcapng", "fabemu-capture.pcapng", "fabemu-capture.pcapng", "fabemu default",
+     "the pcapng file; rotation adds .1, .2, ... before the extension; `fabemu run --capture-file` sets it",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.capture.file = c.text(n, "a file name"); }},
+    {"capture.snaplen", "int", "bytes", "65535", "65535", "65535", "fabemu default",
+     "bytes of each captured frame kept (the 62 bytes of Ethernet and fabemu header always are), 64..65535",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.capture.snaplen = static_cast<int>(c.integer(n, 64, 65535)); }},
+    {"capture.file_mb", "number", "MB", "0", "0", "0", "fabemu default",
+     "start a new file when one reaches this size, 0 (one file) or 1..1e6",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.capture.file_mb = c.bounded(n, 0, 1e6, "a file of a terabyte is no longer a ring of files");
+       if (s.capture.file_mb > 0 && s.capture.file_mb < 1) c.fail(n, "give 0 (one file) or at least 1 MB");
+     }},
+    {"capture.files", "int", "files", "0", "0", "0", "fabemu default",
+     "with capture.file_mb: keep only the newest N files (a ring), 0: keep all",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.capture.files = static_cast<int>(c.integer(n, 0, 1000000)); }},
+    {"capture.vcs", "list of int", "VCs", "[]", "[]", "[]", "fabemu default",
+     "capture only packets on these VCs ([]: all)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.capture.vcs = read_int_list(n, c, 0, kMaxVcs - 1, "VC numbers"); }},
+    {"capture.src", "list of int", "endpoints", "[]", "[]", "[]", "fabemu default",
+     "capture only packets from these source endpoints ([]: all)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.capture.src = read_int_list(n, c, 0, kIntMax, "endpoint numbers"); }},
+    {"capture.dst", "list of int", "endpoints", "[]", "[]", "[]", "fabemu default",
+     "capture only packets to these destination endpoints ([]: all)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.capture.dst = read_int_list(n, c, 0, kIntMax, "endpoint numbers"); }},
+    {"capture.types", "list of strings", "", "[]", "[]", "[]", "fabemu default",
+     "capture only these packet types: request, response (synthetic traffic), frame (segments of hosts' frames) ([]: all)",
+     read_capture_types},
+    {"capture.queue_records", "int", "records", "4096", "4096", "4096", "fabemu default",
+     "records between each worker and the writer thread, a power of two 64..1048576; a real-time run counts a record it cannot queue as a capture drop, a virtual-time run waits",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       const int64_t v = c.integer(n, 64, 1 << 20);
+       if (v & (v - 1)) c.fail(n, fmt::format("{} is not a power of two (e.g. 4096)", v));
+       s.capture.queue_records = static_cast<int>(v);
+     }},
+
     // --- endpoints: optional explicit placement, read by the topology builders.
     {"endpoints", "list of {id, router, port}", "", "[]", "[]", "[]", "fabemu default (the topology's own placement)",
      "explicit endpoint placement; each id and each router port at most once",
@@ -465,17 +546,34 @@ const std::vector<Field>& fields() {
     // The rows ports[].KEY are the keys of one binding: read_ports applies
     // their defaults (the same in both columns; an empty one: required) and
     // their readers fill s.ports.back().
-    {"ports", "list of {name, device, endpoint, vlan, macs, queue_frames}", "", "[]", "[]", "[]", "fabemu default (no ports)",
-     "DPDK ports whose hosts' Ethernet frames enter and leave the fabric, e.g. [{device: net_ring0, endpoint: 0}]; needs run.mode: realtime; a binding's keys: ports[].KEY",
+    {"ports", "list of {name, device | replay, endpoint, vlan, macs, queue_frames, replay_*}", "", "[]", "[]", "[]", "fabemu default (no ports)",
+     "hosts whose Ethernet frames enter and leave the fabric: DPDK ports (run.mode: realtime), e.g. [{device: net_ring0, endpoint: 0}], or replayed pcap files (either mode), e.g. [{replay: h0.pcap, endpoint: 0}]; a binding's keys: ports[].KEY",
      read_ports},
     {"ports[].name", "string", "", "port<i>", "port<i>", "port<i>", "fabemu default",
      "label of the binding in reports and messages, unique; `port<i>` is port0, port1, ... by position",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().name = c.text(n); }},
-    {"ports[].device", "string", "", "", "", "", "",
-     "required: a DPDK port name, vdev arguments (\"net_af_packet0,iface=fe0\") or a PCI address; bindings may share one",
+    {"ports[].device", "string", "", "\"\"", "\"\"", "\"\"", "fabemu default",
+     "a DPDK port name, vdev arguments (\"net_af_packet0,iface=fe0\") or a PCI address; bindings may share one; each binding has a device or a replay file",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
-       s.ports.back().device = c.text(n, "a DPDK device (port name, vdev arguments or PCI address)");
+       s.ports.back().device =
+           n.IsScalar() && n.Scalar().empty() ? "" : c.text(n, "a DPDK device (port name, vdev arguments or PCI address)");
      }},
+    {"ports[].replay", "string", "", "\"\"", "\"\"", "\"\"", "fabemu default",
+     "instead of a device: a pcap or pcapng file whose Ethernet frames this binding's host sends at their recorded times (frames a capture marks outbound are skipped); frames for the host are counted as sent to it; works in virtual and real time",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.ports.back().replay = n.IsScalar() && n.Scalar().empty() ? "" : c.text(n, "a pcap or pcapng file");
+     }},
+    {"ports[].replay_interface", "string", "", "\"\"", "\"\"", "\"\"", "fabemu default",
+     "replay: only the frames of this pcapng interface, e.g. \"port:h0\" of a fabemu capture (\"\": every Ethernet interface)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.ports.back().replay_interface = n.IsScalar() && n.Scalar().empty() ? "" : c.text(n, "an interface name");
+     }},
+    {"ports[].replay_speed", "number", "x", "1", "1", "1", "fabemu default",
+     "replay: how much faster than recorded the frames are sent, 0.001..1000 (the gaps between them are divided by it)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().replay_speed = c.bounded(n, 0.001, 1000, "beyond it the timing of the file no longer means anything"); }},
+    {"ports[].replay_loops", "int", "times", "1", "1", "1", "fabemu default",
+     "replay: times through the file, each pass starting 1 us after the previous one's last frame (0: until the run ends)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().replay_loops = static_cast<int>(c.integer(n, 0, 1000000)); }},
     {"ports[].endpoint", "int", "endpoint", "", "", "", "",
      "required: the fabric endpoint the port attaches to; each endpoint is bound at most once",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.ports.back().endpoint = static_cast<int>(c.integer(n, 0, kIntMax)); }},

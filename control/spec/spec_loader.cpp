@@ -362,15 +362,18 @@ class Loader {
   // What the port bindings need from the rest of the spec (clashes between
   // bindings are refused as the list is read, in read_ports).
   void validate_ports(const Spec& s, int64_t endpoints) const {
-    if (s.run.mode == "virtual" && s.traffic.load == 0)
+    bool replays = false;
+    for (const PortBinding& p : s.ports) replays = replays || !p.replay.empty();
+    if (s.run.mode == "virtual" && s.traffic.load == 0 && !replays)
       blame({"traffic.load", "run.mode"},
             "a virtual-time run with traffic.load 0 has nothing to emulate: give a load in (0, 1], "
-            "or use run.mode: realtime with ports");
-    if (!s.ports.empty() && s.run.mode != "realtime")
-      blame({"run.mode", "ports"},
-            fmt::format("ports carry real frames in wall-clock time: set run.mode: realtime "
-                        "(run.mode is '{}')",
-                        s.run.mode));
+            "replay a pcap file at a port (ports[].replay), or use run.mode: realtime with ports");
+    for (size_t i = 0; i < s.ports.size(); ++i)
+      if (!s.ports[i].device.empty() && s.run.mode != "realtime")
+        blame({"run.mode", fmt::format("ports[{}].device", i), "ports"},
+              fmt::format("DPDK ports carry real frames in wall-clock time: set run.mode: "
+                          "realtime (run.mode is '{}'), or replay a pcap file (ports[].replay)",
+                          s.run.mode));
     // DPDK keeps its Ethernet ports in a fixed table (RTE_MAX_ETHPORTS, 32
     // in Debian's build); a device beyond it cannot be created, and DPDK
     // says only "Operation not permitted". run.eal's --vdev ports count too.
@@ -383,7 +386,7 @@ class Loader {
     }
     for (size_t i = 0; i < s.ports.size(); ++i) {
       const PortBinding& p = s.ports[i];
-      devices.insert(device_name(p.device));
+      if (!p.device.empty()) devices.insert(device_name(p.device));
       if (devices.size() > RTE_MAX_ETHPORTS)
         blame({fmt::format("ports[{}].device", i), fmt::format("ports[{}]", i), "ports"},
               fmt::format("device '{}' would be DPDK port number {}, but this DPDK build has room "

@@ -56,6 +56,7 @@
 #include "dataplane/engine/engine_sizing.h"
 #include "dataplane/engine/engine_memory.h"
 #include "dataplane/ethernet/eth_port.h"
+#include "dataplane/link/link_numbering.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/ethernet/mac_table.h"
 #include "dataplane/link/link.h"
@@ -128,6 +129,7 @@ class Engine final : public EngineBase {
     rte_mempool* tx_pool = nullptr;
     MacTable mac;
     std::vector<uint8_t> frame;
+    std::vector<uint8_t> frame_out;          // a frame for a replayed host (no transmit buffer)
     bool generating = true;
     LatencyHistogram lateness_iv, frame_latency_iv;  // since the last progress tick
     uint64_t over_bound_iv = 0;
@@ -147,6 +149,14 @@ class Engine final : public EngineBase {
     uint16_t worker = 0;
     bool link_up = true;
     std::vector<uint32_t> bindings;
+    bool replay = false;  // a replayed host (its one binding's file), no DPDK port
+  };
+  // Where a replayed host is in its file; touched by its endpoint's worker only.
+  struct ReplayCursor {
+    size_t next = 0;     // frame index in the pass
+    uint64_t pass = 0;   // passes completed
+    ps_t base = 0;       // emulated time the pass began
+    bool done = false;   // every pass sent
   };
 
   // ---- setup (engine_setup.h) ---------------------------------------------
@@ -215,6 +225,11 @@ class Engine final : public EngineBase {
   // ---- Ethernet frames at port-bound endpoints (engine_frames.h) -------------
   bool setup_ports(std::string* err);
   void ingest_frame(Worker& w, const Device& dev, rte_mbuf* f);
+  // A frame of len bytes, the first `avail` of them at p (all but an
+  // oversize one), as the host sent it.
+  void ingest_bytes(Worker& w, const Device& dev, const uint8_t* p, uint32_t avail, uint32_t len);
+  void seed_replay(Worker& w);
+  void on_replay(Worker& w, uint32_t b);
   void send_frame(Worker& w, uint32_t from, uint32_t to, uint32_t len, uint16_t flow);
   void frame_segment(Worker& w, uint32_t e, rte_mbuf* m);
   void emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t nseg, ps_t gen_ps, uint8_t hops);
@@ -235,6 +250,18 @@ class Engine final : public EngineBase {
   }
   void note_undelivered(rte_mbuf* m);
   void drop_partial_frames(Worker& w);
+
+  // ---- capture taps (engine_capture.h) ---------------------------------------
+  CaptureRecord* capture_slot(Worker& w);
+  void capture_packet(Worker& w, uint32_t link, const rte_mbuf* m, ps_t t, uint8_t vc, uint64_t seq);
+  void capture_frame(Worker& w, uint32_t b, const uint8_t* frame, uint32_t avail, uint32_t len,
+                     CaptureDir dir);
+  // Packets sent on router output o so far (its link's sequence number).
+  uint64_t output_packets(const Worker& w, uint32_t o) const {
+    uint64_t n = 0;
+    for (uint32_t v = 0; v < nv_; v++) n += w.vcs[size_t(o) * nv_ + v].packets;
+    return n;
+  }
 
   // ---- the run (engine_run.h, engine_realtime.h) ---------------------------
   // Every packet buffer a worker still holds: input buffers, source queues,
@@ -322,6 +349,8 @@ class Engine final : public EngineBase {
   std::vector<uint32_t> binding_device_; // binding -> index into devices_
   uint32_t seg_cap_ = 1;                 // most segments one frame needs
   uint32_t max_frame_ = 0;               // largest untagged frame any port accepts
+  std::vector<ReplayCursor> replay_;     // [binding]
+  bool capturing_ = false;               // cfg_.capture has queues
 
   // Real time: emulated ps = (TSC - tsc0_) * ps_per_cycle_.
   enum Phase : int { kRunning, kDraining, kDone };
@@ -362,3 +391,4 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_run.h"
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_realtime.h"
+#include "dataplane/engine/engine_capture.h"

@@ -5,10 +5,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "dataplane/core/fabric.h"
+#include "dataplane/ethernet/replay.h"
+#include "dataplane/link/capture_tap.h"
 #include "dataplane/stats/stats.h"
 #include "dataplane/sim/time.h"
 
@@ -49,6 +52,11 @@ struct PortEndpointConfig {
   std::vector<uint64_t> macs; // pinned MAC addresses (48-bit, network order in the low bytes)
   uint32_t queue_frames = 64; // ingress queue bound (frames)
   uint32_t max_frame_bytes = 1514;  // untagged frame limit: port MTU + Ethernet header
+  // A replayed host (no DPDK port): its frames, sent at their recorded
+  // times divided by replay_speed, replay_loops times (0: until the end).
+  std::shared_ptr<const ReplayTrace> replay;
+  double replay_speed = 1.0;
+  uint32_t replay_loops = 1;
 };
 
 // What a real-time run does while it is more than overload_bound_ps behind
@@ -107,6 +115,8 @@ struct EngineConfig {
   std::vector<PortEndpointConfig> ports;
   // Real-time progress: called from worker 0 about every progress_s seconds.
   std::function<void(const LiveStats&)> live;
+  // Capture taps on links and ports (queues empty: no capture).
+  CaptureTaps capture;
 };
 
 class EngineBase {

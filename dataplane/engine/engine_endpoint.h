@@ -140,6 +140,8 @@ void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
     ls.vc_packets[v]++;
     ls.vc_units[v] += pm->units;
     add_busy(ls.busy_ps, w.now, dur);
+    if (capturing_) [[unlikely]]
+      capture_packet(w, ep.link, m, w.now, v, ls.packets - 1);
     const uint32_t c = w.router.channel(router_local_[fe.router], static_cast<uint32_t>(fe.port), v);
     enter_input(w, c, m, w.now + fe.wire_ps);
     if (ep.queued()) arm_ep_wake(w, e, ep.inj_free);

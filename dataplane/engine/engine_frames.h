@@ -31,8 +31,11 @@ bool Engine<R, L>::setup_ports(std::string* err) {
     const uint16_t wk = router_worker_[f_.endpoints[pc.endpoint].router];
     Device* dev = nullptr;
     for (Device& d : devices_)
-      if (d.port_id == pc.port_id) dev = &d;
-    if (!dev) {
+      if (!d.replay && !pc.replay && d.port_id == pc.port_id) dev = &d;
+    if (pc.replay) {  // a replayed host: a device of its own
+      devices_.push_back(Device{0xFFFF, wk, true, {}, true});
+      dev = &devices_.back();
+    } else if (!dev) {
       devices_.push_back(Device{pc.port_id, wk, true, {}});
       dev = &devices_.back();
     } else if (dev->worker != wk) {
@@ -47,6 +50,7 @@ bool Engine<R, L>::setup_ports(std::string* err) {
     bound_eps_.push_back(pc.endpoint);
     max_frame_ = std::max(max_frame_, pc.max_frame_bytes);
   }
+  replay_.assign(cfg_.ports.size(), ReplayCursor{});
   seg_cap_ = frame_segments(cfg_);
   if (!cfg_.ports.empty() && seg_cap_ > 4095) {
     *err = "a " + std::to_string(max_frame_) + "-byte frame needs " + std::to_string(seg_cap_) +
@@ -60,10 +64,21 @@ bool Engine<R, L>::setup_ports(std::string* err) {
 template <class R, class L>
 void Engine<R, L>::ingest_frame(Worker& w, const Device& dev, rte_mbuf* f) {
   const uint32_t len = rte_pktmbuf_pkt_len(f);
+  const uint32_t n = std::min<uint32_t>(len, static_cast<uint32_t>(w.frame.size()));
+  // The frame's bytes in place, or copied into w.frame when the mbuf is a chain.
+  const auto* p = static_cast<const uint8_t*>(rte_pktmbuf_read(f, 0, n, w.frame.data()));
+  ingest_bytes(w, dev, p, p ? n : 0, len);
+}
+
+template <class R, class L>
+void Engine<R, L>::ingest_bytes(Worker& w, const Device& dev, const uint8_t* hdr, uint32_t avail,
+                                uint32_t len) {
   // Device-level faults belong to the device's first binding.
   uint32_t b = dev.bindings[0];
   w.st.ports[b].rx_frames++;
   w.st.ports[b].rx_bytes += len;
+  if (capturing_ && avail) [[unlikely]]  // as the host sent it, before any check
+    capture_frame(w, b, hdr, avail, len, CaptureDir::inbound);
   if (w.shedding) {  // behind the wall clock, run.overload: shed
     count_drop(w, b, FrameDrop::shed_overload);
     return;
@@ -73,13 +88,9 @@ void Engine<R, L>::ingest_frame(Worker& w, const Device& dev, rte_mbuf* f) {
     count_drop(w, b, FrameDrop::runt);
     return;
   }
-  if (len > w.frame.size()) {
+  if (len > w.frame.size() || avail < len) {
     count_drop(w, b, FrameDrop::oversize);
     return;
-  }
-  const uint8_t* hdr = rte_pktmbuf_mtod(f, const uint8_t*);
-  if (f->nb_segs > 1 || rte_pktmbuf_data_len(f) < len) {
-    hdr = static_cast<const uint8_t*>(rte_pktmbuf_read(f, 0, len, buf));
   }
   // Strip an 802.1Q tag: the fabric carries the untagged frame and the egress
   // binding puts its own tag back.
@@ -283,17 +294,21 @@ void Engine<R, L>::emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t n
     count_drop(w, b, FrameDrop::egress_link_down);
     return;
   }
-  rte_mbuf* tx = rte_pktmbuf_alloc(w.tx_pool);
-  if (!tx) {
-    count_drop(w, b, FrameDrop::mbuf_pool_empty);
-    return;
-  }
   const uint32_t out_len = len + (pc.vlan ? kVlanTagBytes : 0);
-  auto* out = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(tx, static_cast<uint16_t>(out_len)));
-  if (!out) {
-    rte_pktmbuf_free(tx);
-    count_drop(w, b, FrameDrop::oversize);
-    return;
+  rte_mbuf* tx = nullptr;
+  uint8_t* out = w.frame_out.data();  // a replayed host takes the frame as it is
+  if (!devices_[dev].replay) {
+    tx = rte_pktmbuf_alloc(w.tx_pool);
+    if (!tx) {
+      count_drop(w, b, FrameDrop::mbuf_pool_empty);
+      return;
+    }
+    out = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(tx, static_cast<uint16_t>(out_len)));
+    if (!out) {
+      rte_pktmbuf_free(tx);
+      count_drop(w, b, FrameDrop::oversize);
+      return;
+    }
   }
   if (pc.vlan) {
     std::memcpy(out, buf, 12);
@@ -305,11 +320,18 @@ void Engine<R, L>::emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t n
   } else {
     std::memcpy(out, buf, len);
   }
+  if (capturing_) [[unlikely]]
+    capture_frame(w, b, out, out_len, out_len, CaptureDir::outbound);
   const ps_t lat = w.now - gen_ps;
   ps.frame_latency_ps.add(lat);
   ps.frame_hops.add(hops);
   w.frame_latency_iv.add(lat);
   w.st.delivered_messages++;
+  if (!tx) {
+    ps.tx_frames++;
+    ps.tx_bytes += out_len;
+    return;
+  }
   meta(tx)->dst = b;  // the binding, for the transmit counters
   auto& q = w.txb[dev];
   q.push_back(tx);
@@ -375,6 +397,50 @@ void Engine<R, L>::drop_partial_frames(Worker& w) {
     for (rte_mbuf* m : q) rte_pktmbuf_free(m);
     q.clear();
   }
+}
+
+}  // namespace fabemu
+
+namespace fabemu {
+
+// Replayed hosts (ports[].replay): each sends its file's frames at their
+// recorded times (divided by replay_speed) from emulated time 0, pass after
+// pass; the worker of the host's endpoint runs them as events.
+template <class R, class L>
+void Engine<R, L>::seed_replay(Worker& w) {
+  for (uint32_t b = 0; b < cfg_.ports.size(); b++) {
+    const PortEndpointConfig& pc = cfg_.ports[b];
+    if (!pc.replay || router_worker_[f_.endpoints[pc.endpoint].router] != w.id) continue;
+    replay_[b] = ReplayCursor{};
+    if (pc.replay->frames() == 0) {
+      replay_[b].done = true;  // a host that only listens
+      continue;
+    }
+    w.wheel.push(event_at(static_cast<ps_t>(double(pc.replay->t_ps[0]) / pc.replay_speed),
+                          EventType::port_replay, b));
+  }
+}
+
+template <class R, class L>
+void Engine<R, L>::on_replay(Worker& w, uint32_t b) {
+  const PortEndpointConfig& pc = cfg_.ports[b];
+  const ReplayTrace& tr = *pc.replay;
+  ReplayCursor& rc = replay_[b];
+  if (w.now >= gen_end_ || !w.generating) return;  // the run is over: the rest is unsent
+  const uint32_t len = tr.length(rc.next);
+  const uint32_t avail = std::min<uint32_t>(len, static_cast<uint32_t>(w.frame.size()));
+  w.st.ports[b].replay_sent++;
+  ingest_bytes(w, devices_[binding_device_[b]], tr.frame(rc.next), avail, len);
+  if (++rc.next == tr.frames()) {
+    rc.next = 0;
+    rc.base += tr.pass_ps(pc.replay_speed);
+    if (++rc.pass == pc.replay_loops) {
+      rc.done = true;
+      return;
+    }
+  }
+  const ps_t t = rc.base + static_cast<ps_t>(double(tr.t_ps[rc.next]) / pc.replay_speed);
+  w.wheel.push(event_at(std::max(t, w.now), EventType::port_replay, b));
 }
 
 }  // namespace fabemu

@@ -44,6 +44,9 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       else
         add_credit_stream(w, e.a, e.vc, e.amount, e.t, e.unit_ps, true);
       break;
+    case EventType::port_replay:
+      on_replay(w, e.a);
+      break;
     case EventType::remote_arrive:
     case EventType::mac_learn:
       break;  // applied when taken from the ring (apply_remote)
@@ -227,6 +230,8 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   const uint32_t lr = rt.router_of_channel(c);
   R::on_forward(*w.tables.tables, w.routers[lr], static_cast<uint8_t>(o % max_ports_), *pm);
   pm->vc = ov;
+  if (capturing_) [[unlikely]]
+    capture_packet(w, ol.stats, m, now, ov, output_packets(w, o) - 1);
   if (ol.peer_router >= 0) {
     pm->hops++;
     if (L::kActive && !L::on_transmit(ol.stats, m, now)) {

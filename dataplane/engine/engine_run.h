@@ -324,6 +324,8 @@ RunStats Engine<R, L>::merge() {
     for (int i = 0; i < static_cast<int>(DropReason::count); i++) out.drops[i] += s.drops[i];
     out.packet_hops += s.packet_hops;
     out.events += s.events;
+    out.captured += s.captured;
+    out.capture_drops += s.capture_drops;
     out.latency_ps.merge(s.latency_ps);
     out.network_latency_ps.merge(s.network_latency_ps);
     out.hops.merge(s.hops);
@@ -337,6 +339,14 @@ RunStats Engine<R, L>::merge() {
       out.invariant_failure = s.error;
     if (out.error.empty()) out.error = s.error;
     for (size_t l = 0; l < out.links.size(); l++) out.links[l].merge(s.links[l]);
+  }
+  // What a replayed host's loops promised and the run ended before sending.
+  for (size_t b = 0; b < cfg_.ports.size(); b++) {
+    const PortEndpointConfig& pc = cfg_.ports[b];
+    if (pc.replay && pc.replay_loops > 0) {
+      const uint64_t promised = uint64_t(pc.replay_loops) * pc.replay->frames();
+      out.ports[b].replay_unsent = promised - std::min(promised, out.ports[b].replay_sent);
+    }
   }
   if (cfg_.realtime) {
     // Measured until the sources stopped: when the run was behind, that is
@@ -384,7 +394,10 @@ RunStats Engine<R, L>::run() {
     s.error = err;
     return s;
   }
-  for (auto& w : workers_) seed_traffic(*w);
+  for (auto& w : workers_) {
+    seed_traffic(*w);
+    seed_replay(*w);
+  }
   if (cfg_.realtime) {
     ps_per_cycle_ = 1e12 / double(rte_get_tsc_hz()) / cfg_.time_scale;
     tsc0_ = rte_rdtsc();

@@ -67,6 +67,18 @@ bool Engine<R, L>::setup(std::string* err) {
   if (!setup_links(err)) return false;
   if (!setup_traffic(err)) return false;
   if (!setup_ports(err)) return false;
+  capturing_ = !cfg_.capture.queues.empty();
+  if (capturing_) {
+    const CaptureTaps& ct = cfg_.capture;
+    if (ct.queues.size() != size_t(nw) || ct.link_iface.size() != link_proto_.size() ||
+        ct.device_iface.size() != cfg_.ports.size() ||
+        (!ct.src.empty() && ct.src.size() != nep_) || (!ct.dst.empty() && ct.dst.size() != nep_)) {
+      *err = "capture taps do not match the fabric (" + std::to_string(ct.link_iface.size()) +
+             " links, " + std::to_string(ct.queues.size()) + " queues for " +
+             std::to_string(link_proto_.size()) + " links and " + std::to_string(nw) + " workers)";
+      return false;
+    }
+  }
   if (cfg_.realtime) {
     // Real time: generation and measurement last until the run is stopped.
     gen_end_ = kNever;
@@ -161,46 +173,34 @@ ps_t Engine<R, L>::cross_core_lookahead(const FabricPort& link) const {
 template <class R, class L>
 bool Engine<R, L>::setup_links(std::string* err) {
   const int nw = std::max(1, cfg_.workers);
-  link_proto_.clear();
+  link_proto_ = number_links(f_);  // dataplane/link/link_numbering.h
   out_link_.assign(size_t(nrouters_) * max_ports_, ~0u);
+  ep_link_.assign(nep_, 0);
   window_ = kNever;
-  for (uint32_t r = 0; r < nrouters_; r++) {
-    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
-      const FabricPort& fp = f_.routers[r].ports[p];
-      if (!fp.connected()) continue;
-      if (fp.unit_ps == 0) {
-        *err = "router " + std::to_string(r) + " port " + std::to_string(p) +
-               " has a zero unit time (link rate missing)";
+  for (uint32_t l = 0; l < link_proto_.size(); l++) {
+    const LinkStats& ls = link_proto_[l];
+    if (ls.router < 0) {
+      const uint32_t e = static_cast<uint32_t>(ls.endpoint);
+      const FabricEndpoint& fe = f_.endpoints[e];
+      if (fe.router < 0 || static_cast<uint32_t>(fe.router) >= nrouters_ || fe.port < 0 ||
+          static_cast<uint32_t>(fe.port) >= f_.routers[fe.router].ports.size() ||
+          f_.routers[fe.router].ports[fe.port].endpoint != static_cast<int32_t>(e)) {
+        *err = "endpoint " + std::to_string(e) + " is not attached to the router port it names";
         return false;
       }
-      LinkStats ls;
-      ls.router = static_cast<int32_t>(r);
-      ls.port = static_cast<int16_t>(p);
-      ls.peer_router = fp.peer_router;
-      ls.peer_port = fp.peer_port;
-      ls.endpoint = fp.endpoint;
-      out_link_[size_t(r) * max_ports_ + p] = static_cast<uint32_t>(link_proto_.size());
-      link_proto_.push_back(ls);
-      if (fp.peer_router >= 0 && router_worker_[fp.peer_router] != router_worker_[r])
-        window_ = std::min(window_, cross_core_lookahead(fp));
+      ep_link_[e] = l;
+      continue;
     }
-  }
-  ep_link_.assign(nep_, 0);
-  for (uint32_t e = 0; e < nep_; e++) {
-    const FabricEndpoint& fe = f_.endpoints[e];
-    if (fe.router < 0 || static_cast<uint32_t>(fe.router) >= nrouters_ ||
-        fe.port < 0 || static_cast<uint32_t>(fe.port) >= f_.routers[fe.router].ports.size() ||
-        f_.routers[fe.router].ports[fe.port].endpoint != static_cast<int32_t>(e)) {
-      *err = "endpoint " + std::to_string(e) + " is not attached to the router port it names";
+    const uint32_t r = static_cast<uint32_t>(ls.router), p = static_cast<uint32_t>(ls.port);
+    const FabricPort& fp = f_.routers[r].ports[p];
+    if (fp.unit_ps == 0) {
+      *err = "router " + std::to_string(r) + " port " + std::to_string(p) +
+             " has a zero unit time (link rate missing)";
       return false;
     }
-    LinkStats ls;
-    ls.router = -1;
-    ls.endpoint = static_cast<int32_t>(e);
-    ls.peer_router = fe.router;
-    ls.peer_port = fe.port;
-    ep_link_[e] = static_cast<uint32_t>(link_proto_.size());
-    link_proto_.push_back(ls);
+    out_link_[size_t(r) * max_ports_ + p] = l;
+    if (fp.peer_router >= 0 && router_worker_[fp.peer_router] != router_worker_[r])
+      window_ = std::min(window_, cross_core_lookahead(fp));
   }
   if (nw > 1) {
     if (window_ == kNever) window_ = 1000 * kPsPerNs;  // no cross-core link at all
@@ -336,6 +336,10 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.txb.assign(devices_.size(), {});
   for (uint32_t d = 0; d < devices_.size(); d++) {
     if (devices_[d].worker != w.id) continue;
+    if (devices_[d].replay) {  // no port to poll: its frames are events (on_replay)
+      w.frame_out.assign(max_frame_ + 64, 0);
+      continue;
+    }
     w.devices.push_back(d);
     w.txb[d].reserve(64);
   }

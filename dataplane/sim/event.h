@@ -20,6 +20,7 @@ enum class EventType : uint8_t {
                 // output's stream queue was full, or from another core
   remote_arrive,  // cross-core: a packet's head reaches input channel a (global index), m
   mac_learn,    // another core learned MAC unit_ps behind endpoint a (real time)
+  port_replay,  // a replayed host sends its next frame (a = port binding)
 };
 
 struct Event {

@@ -65,6 +65,8 @@ void PortStats::merge(const PortStats& o) {
   macs_learned += o.macs_learned;
   mac_moves += o.mac_moves;
   mac_table_full += o.mac_table_full;
+  replay_sent += o.replay_sent;
+  replay_unsent += o.replay_unsent;
   for (int r = 0; r < static_cast<int>(FrameDrop::count); r++) drops[r] += o.drops[r];
   frame_latency_ps.merge(o.frame_latency_ps);
   frame_hops.merge(o.frame_hops);

@@ -93,6 +93,9 @@ struct PortStats {
   uint64_t fabric_frames = 0;  // frame copies that entered the fabric here
   uint64_t macs_learned = 0, mac_moves = 0;
   uint64_t mac_table_full = 0;  // sources not learned: the table had no room (their frames flood)
+  // A replayed host (ports[].replay): frames sent from its file, and those
+  // its replay_loops promised that the run ended before sending.
+  uint64_t replay_sent = 0, replay_unsent = 0;
   uint64_t drops[static_cast<int>(FrameDrop::count)] = {};
   LatencyHistogram frame_latency_ps;  // frames to this port: receive to tail delivery
   LatencyHistogram frame_hops;
@@ -145,6 +148,16 @@ struct RunStats {
   uint64_t drops[static_cast<int>(DropReason::count)] = {};
   uint64_t packet_hops = 0;            // router traversals (whole run)
   uint64_t events = 0;
+  // Capture (dataplane/link/capture_tap.h): records handed to the writer,
+  // and records a real-time run could not hand over (the queue was full).
+  uint64_t captured = 0;
+  uint64_t capture_drops = 0;
+  // Filled by the runner from the writer thread (pcap-tools/capture_writer.h).
+  uint64_t capture_written = 0;
+  uint64_t capture_bytes = 0;
+  uint32_t capture_interfaces = 0;
+  std::vector<std::string> capture_files;
+  std::string capture_error;
   double wall_s = 0;
   // Per worker: the CPUs its thread was allowed, and how often the kernel
   // took the CPU from it (involuntary context switches: another busy thread

@@ -13,8 +13,9 @@ fabemu_packages=(
   build-essential cmake ninja-build pkg-config
   libdpdk-dev dpdk-dev libtbb-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev libpcap-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev
-  iproute2 iperf3 ethtool iputils-ping time jq
-  python3 python3-matplotlib
+  iproute2 iperf3 ethtool iputils-ping time jq python3
+  tshark  # tests/system/dissector.sh runs pcap-tools/fabemu.lua in it
+  python3-matplotlib  # fabemu pcap --plot (pcap-tools/fabemu-pcap)
 )
 
 # Installs only what dpkg does not report as installed; runs apt-get update

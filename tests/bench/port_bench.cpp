@@ -8,7 +8,10 @@
 #include <fmt/format.h>
 #include <rte_cycles.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <thread>
 
@@ -26,13 +29,17 @@ struct Figures {
   RunStats st;
 };
 
-Figures run_one(const std::string& file, uint32_t frame_bytes, double seconds, int far_ep) {
+// taps: capture taps (capture.taps) for the run, written to a temporary file.
+Figures run_one(const std::string& file, uint32_t frame_bytes, double seconds, int far_ep,
+                const std::vector<std::string>& taps = {}) {
   RingPort a = make_ring_port(), b = make_ring_port();
   if (b.name.empty()) throw std::runtime_error("cannot create ring ports");
   Spec spec = load_spec(file, {"run.mode=realtime", "traffic.load=0", "run.progress_s=0",
                                "run.workers=1"});
-  spec.ports.push_back(PortBinding{"a", a.name, 0, 0, {}, 256});
-  spec.ports.push_back(PortBinding{"b", b.name, far_ep, 0, {}, 256});
+  spec.ports.push_back(PortBinding{"a", a.name, 0, 0, {}, 256, "", "", 1.0, 1});
+  spec.ports.push_back(PortBinding{"b", b.name, far_ep, 0, {}, 256, "", "", 1.0, 1});
+  spec.capture.taps = taps;
+  spec.capture.file = "/tmp/fabemu_bench_capture_" + std::to_string(getpid()) + ".pcapng";
   std::atomic<bool> stop{false}, started{false};
   std::atomic<uint64_t> offered{0}, delivered{0};
   double window_s = 0;
@@ -61,6 +68,7 @@ Figures run_one(const std::string& file, uint32_t frame_bytes, double seconds, i
     started = true;
   });
   host.join();
+  std::remove(spec.capture.file.c_str());
   Figures f;
   f.offered_fps = double(offered) / window_s;
   f.delivered_fps = double(delivered) / window_s;
@@ -83,9 +91,19 @@ int main(int argc, char** argv) {
   }
   fmt::print("real-time frames through {} over ring ports, one worker core, time scale 1, {} s each\n",
              file, seconds);
-  for (uint32_t bytes : {64u, 1500u}) {
+  struct Case {
+    uint32_t bytes;
+    std::vector<std::string> taps;
+    const char* what;
+  };
+  const Case cases[] = {{64, {}, ""},
+                        {1500, {}, ""},
+                        {64, {"port=a", "port=b"}, " (port taps on a and b)"},
+                        {64, {"all"}, " (capture of every link and port)"}};
+  for (const Case& c : cases) {
+    const uint32_t bytes = c.bytes;
     try {
-      const Figures f = run_one(file, bytes, seconds, 42);
+      const Figures f = run_one(file, bytes, seconds, 42, c.taps);
       const auto& p = f.st.ports.at(1);
       uint64_t dropped = 0;
       for (uint64_t d : f.st.ports.at(0).drops) dropped += d;
@@ -99,6 +117,9 @@ int main(int argc, char** argv) {
           ns(f.st.lateness_ps.percentile(50)), ns(f.st.lateness_ps.percentile(99)),
           ns(f.st.lateness_ps.max), ns(f.st.poll_gap_ps.percentile(99)),
           double(f.st.events) / f.st.wall_s / 1e6);
+      if (!c.taps.empty())
+        fmt::print("               captured{}: {} records written, {} dropped (writer behind)\n",
+                   c.what, f.st.capture_written, f.st.capture_drops);
     } catch (const std::exception& e) {
       fmt::print(stderr, "{} B: {}\n", bytes, e.what());
       return 1;

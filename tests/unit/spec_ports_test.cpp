@@ -86,8 +86,8 @@ const std::string kPortsHead = "run: {mode: realtime}\nports:\n";
 TEST(SpecRealtime, PortsNeedRealtime) {
   // Mode left at its default: the ports list is what the user wrote.
   SpecError e = error_of("ports:\n  - {device: net_ring0, endpoint: 0}\n");
-  expect_at(e, "ports", 2, 3);
-  expect_says(e, "ports carry real frames in wall-clock time: set run.mode: realtime");
+  expect_at(e, "ports[0].device", 2, 14);
+  expect_says(e, "DPDK ports carry real frames in wall-clock time: set run.mode: realtime");
 
   // Mode written as virtual: blame that line.
   e = error_of("run: {mode: virtual}\nports:\n  - {device: net_ring0, endpoint: 0}\n");
@@ -106,12 +106,13 @@ TEST(SpecRealtime, PortItemKeys) {
   };
   const Case cases[] = {
       {"{device: net_ring0, endpoint: 0, vlna: 3}", "ports[0].vlna", 38,
-       "known keys here: name, device, endpoint, vlan, macs, queue_frames"},
+       "known keys here: name, device, replay, replay_interface, replay_speed, replay_loops, "
+       "endpoint, vlan, macs, queue_frames"},
       {"{device: net_ring0, endpoint: 0, endpoint: 1}", "ports[0].endpoint", 38, "given twice"},
-      {"{name: h0, endpoint: 0}", "ports[0]", 5, "no 'device': give at least {device, endpoint}"},
+      {"{name: h0, endpoint: 0}", "ports[0]", 5, "neither a device nor a replay file: give one"},
       {"{device: net_ring0}", "ports[0]", 5, "no 'endpoint'"},
-      {"net_ring0", "ports[0]", 5, "expected a map {device, endpoint}"},
-      {"{device: \"\", endpoint: 0}", "ports[0].device", 14, "got an empty string"},
+      {"net_ring0", "ports[0]", 5, "expected a map {endpoint}"},
+      {"{device: \"\", endpoint: 0}", "ports[0]", 5, "neither a device nor a replay file"},
       {"{device: d, endpoint: -1}", "ports[0].endpoint", 27, "an integer >= 0"},
       {"{device: d, endpoint: 0, vlan: 4095}", "ports[0].vlan", 36, "from 0 to 4094"},
       {"{device: d, endpoint: 0, vlan: -1}", "ports[0].vlan", 36, "from 0 to 4094"},

@@ -213,7 +213,7 @@ TEST(SpecSet, PortsAndEalAsWholeLists) {
   EXPECT_EQ(e.field(), "ports[0].vlan");
   EXPECT_EQ(e.set_arg(), "ports=[{device: a, endpoint: 0, vlan: 5000}]");
   e = error_of("", {"ports=[{device: a, endpoint: 0}]"});
-  EXPECT_EQ(e.field(), "ports");
+  EXPECT_EQ(e.field(), "ports[0].device");
   EXPECT_EQ(e.set_arg(), "ports=[{device: a, endpoint: 0}]");
   expect_says(e, "set run.mode: realtime");
   e = error_of("", {"run.eal=--vdev=net_null0"});

@@ -1,0 +1,151 @@
+// The capture tap of a link or port: what a worker records when a packet is
+// put on a tapped fabric link or a frame crosses a tapped port, and the
+// queue that takes the record off the worker core to the writer thread
+// (pcap-tools/capture_writer.h), which turns it into a pcapng block
+// (pcap-tools/FORMAT.md).
+//
+// Records are fixed-size slots in an arena; two single-producer,
+// single-consumer rte_rings pass them between the worker and the writer
+// (full: worker -> writer, free: writer -> worker), so the worker allocates
+// nothing and copies only the packet's encoding (cut to the snapshot
+// length) and a few metadata words.
+#pragma once
+#include <rte_ring.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataplane/sim/time.h"
+
+namespace fabemu {
+
+enum class CaptureKind : uint8_t { packet = 0, frame = 1 };
+enum class CaptureDir : uint8_t { unknown = 0, inbound = 1, outbound = 2 };  // pcapng epb_flags
+
+// fabemu header flag bits (pcap-tools/FORMAT.md).
+enum CaptureFlags : uint8_t {
+  kCapRetransmit = 1u << 0,
+  kCapBadCrc = 1u << 1,
+  kCapTruncated = 1u << 2,
+  kCapLastSegment = 1u << 3,
+  kCapFrameSegment = 1u << 4,
+  kCapResponse = 1u << 5,
+  kCapMeasured = 1u << 6,
+};
+
+struct CaptureRecord {
+  ps_t t_ps;            // emulated time (a packet: its head leaves the sender)
+  uint64_t packet_id;
+  uint32_t iface;       // interface index in the capture file
+  uint32_t link;        // link id (packets)
+  uint32_t seq;         // packets sent on the link before this one
+  uint32_t src, dst, msg_seq;
+  uint32_t orig_bytes;  // the encoding's (a frame's) full length
+  uint32_t cap_bytes;   // bytes in data()
+  uint16_t seg, nseg, units;
+  CaptureKind kind;
+  CaptureDir dir;
+  uint8_t vc;
+  uint8_t flags;        // CaptureFlags
+  uint8_t pad[2];
+  uint8_t* data() { return reinterpret_cast<uint8_t*>(this + 1); }
+  const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(this + 1); }
+};
+static_assert(sizeof(CaptureRecord) == 64, "a record's header is one cache line");
+
+// One worker's records and the two rings between it and the writer.
+class CaptureQueue {
+ public:
+  CaptureQueue() = default;
+  CaptureQueue(const CaptureQueue&) = delete;
+  CaptureQueue& operator=(const CaptureQueue&) = delete;
+
+  // `records` slots (a power of two) of a header plus data_bytes each.
+  bool init(uint32_t records, uint32_t data_bytes, std::string* err) {
+    data_bytes_ = data_bytes;
+    slot_ = (sizeof(CaptureRecord) + data_bytes + 63) / 64 * 64;
+    arena_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, size_t(records) * slot_)));
+    if (!arena_) {
+      *err = "out of memory for " + std::to_string(records) + " capture records";
+      return false;
+    }
+    if (!make_ring(&free_, &free_mem_, records, err) || !make_ring(&full_, &full_mem_, records, err))
+      return false;
+    for (uint32_t i = 0; i < records; i++) {
+      void* r = arena_.get() + size_t(i) * slot_;
+      rte_ring_sp_enqueue(free_, r);
+    }
+    return true;
+  }
+  uint32_t data_bytes() const { return data_bytes_; }
+
+  // Worker side.
+  CaptureRecord* get() {
+    void* r = nullptr;
+    return rte_ring_sc_dequeue(free_, &r) == 0 ? static_cast<CaptureRecord*>(r) : nullptr;
+  }
+  void put(CaptureRecord* r) { rte_ring_sp_enqueue(full_, r); }  // never full: same count
+
+  // Writer side.
+  unsigned take(CaptureRecord** out, unsigned n) {
+    return rte_ring_sc_dequeue_burst(full_, reinterpret_cast<void**>(out), n, nullptr);
+  }
+  void give_back(CaptureRecord* const* rs, unsigned n) {
+    rte_ring_sp_enqueue_bulk(free_, reinterpret_cast<void* const*>(rs), n, nullptr);
+  }
+  bool idle() const { return rte_ring_empty(full_) != 0; }
+
+ private:
+  struct FreeDeleter {
+    void operator()(void* p) const { std::free(p); }
+  };
+  using Mem = std::unique_ptr<uint8_t, FreeDeleter>;
+  // A ring in ordinary memory (rte_ring_init): no DPDK memory zone, so a
+  // capture does not change the EAL memory a run is sized for. One slot
+  // more than records: a ring of count N holds N - 1.
+  static bool make_ring(rte_ring** ring, Mem* mem, uint32_t records, std::string* err) {
+    const uint32_t count = records * 2;
+    const ssize_t bytes = rte_ring_get_memsize(count);
+    if (bytes < 0) {
+      *err = "capture queue of " + std::to_string(records) + " records is not a valid ring size";
+      return false;
+    }
+    mem->reset(static_cast<uint8_t*>(std::aligned_alloc(RTE_CACHE_LINE_SIZE,
+                                                        (size_t(bytes) + 63) / 64 * 64)));
+    if (!*mem) {
+      *err = "out of memory for a capture ring";
+      return false;
+    }
+    *ring = reinterpret_cast<rte_ring*>(mem->get());
+    if (rte_ring_init(*ring, "fabemu_capture", count, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
+      *err = "cannot set up a capture ring";
+      return false;
+    }
+    return true;
+  }
+  uint32_t data_bytes_ = 0;
+  size_t slot_ = 0;
+  Mem arena_, free_mem_, full_mem_;
+  rte_ring* free_ = nullptr;
+  rte_ring* full_ = nullptr;
+};
+
+// Which links and ports a run taps, and which of their packets it keeps
+// (filled by control/ from the spec's capture section).
+struct CaptureTaps {
+  std::vector<int32_t> link_iface;    // [link id]: interface index, -1: not tapped
+  std::vector<int32_t> device_iface;  // [port binding]: interface of its device, -1: not tapped
+  uint8_t vc_mask = 0xFF;             // VCs kept (bit per VC)
+  std::vector<uint8_t> src, dst;      // [endpoint] kept (empty: all)
+  uint8_t classes = 0x7;              // bit 0 requests, 1 responses, 2 frame segments
+  uint32_t snaplen = 65535;           // bytes of each Ethernet frame in the file
+  // Virtual time waits for the writer when the queue is full (nothing is
+  // lost); real time cannot wait and counts the record as a capture drop.
+  bool lossless = true;
+  std::vector<CaptureQueue*> queues;  // [worker] (owned by the writer); empty: no capture
+};
+
+}  // namespace fabemu

@@ -149,8 +149,11 @@ if "$fabemu" run --help 2>&1 | grep -q -- '--capture'; then
   "$fabemu" run "$src/topologies/t3e-4x4x4.yaml" --quiet --json "$r/run.json" \
     --set run.warmup_ns=2000 --set run.measure_ns=10000 \
     --capture all --capture-file "$r/cap.pcapng"
-  caps=("$r"/cap*.pcapng)
+  mapfile -t caps < <(jq -r '.capture.files[]' "$r/run.json")
   "$fabemu" pcap "${caps[@]}" -q --json "$r/an.json" --paths "$r/paths.jsonl" >"$r/an.txt"
+  check "$r/an.json" '.fabric_packets + .port_frames' "$(jq .capture.written "$r/run.json")" \
+    "real capture: every record the writer wrote read back"
+  check "$r/run.json" '.capture.drops' '0' "real capture: the writer dropped nothing"
   # The run's links by FORMAT.md's names, beside what the analyzer counted.
   jq -n --slurpfile run "$r/run.json" --slurpfile an "$r/an.json" '
     def end_name: if .endpoint != null then "ep\(.endpoint)" else "r\(.router).p\(.port)" end;

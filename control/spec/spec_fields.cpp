@@ -14,7 +14,7 @@ const std::vector<std::pair<std::string, Pattern>>& patterns() {
       {"uniform", Pattern::uniform},  {"transpose", Pattern::transpose},
       {"bitcomp", Pattern::bitcomp},  {"tornado", Pattern::tornado},
       {"hotspot", Pattern::hotspot},  {"permutation", Pattern::permutation},
-      {"neighbor", Pattern::neighbor}};
+      {"neighbor", Pattern::neighbor},  {"flatfly_worst", Pattern::flatfly_worst}};
   return v;
 }
 
@@ -397,7 +397,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", "direction_order", "updown", "min", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order; clos: updown; flatfly: min, val",
+     "routing algorithm for the family: torus: direction_order; clos: updown; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.
@@ -410,7 +410,7 @@ const std::vector<Field>& fields() {
 
     // --- traffic: read by the synthetic sources.
     {"traffic.pattern", "string", "", "uniform", "uniform", "uniform", "fabemu default",
-     "destinations: uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor",
+     "destinations: uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor, flatfly_worst (every endpoint of router i to a random endpoint of router i+1, the flattened butterfly paper's worst case)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.pattern = c.one_of(n, pattern_names()); }},
     {"traffic.load", "number", "fraction", "0.3", "0.3", "0.3", "fabemu default",
      "offered load per endpoint as a fraction of its injection bandwidth, 1e-6 to 1; 0: no "

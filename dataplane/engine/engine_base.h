@@ -16,7 +16,7 @@
 namespace fabemu {
 
 enum class Pattern : uint8_t {
-  uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor
+  uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor, flatfly_worst
 };
 
 // How payload bytes map to flow units for the profile's packet format.

@@ -99,7 +99,8 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
-  c.batch_size = spec.traffic.process == "batch" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
+  c.batch_size = spec.traffic.process != "bernoulli" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
+  c.single_batch = spec.traffic.process == "single_batch";
   c.size_bytes.clear();
   c.size_weight.clear();
   for (const auto& s : spec.traffic.sizes) {

@@ -294,6 +294,12 @@ class Loader {
             fmt::format("batch_size {} needs traffic.process: batch (bernoulli injects one "
                         "message at a time)",
                         s.traffic.batch_size));
+    if (s.traffic.process == "single_batch" && s.traffic.batch_size > s.run.source_queue_packets)
+      blame({"traffic.batch_size", "run.source_queue_packets"},
+            fmt::format("a single batch of {} messages does not fit a source queue of {} packets "
+                        "(the rest would be dropped, not delivered late): raise "
+                        "run.source_queue_packets to at least the batch size",
+                        s.traffic.batch_size, s.run.source_queue_packets));
 
     if (!s.run.cores.empty() && static_cast<int>(s.run.cores.size()) != s.run.workers)
       blame({"run.cores", "run.workers"},

@@ -1,7 +1,8 @@
 // How a flatfly routing file registers its policy: the tables are the same
 // for every flatfly policy (control/topology/flatfly.h), sized by the VCs
 // the policy needs per traffic class on the spec's k-ary n-flat (its
-// needed_vcs), with the allocator the paper gives the algorithm.
+// needed_vcs), with the allocator the paper gives the algorithm unless
+// router.allocator says otherwise.
 #pragma once
 #include <algorithm>
 #include <functional>
@@ -23,7 +24,11 @@ RoutingInfo flatfly_routing(std::string name, std::string summary,
   // has (2-ary 15-flat), within what a port carries.
   const int max_vcs = std::min(kMaxVcs, 2 * vcs_per_class(14));
   auto program = [vcs_per_class, allocator](const Spec& spec, const Fabric& fabric) {
-    return program_flatfly_tables(spec, fabric, vcs_per_class(spec.topology.n - 1), allocator);
+    const std::string& a = spec.router.allocator;  // router.allocator overrides the paper's
+    const Allocator chosen = a == "greedy"       ? Allocator::greedy
+                             : a == "sequential" ? Allocator::sequential
+                                                 : allocator;
+    return program_flatfly_tables(spec, fabric, vcs_per_class(spec.topology.n - 1), chosen);
   };
   RoutingInfo r = policy_routing<Policy>("flatfly", std::move(name), std::move(summary), max_vcs,
                                          vcs_per_class(1), true, program);

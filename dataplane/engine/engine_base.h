@@ -70,6 +70,7 @@ struct EngineConfig {
   Pattern pattern = Pattern::uniform;
   double load = 0.0;            // fraction of injection bandwidth
   uint32_t batch_size = 1;      // >1: batch (bursty) injection
+  bool single_batch = false;    // one batch per endpoint at time 0, then nothing
   std::vector<uint32_t> size_bytes{64};
   std::vector<double> size_weight{1.0};
   double reply_fraction = 0.0;

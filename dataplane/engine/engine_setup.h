@@ -379,7 +379,8 @@ void Engine<R, L>::seed_traffic(Worker& w) {
   for (uint32_t e : w.owned_eps) {
     Nic& ep = w.ep[e];
     if (ep.binding >= 0) continue;  // its traffic comes from its port
-    w.wheel.push(event_at((ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_, EventType::ep_generate, e));
+    const ps_t first = cfg_.single_batch ? 0 : (ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_;
+    w.wheel.push(event_at(first, EventType::ep_generate, e));
   }
 }
 

@@ -138,9 +138,9 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, const SampleOpti
           const PacketMeta pm = trace_meta(src, dst, packet_units, cls);
           bool routed = trace(pm, a.path) && cdg.add_path(a.path);
           if (routed && choices)
-            routed = choices(pm, a.choice, [&](const std::vector<HopTrace>& p) {
-              routed &= cdg.add_path(p);
-            }) && routed;
+            routed = choices(pm, a.choice,
+                             [&](const std::vector<HopTrace>& p) { routed &= cdg.add_path(p); }) &&
+                     routed;
           if (!routed) {
             ++a.bad;
             a.first_bad = std::min<uint64_t>(

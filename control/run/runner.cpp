@@ -1,17 +1,16 @@
 #include "control/run/runner.h"
 
-
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <atomic>
-#include <csignal>
 #include <stdexcept>
 
 #include "control/run/capture_plan.h"
@@ -99,7 +98,8 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
-  c.batch_size = spec.traffic.process != "bernoulli" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
+  c.batch_size =
+      spec.traffic.process != "bernoulli" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
   c.single_batch = spec.traffic.process == "single_batch";
   c.size_bytes.clear();
   c.size_weight.clear();

@@ -82,7 +82,7 @@ struct Spec {
     int radix = 64;              // yarc radix
     int input_speedup = 1;       // packets one input port may send through the switch at a time
     int output_speedup = 1;      // packets one output may accept at a time
-    std::string allocator = "default";  // adaptive decisions: default (the routing's) | greedy | sequential
+    std::string allocator = "default";  // default (the routing's) | greedy | sequential
   } router;
 
   struct Vcs {

@@ -11,10 +11,10 @@ namespace spec_detail {
 // Spec names of the traffic patterns of dataplane/engine/engine_base.h.
 const std::vector<std::pair<std::string, Pattern>>& patterns() {
   static const std::vector<std::pair<std::string, Pattern>> v{
-      {"uniform", Pattern::uniform},  {"transpose", Pattern::transpose},
-      {"bitcomp", Pattern::bitcomp},  {"tornado", Pattern::tornado},
-      {"hotspot", Pattern::hotspot},  {"permutation", Pattern::permutation},
-      {"neighbor", Pattern::neighbor},  {"flatfly_worst", Pattern::flatfly_worst}};
+      {"uniform", Pattern::uniform},   {"transpose", Pattern::transpose},
+      {"bitcomp", Pattern::bitcomp},   {"tornado", Pattern::tornado},
+      {"hotspot", Pattern::hotspot},   {"permutation", Pattern::permutation},
+      {"neighbor", Pattern::neighbor}, {"flatfly_worst", Pattern::flatfly_worst}};
   return v;
 }
 

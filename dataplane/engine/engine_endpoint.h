@@ -32,7 +32,8 @@ void Engine<R, L>::on_generate(Worker& w, uint32_t e) {
                  measured, w.now);
   }
   if (!cfg_.single_batch)
-    w.wheel.push(event_at(w.now + ep.rng.geometric(gen_p_) * gen_slot_ps_, EventType::ep_generate, e));
+    w.wheel.push(
+        event_at(w.now + ep.rng.geometric(gen_p_) * gen_slot_ps_, EventType::ep_generate, e));
   try_inject(w, e);
 }
 

@@ -122,9 +122,9 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   const int32_t r = w.routers[lr];
   PacketMeta* pm = meta(e.m);
   const uint32_t o0 = rt.output(lr, 0);
-  const RouteCandidate pick =
-      w.rc.adaptive && w.rc.count > 1 ? select_candidate(w.rc, selection_view(w, lr), e.units)
-                                      : w.rc.c[0];
+  const RouteCandidate pick = w.rc.adaptive && w.rc.count > 1
+                                  ? select_candidate(w.rc, selection_view(w, lr), e.units)
+                                  : w.rc.c[0];
   pm->out_port = pick.port;
   pm->out_vc = pick.vc;
   pm->out_note = pick.note;

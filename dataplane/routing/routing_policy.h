@@ -121,8 +121,8 @@ class PortPeers {
 template <class R>
 void take_hop(const typename R::Tables& t, int32_t router, uint8_t in_port, const RouteCandidate& c,
               PacketMeta& m, std::vector<HopTrace>& path) {
-  path.push_back(HopTrace{router, in_port, m.vc, c.port, c.vc,
-                          R::pipeline_ps(t, router, in_port, c.port)});
+  path.push_back(
+      HopTrace{router, in_port, m.vc, c.port, c.vc, R::pipeline_ps(t, router, in_port, c.port)});
   m.out_port = c.port;
   m.out_vc = c.vc;
   m.out_note = c.note;

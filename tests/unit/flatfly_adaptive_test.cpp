@@ -262,8 +262,8 @@ TEST(FlatflyAdaptiveDeadlock, EveryAlgorithmPassesDescribesCheck) {
       const Spec spec = adaptive_spec(k, n, routing, vcs);
       const Fabric f = build_flatfly(spec);
       const DeadlockReport rep = check_deadlock(spec, f);
-      EXPECT_TRUE(rep.deadlock_free) << routing << " " << k << "-ary " << n << "-flat: "
-                                     << rep.description;
+      EXPECT_TRUE(rep.deadlock_free)
+          << routing << " " << k << "-ary " << n << "-flat: " << rep.description;
       EXPECT_EQ(rep.unroutable, 0u) << routing;
       const FabricSummary sum = summarize(spec, f);  // describe's figures
       EXPECT_TRUE(sum.deadlock_free) << routing;
@@ -347,10 +347,9 @@ TEST(FlatflyAllocator, UgalSequentialIsUgalSAndGreedyDiffers) {
 TEST(FlatflyBatch, EveryEndpointSendsOneBatchAtTimeZero) {
   std::vector<Delivery> got;
   const RunResult r = run_collect(
-      spec_of("flatfly-4x3.yaml",
-              {"routing=ugal_s", "vcs.count=3", "traffic.pattern=flatfly_worst",
-               "traffic.process=single_batch", "traffic.batch_size=8", "run.warmup_ns=0",
-               "run.measure_ns=1"}),
+      spec_of("flatfly-4x3.yaml", {"routing=ugal_s", "vcs.count=3", "traffic.pattern=flatfly_worst",
+                                   "traffic.process=single_batch", "traffic.batch_size=8",
+                                   "run.warmup_ns=0", "run.measure_ns=1"}),
       &got);
   expect_exactly_once(r, got);
   EXPECT_EQ(got.size(), 64u * 8u);
@@ -369,11 +368,11 @@ TEST(FlatflyAdaptiveRun, EveryPacketExactlyOnce) {
   for (const char* routing : {"min_ad", "ugal", "ugal_s", "clos_ad"})
     for (const char* pattern : {"uniform", "flatfly_worst"}) {
       SCOPED_TRACE(std::string(routing) + " " + pattern);
-      expect_exactly_once(spec_of(
-          "flatfly-4x3.yaml",
-          {std::string("routing=") + routing, "vcs.count=3", std::string("traffic.pattern=") + pattern,
-           "traffic.load=1.0", "traffic.reply_fraction=0.3", "run.warmup_ns=0",
-           "run.measure_ns=10000"}));
+      expect_exactly_once(
+          spec_of("flatfly-4x3.yaml",
+                  {std::string("routing=") + routing, "vcs.count=3",
+                   std::string("traffic.pattern=") + pattern, "traffic.load=1.0",
+                   "traffic.reply_fraction=0.3", "run.warmup_ns=0", "run.measure_ns=10000"}));
     }
   expect_exactly_once(spec_of("flatfly-32x2.yaml",
                               {"routing=ugal", "traffic.pattern=flatfly_worst", "traffic.load=0.6",
@@ -382,12 +381,12 @@ TEST(FlatflyAdaptiveRun, EveryPacketExactlyOnce) {
 
 TEST(FlatflyAdaptiveRun, CreditsConservedAtEveryEvent) {
   for (const char* routing : {"ugal", "clos_ad"}) {
-    const RunResult r = run_collect(
-        spec_of("flatfly-4x3.yaml",
-                {std::string("routing=") + routing, "vcs.count=3", "traffic.load=1.0",
-                 "traffic.pattern=flatfly_worst", "run.check_invariants=true",
-                 "run.warmup_ns=2000", "run.measure_ns=5000"}),
-        nullptr);
+    const RunResult r =
+        run_collect(spec_of("flatfly-4x3.yaml",
+                            {std::string("routing=") + routing, "vcs.count=3", "traffic.load=1.0",
+                             "traffic.pattern=flatfly_worst", "run.check_invariants=true",
+                             "run.warmup_ns=2000", "run.measure_ns=5000"}),
+                    nullptr);
     EXPECT_TRUE(r.stats.invariant_failure.empty()) << routing << ": " << r.stats.invariant_failure;
   }
 }

@@ -41,6 +41,11 @@ RoutePathFn make_route_path_tracer(const Spec& spec, const Fabric& fabric) {
       };
 }
 
+RouteChoiceFn make_route_choice_tracer(const Spec& spec, const Fabric& fabric) {
+  const RoutingInfo& info = routing_of(spec, fabric);
+  return info.make_choice_tracer ? info.make_choice_tracer(spec, fabric) : RouteChoiceFn{};
+}
+
 PacketMeta trace_meta(uint32_t src_ep, uint32_t dst_ep, uint32_t units, TrafficClass cls,
                       uint16_t hash) {
   PacketMeta m{};
@@ -103,6 +108,7 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, const SampleOpti
     s.bisection_links = topo->bisection_links(spec, fabric);
 
   const RoutePathFn trace = make_route_path_tracer(spec, fabric);
+  const RouteChoiceFn choices = make_route_choice_tracer(spec, fabric);
   const uint32_t e = static_cast<uint32_t>(fabric.endpoints.size());
   const RouteSample sample = plan_route_sample(e, opts);
   ChannelDependencyGraph cdg(fabric, /*count_repeats=*/!sample.exact);
@@ -120,6 +126,7 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, const SampleOpti
     ps_t max_latency = 0;
     uint64_t first_bad = ~uint64_t{0};  // src * 2e + dst * 2 + cls, smallest wins
     std::vector<HopTrace> path;         // reused: one allocation per thread
+    std::vector<HopTrace> choice;       // every adaptive choice's route
   };
   tbb::enumerable_thread_specific<Acc> acc;
   const auto start = std::chrono::steady_clock::now();
@@ -128,7 +135,13 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric, const SampleOpti
       [&](Acc& a, uint32_t row, uint32_t src, uint32_t dst) {
         for (TrafficClass cls : {TrafficClass::request, TrafficClass::response}) {
           ++a.traced;
-          if (!trace(trace_meta(src, dst, packet_units, cls), a.path) || !cdg.add_path(a.path)) {
+          const PacketMeta pm = trace_meta(src, dst, packet_units, cls);
+          bool routed = trace(pm, a.path) && cdg.add_path(a.path);
+          if (routed && choices)
+            routed = choices(pm, a.choice,
+                             [&](const std::vector<HopTrace>& p) { routed &= cdg.add_path(p); }) &&
+                     routed;
+          if (!routed) {
             ++a.bad;
             a.first_bad = std::min<uint64_t>(
                 a.first_bad, (uint64_t{src} * e + dst) * 2 + static_cast<uint64_t>(cls));

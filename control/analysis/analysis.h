@@ -25,6 +25,9 @@ namespace fabemu {
 // unknown.
 RouteTraceFn make_route_tracer(const Spec& spec, const Fabric& fabric);
 // The same tracer into a caller's buffer (RoutePathFn).
+// Every route an adaptive algorithm may take (RoutingInfo::make_choice_tracer),
+// or an empty function for algorithms that register none.
+RouteChoiceFn make_route_choice_tracer(const Spec& spec, const Fabric& fabric);
 RoutePathFn make_route_path_tracer(const Spec& spec, const Fabric& fabric);
 
 // The metadata a tracer starts from for one packet (src, dst, class).

@@ -192,6 +192,7 @@ std::string describe_cycle(const Fabric& fabric, const std::vector<Channel>& cyc
 
 DeadlockReport check_deadlock(const Spec& spec, const Fabric& fabric) {
   const RoutePathFn trace = make_route_path_tracer(spec, fabric);
+  const RouteChoiceFn choices = make_route_choice_tracer(spec, fabric);
   ChannelDependencyGraph g(fabric);
   struct Acc {
     uint64_t bad = 0;
@@ -203,8 +204,16 @@ DeadlockReport check_deadlock(const Spec& spec, const Fabric& fabric) {
   const RouteSample all =
       plan_route_sample(static_cast<uint32_t>(fabric.endpoints.size()), every_route);
   for_each_pair(all, acc, [&](Acc& a, uint32_t /*row*/, uint32_t s, uint32_t d) {
-    for (TrafficClass cls : {TrafficClass::request, TrafficClass::response})
-      if (!trace(trace_meta(s, d, 1, cls), a.path) || !g.add_path(a.path)) ++a.bad;
+    for (TrafficClass cls : {TrafficClass::request, TrafficClass::response}) {
+      const PacketMeta m = trace_meta(s, d, 1, cls);
+      if (choices) {  // every adaptive choice, the zero-load one among them
+        bool ok = true;
+        ok = choices(m, a.path, [&](const std::vector<HopTrace>& p) { ok &= g.add_path(p); }) && ok;
+        a.bad += !ok;
+      } else if (!trace(m, a.path) || !g.add_path(a.path)) {
+        ++a.bad;
+      }
+    }
   });
   DeadlockReport rep;
   for (const Acc& a : acc) rep.unroutable += a.bad;

@@ -147,7 +147,10 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     routers_b += InputQueuedRouter::state_bytes(nlr, max_ports, nv, cfg.input_speedup) +
                  nlr * sizeof(Rng);
     fifo_b += InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap);
-    links_b += nout * (sizeof(OutLink) + sizeof(InLink) + nv * sizeof(SenderVc)) +
+    // Per output VC also the units routed and not yet sent, and a greedy
+    // allocator's snapshot of them (counted whatever the allocator).
+    links_b += nout * (sizeof(OutLink) + sizeof(InLink) + nv * sizeof(SenderVc) +
+                       nv * 2 * sizeof(uint32_t)) +
                nlinks * sizeof(LinkStats);
     eps_b += nep * sizeof(Nic) +
              owned * (nv * sizeof(CreditCounter) +

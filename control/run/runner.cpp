@@ -1,21 +1,21 @@
 #include "control/run/runner.h"
 
-
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <atomic>
-#include <csignal>
 #include <stdexcept>
 
 #include "control/run/capture_plan.h"
 #include "control/run/replay_load.h"
+#include "control/spec/spec_fields.h"
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/crc16.h"
@@ -29,18 +29,6 @@ namespace fabemu {
 namespace {
 
 ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }
-
-Pattern pattern_of(const std::string& s) {
-  static const std::map<std::string, Pattern> names = {
-      {"uniform", Pattern::uniform},         {"transpose", Pattern::transpose},
-      {"bitcomp", Pattern::bitcomp},         {"bit-complement", Pattern::bitcomp},
-      {"tornado", Pattern::tornado},         {"hotspot", Pattern::hotspot},
-      {"permutation", Pattern::permutation}, {"neighbor", Pattern::neighbor},
-  };
-  auto it = names.find(s);
-  if (it == names.end()) throw std::runtime_error("unknown traffic pattern '" + s + "'");
-  return it->second;
-}
 
 // flatfly: YARC phits (the paper's packets are abstract; its authors built YARC).
 CodecKind codec_of(const Spec& spec) {
@@ -109,9 +97,11 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.check_invariants = spec.run.check_invariants;
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
   c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
-  c.pattern = pattern_of(spec.traffic.pattern);
+  c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
-  c.batch_size = spec.traffic.process == "batch" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
+  c.batch_size =
+      spec.traffic.process != "bernoulli" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
+  c.single_batch = spec.traffic.process == "single_batch";
   c.size_bytes.clear();
   c.size_weight.clear();
   for (const auto& s : spec.traffic.sizes) {

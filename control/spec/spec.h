@@ -88,6 +88,7 @@ struct Spec {
     int radix = 64;              // yarc radix
     int input_speedup = 1;       // packets one input port may send through the switch at a time
     int output_speedup = 1;      // packets one output may accept at a time
+    std::string allocator = "default";  // default (the routing's) | greedy | sequential
   } router;
 
   struct Vcs {
@@ -106,7 +107,7 @@ struct Spec {
   struct Traffic {
     std::string pattern = "uniform";   // uniform|transpose|bitcomp|tornado|hotspot|permutation|neighbor
     double load = 0.3;                 // offered load, fraction of injection bandwidth
-    std::string process = "bernoulli"; // bernoulli | batch
+    std::string process = "bernoulli"; // bernoulli | batch | single_batch
     int batch_size = 1;                // messages per batch (batch process)
     std::vector<PacketSize> sizes{{64, 1.0}};
     double reply_fraction = 0.0;       // fraction of messages that are requests expecting a reply

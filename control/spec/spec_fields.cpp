@@ -11,10 +11,10 @@ namespace spec_detail {
 // Spec names of the traffic patterns of dataplane/engine/engine_base.h.
 const std::vector<std::pair<std::string, Pattern>>& patterns() {
   static const std::vector<std::pair<std::string, Pattern>> v{
-      {"uniform", Pattern::uniform},  {"transpose", Pattern::transpose},
-      {"bitcomp", Pattern::bitcomp},  {"tornado", Pattern::tornado},
-      {"hotspot", Pattern::hotspot},  {"permutation", Pattern::permutation},
-      {"neighbor", Pattern::neighbor}};
+      {"uniform", Pattern::uniform},   {"transpose", Pattern::transpose},
+      {"bitcomp", Pattern::bitcomp},   {"tornado", Pattern::tornado},
+      {"hotspot", Pattern::hotspot},   {"permutation", Pattern::permutation},
+      {"neighbor", Pattern::neighbor}, {"flatfly_worst", Pattern::flatfly_worst}};
   return v;
 }
 
@@ -391,6 +391,10 @@ const std::vector<Field>& fields() {
      "packets one output may accept at the same time; only 1 until a router model with output buffers exists",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.output_speedup = static_cast<int>(c.integer(n, 1, 1)); }},
 
+    {"router.allocator", "string", "", "", "", "default", FB " §3.1 (greedy MIN AD and UGAL; sequential UGAL-S and CLOS AD)",
+     "how the inputs of a router see each other's adaptive routing decisions: default (the routing algorithm's own, as the paper has it), greedy (all decide on the queue state of the cycle's start, updated en masse once per cycle of one packet) or sequential (each decision counts for the next at once)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.allocator = c.one_of(n, {"default", "greedy", "sequential"}); }, "flatfly"},
+
     // --- vcs: read by the engine (credits and buffers per port and VC).
     {"vcs.count", "int", "VCs", "5", "2", "2", T3E " §1 (5 VCs); " BW " §4.2 (request, response); " FB " §3.1 (VAL: one VC per phase)",
      "virtual channels per port; the routing algorithm bounds it",
@@ -404,7 +408,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", "direction_order", "updown", "min", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order; clos: updown; flatfly: min, val",
+     "routing algorithm for the family: torus: direction_order; clos: updown; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.
@@ -417,17 +421,17 @@ const std::vector<Field>& fields() {
 
     // --- traffic: read by the synthetic sources.
     {"traffic.pattern", "string", "", "uniform", "uniform", "uniform", "fabemu default",
-     "destinations: uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor",
+     "destinations: uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor, flatfly_worst (every endpoint of router i to a random endpoint of router i+1, the flattened butterfly paper's worst case)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.pattern = c.one_of(n, pattern_names()); }},
     {"traffic.load", "number", "fraction", "0.3", "0.3", "0.3", "fabemu default",
      "offered load per endpoint as a fraction of its injection bandwidth, 1e-6 to 1; 0: no "
      "synthetic traffic (real time: only the ports' frames)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.load = c.bounded(n, 1e-6, 1, "below a millionth of the injection bandwidth an endpoint would wait longer than the engine's clock can count between messages", true); }},
     {"traffic.process", "string", "", "bernoulli", "bernoulli", "bernoulli", "fabemu default",
-     "injection process: bernoulli (independent messages) or batch (batch_size at once)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.process = c.one_of(n, {"bernoulli", "batch"}); }},
+     "injection process: bernoulli (independent messages), batch (batch_size at once) or single_batch (every endpoint generates batch_size messages at time 0 and nothing more: the dynamic response of the flattened butterfly paper's Figure 5; with run.warmup_ns 0 the latency max is the time to deliver the batch)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.process = c.one_of(n, {"bernoulli", "batch", "single_batch"}); }},
     {"traffic.batch_size", "int", "messages", "1", "1", "1", "fabemu default",
-     "messages injected back to back by the batch process",
+     "messages injected back to back by the batch and single_batch processes",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.batch_size = static_cast<int>(c.integer(n, 1, 65536)); }},
     {"traffic.sizes", "list of int or {bytes, weight}", "bytes", "[64]", "[32]", "[32]", T3E " Table 3 (vector put, 8 words); " BW " §4.1 (32-byte write)",
      "message payload mix, e.g. [64] or [{bytes: 8, weight: 3}, {bytes: 64, weight: 1}]",

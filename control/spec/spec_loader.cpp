@@ -226,11 +226,17 @@ class Loader {
       blame({"vcs.count", "routing"},
             fmt::format("{} VCs is more than routing '{}' can use: set vcs.count to at most {}",
                         s.vcs.count, s.routing, routing->max_vcs));
-    if (s.vcs.count < routing->min_vcs)
+    const int needed = routing->needed_vcs ? routing->needed_vcs(s) : routing->min_vcs;
+    if (needed > kMaxVcs)
+      blame({"routing", "topology.n"},
+            fmt::format("routing '{}' needs {} VCs on this size (one per hop it may take), more "
+                        "than the {} a port has: lower topology.n or choose another routing",
+                        s.routing, needed, kMaxVcs));
+    if (s.vcs.count < needed)
       blame({"vcs.count", "routing"},
             fmt::format("routing '{}' needs at least {} VCs to be deadlock-free, got {}: set "
                         "vcs.count to at least {}",
-                        s.routing, routing->min_vcs, s.vcs.count, routing->min_vcs));
+                        s.routing, needed, s.vcs.count, needed));
 
     if (s.topology.family == "torus") {
       int64_t routers = 1;
@@ -288,6 +294,12 @@ class Loader {
             fmt::format("batch_size {} needs traffic.process: batch (bernoulli injects one "
                         "message at a time)",
                         s.traffic.batch_size));
+    if (s.traffic.process == "single_batch" && s.traffic.batch_size > s.run.source_queue_packets)
+      blame({"traffic.batch_size", "run.source_queue_packets"},
+            fmt::format("a single batch of {} messages does not fit a source queue of {} packets "
+                        "(the rest would be dropped, not delivered late): raise "
+                        "run.source_queue_packets to at least the batch size",
+                        s.traffic.batch_size, s.run.source_queue_packets));
 
     if (!s.run.cores.empty() && static_cast<int>(s.run.cores.size()) != s.run.workers)
       blame({"run.cores", "run.workers"},
@@ -416,7 +428,8 @@ class Loader {
     }
     const Fabric f = build_spec_fabric(s);
     const Pattern pattern = pattern_of(s.traffic.pattern);
-    const bool fixed_pattern = pattern != Pattern::uniform && pattern != Pattern::hotspot;
+    const bool fixed_pattern = pattern != Pattern::uniform && pattern != Pattern::hotspot &&
+                               pattern != Pattern::flatfly_worst;
     for (size_t i = 0; i < s.endpoint_map.size(); ++i) {
       const EndpointMap& m = s.endpoint_map[i];
       const std::string item = fmt::format("endpoints[{}]", i);

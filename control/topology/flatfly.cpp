@@ -98,12 +98,15 @@ int64_t flatfly_bisection_links(const Spec& /*spec*/, const Fabric& fabric) {
   return links;
 }
 
-FlatflyTables program_flatfly_tables(const Spec& spec, const Fabric& fabric, int vcs_per_class) {
+FlatflyTables program_flatfly_tables(const Spec& spec, const Fabric& fabric, int vcs_per_class,
+                                     Allocator allocator) {
   if (fabric.num_vcs < vcs_per_class)
     throw std::invalid_argument(fmt::format(
-        "routing {} needs {} VCs (one per phase), the fabric has {}: set vcs.count to {}",
-        spec.routing, vcs_per_class, fabric.num_vcs, vcs_per_class));
+        "routing {} needs {} VCs on a {}-ary {}-flat, the fabric has {}: set vcs.count to {}",
+        spec.routing, vcs_per_class, spec.topology.k, spec.topology.n, fabric.num_vcs,
+        vcs_per_class));
   FlatflyTables t;
+  t.allocator = allocator;
   const int k = spec.topology.k;
   const int dims = spec.topology.n - 1;
   t.k = static_cast<uint8_t>(k);

@@ -41,10 +41,12 @@ Fabric build_flatfly(const Spec& spec);
 int64_t flatfly_bisection_links(const Spec& spec, const Fabric& fabric);
 
 // Tables for a policy that uses vcs_per_class VCs for each traffic class
-// (min: 1, val: 2): responses get their own VCs when the fabric has
-// 2 * vcs_per_class, else share the requests'. Pipeline spec.router.latency_ns
-// at every hop. Throws std::invalid_argument when the fabric has fewer than
-// vcs_per_class VCs.
-FlatflyTables program_flatfly_tables(const Spec& spec, const Fabric& fabric, int vcs_per_class);
+// (min: 1, val: 2, min_ad: n', ugal and clos_ad: n' + 1): responses get
+// their own VCs when the fabric has 2 * vcs_per_class, else share the
+// requests'. Pipeline spec.router.latency_ns at every hop; `allocator` for
+// the adaptive policies' decisions. Throws std::invalid_argument when the
+// fabric has fewer than vcs_per_class VCs.
+FlatflyTables program_flatfly_tables(const Spec& spec, const Fabric& fabric, int vcs_per_class,
+                                     Allocator allocator = Allocator::sequential);
 
 }  // namespace fabemu

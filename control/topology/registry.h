@@ -34,6 +34,12 @@ using RouteTracerFactory = std::function<RouteTraceFn(const Spec&, const Fabric&
 // path when unroutable), for analyses that trace millions of routes.
 using RoutePathFn = std::function<bool(const PacketMeta&, std::vector<HopTrace>& path)>;
 using RoutePathTracerFactory = std::function<RoutePathFn(const Spec&, const Fabric&)>;
+// Every route an adaptive algorithm may give one packet (for_each_route_choice:
+// false when one is unroutable), each handed to visit in a reused buffer.
+using RouteVisit = std::function<void(const std::vector<HopTrace>&)>;
+using RouteChoiceFn =
+    std::function<bool(const PacketMeta&, std::vector<HopTrace>& scratch, const RouteVisit& visit)>;
+using RouteChoiceTracerFactory = std::function<RouteChoiceFn(const Spec&, const Fabric&)>;
 
 // A routing algorithm bound to the tables it programs. make_engine
 // instantiates Engine<Policy> (one template instance per algorithm);
@@ -45,6 +51,9 @@ struct RoutingInfo {
   std::string summary;
   int max_vcs = 2;        // VCs the algorithm can use (more is a spec error)
   int min_vcs = 1;        // VCs it needs to be deadlock-free
+  // Optional: the VCs it needs on the spec's size (e.g. one per dimension),
+  // in place of min_vcs.
+  std::function<int(const Spec&)> needed_vcs;
   bool deadlock_free = true;
   std::function<std::unique_ptr<EngineBase>(const Spec&, const Fabric&, const EngineConfig&)>
       make_engine;
@@ -63,6 +72,11 @@ struct RoutingInfo {
   // Optional: the same tracer into a buffer (analysis falls back to
   // make_tracer without it).
   RoutePathTracerFactory make_path_tracer;
+  // Optional, for adaptive algorithms: every route a packet may take, so
+  // that the channel dependency graph holds the dependencies of each choice
+  // and not only the zero-load one (analysis uses make_path_tracer alone
+  // without it).
+  RouteChoiceTracerFactory make_choice_tracer;
 };
 
 class Registry {

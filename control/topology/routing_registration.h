@@ -46,4 +46,17 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
   return r;
 }
 
+// Every route a policy's adaptive choices allow (RoutingInfo::make_choice_tracer).
+template <class Policy, class Program>
+RouteChoiceTracerFactory choice_tracer(Program program) {
+  return [program](const Spec& spec, const Fabric& fabric) -> RouteChoiceFn {
+    auto t = std::make_shared<const typename Policy::Tables>(program(spec, fabric));
+    auto ports = std::make_shared<const PortPeers>(fabric);
+    return [t, ports, &fabric](const PacketMeta& m, std::vector<HopTrace>& path,
+                               const RouteVisit& visit) {
+      return for_each_route_choice<Policy>(*t, fabric, m, path, *ports, visit);
+    };
+  };
+}
+
 }  // namespace fabemu

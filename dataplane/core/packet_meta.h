@@ -38,6 +38,7 @@ struct alignas(8) PacketMeta {
   uint8_t out_vc;
   uint8_t flags;          // PacketFlags
   uint8_t route[8];       // topology-specific route state (T3E tag, ...)
+  uint16_t out_note;      // the granted candidate's RouteCandidate::note
 };
 static_assert(sizeof(PacketMeta) <= 64, "PacketMeta must fit the mbuf private area");
 inline constexpr uint16_t kMbufPrivSize = 64;

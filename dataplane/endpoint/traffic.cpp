@@ -83,6 +83,29 @@ bool TrafficPattern::init(const Fabric& f, const EngineConfig& cfg, std::string*
         for (uint32_t e = 0; e < n_; e++) fixed_[e] = (e + (n_ + 1) / 2 - 1) % n_;
       }
       break;
+    case Pattern::flatfly_worst: {
+      // Kim, Dally & Abts 2007, section 3.2: every endpoint of router R_i
+      // sends to a randomly selected endpoint of router R_{i+1} (routers
+      // with endpoints, in id order, the last to the first), so that all of
+      // a router's traffic wants the same channel under minimal routing.
+      std::vector<std::vector<uint32_t>> groups(f.routers.size());
+      for (uint32_t e = 0; e < n_; e++) groups[f.endpoints[e].router].push_back(e);
+      std::vector<NextGroup> group_of(f.routers.size());
+      std::vector<size_t> with_eps;
+      by_router_.clear();
+      for (size_t r = 0; r < groups.size(); r++) {
+        if (groups[r].empty()) continue;
+        group_of[r] = {static_cast<uint32_t>(by_router_.size()),
+                       static_cast<uint32_t>(groups[r].size())};
+        by_router_.insert(by_router_.end(), groups[r].begin(), groups[r].end());
+        with_eps.push_back(r);
+      }
+      next_group_.assign(n_, NextGroup{});
+      for (size_t i = 0; i < with_eps.size(); i++)
+        for (uint32_t e : groups[with_eps[i]])
+          next_group_[e] = group_of[with_eps[(i + 1) % with_eps.size()]];
+      break;
+    }
     case Pattern::permutation: {
       // A random derangement-free-ish permutation fixed by the seed (Fisher-Yates).
       std::vector<uint32_t> p(n_);

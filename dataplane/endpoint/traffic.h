@@ -25,6 +25,10 @@ class TrafficPattern {
       case Pattern::hotspot:
         if (rng.unit() <= hotspot_fraction_ && hotspot_ != src) return hotspot_;
         return uniform(src, rng);
+      case Pattern::flatfly_worst: {
+        const NextGroup& g = next_group_[src];
+        return by_router_[g.first + rng.below(g.count)];
+      }
       default:
         return fixed_[src];
     }
@@ -43,6 +47,14 @@ class TrafficPattern {
   uint32_t hotspot_ = 0;
   double hotspot_fraction_ = 0;
   std::vector<uint32_t> fixed_;
+  // flatfly_worst: the endpoints grouped by router (routers in id order), and
+  // per endpoint where in by_router_ the next router's group is.
+  struct NextGroup {
+    uint32_t first = 0;
+    uint32_t count = 1;
+  };
+  std::vector<uint32_t> by_router_;
+  std::vector<NextGroup> next_group_;
 };
 
 }  // namespace fabemu

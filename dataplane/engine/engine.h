@@ -109,6 +109,15 @@ class Engine final : public EngineBase {
     std::vector<OutLink> out;           // [output]
     std::vector<InLink> in;             // [output index of the input port]
     std::vector<SenderVc> vcs;          // [output * nv + vc]: credits, packets sent
+    // [output * nv + vc]: units routed to that output VC and not yet granted
+    // (the part of the paper's output queue the credits do not show yet).
+    std::vector<uint32_t> pending;
+    // Greedy allocation (routing_policy.h, Allocator): each router's queue
+    // lengths as of the start of its current allocation cycle
+    // ([output * nv + vc]) and when that cycle ends ([local router]).
+    bool greedy = false;
+    std::vector<uint32_t> snap;
+    std::vector<ps_t> snap_until;
     std::vector<Nic> ep;                // all endpoints; only owned ones used
     std::vector<uint32_t> owned_eps;
     RunStats st;
@@ -174,6 +183,7 @@ class Engine final : public EngineBase {
   void setup_head(Worker& w, uint32_t c, ps_t not_before);
   bool compute_route(Worker& w, uint32_t c, const QEntry& e);
   void finish_route(Worker& w, uint32_t c, QEntry& e, ps_t not_before);
+  QueueView selection_view(Worker& w, uint32_t lr);
   void try_output(Worker& w, uint32_t o);
   void grant(Worker& w, uint32_t o, uint32_t c);
   void return_credits(Worker& w, uint32_t c, uint32_t units, ps_t first, ps_t every);
@@ -327,6 +337,9 @@ class Engine final : public EngineBase {
   ps_t measure_start_ = 0, measure_end_ = 0, gen_end_ = 0, drain_end_ = 0;
   ps_t window_ = 0;
   double gen_p_ = 0;                     // per-slot message probability
+  // A greedy allocator's cycle: one longest packet on a router link (the
+  // paper's single-flit packets take one cycle).
+  ps_t alloc_cycle_ps_ = 1;
   ps_t gen_slot_ps_ = 0;
   std::vector<double> size_cdf_;
   uint32_t max_payload_ = 0;

@@ -18,7 +18,7 @@
 namespace fabemu {
 
 enum class Pattern : uint8_t {
-  uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor
+  uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor, flatfly_worst
 };
 
 // How payload bytes map to flow units for the profile's packet format.
@@ -77,6 +77,7 @@ struct EngineConfig {
   Pattern pattern = Pattern::uniform;
   double load = 0.0;            // fraction of injection bandwidth
   uint32_t batch_size = 1;      // >1: batch (bursty) injection
+  bool single_batch = false;    // one batch per endpoint at time 0, then nothing
   std::vector<uint32_t> size_bytes{64};
   std::vector<double> size_weight{1.0};
   double reply_fraction = 0.0;

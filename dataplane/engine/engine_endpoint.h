@@ -31,7 +31,9 @@ void Engine<R, L>::on_generate(Worker& w, uint32_t e) {
     make_message(w, e, dst, bytes, static_cast<uint8_t>(TrafficClass::request), needs_reply,
                  measured, w.now);
   }
-  w.wheel.push(event_at(w.now + ep.rng.geometric(gen_p_) * gen_slot_ps_, EventType::ep_generate, e));
+  if (!cfg_.single_batch)
+    w.wheel.push(
+        event_at(w.now + ep.rng.geometric(gen_p_) * gen_slot_ps_, EventType::ep_generate, e));
   try_inject(w, e);
 }
 

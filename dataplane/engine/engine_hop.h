@@ -104,8 +104,9 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
   const PacketMeta* pm = meta(e.m);
   w.rc.count = 0;
   w.rc.adaptive = false;
+  const size_t q0 = size_t(rt.output(lr, 0)) * nv_;
   RoutingContext ctx{&w.route_rng[lr],
-                     QueueView(&w.vcs[size_t(rt.output(lr, 0)) * nv_], nv_, cap_.data(), w.now)};
+                     QueueView(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0])};
   R::route(*w.tables.tables, ctx, r, static_cast<uint8_t>(rt.port_of_channel(c)), *pm, w.rc);
   if (w.rc.count == 0) {
     fail(w, "no route at router " + std::to_string(r) + " for a packet to endpoint " +
@@ -124,10 +125,13 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   const int32_t r = w.routers[lr];
   PacketMeta* pm = meta(e.m);
   const uint32_t o0 = rt.output(lr, 0);
-  const RouteCandidate pick =
-      select_most_credits(w.rc, QueueView(&w.vcs[size_t(o0) * nv_], nv_, cap_.data(), w.now));
+  const RouteCandidate pick = w.rc.adaptive && w.rc.count > 1
+                                  ? select_candidate(w.rc, selection_view(w, lr), e.units)
+                                  : w.rc.c[0];
   pm->out_port = pick.port;
   pm->out_vc = pick.vc;
+  pm->out_note = pick.note;
+  w.pending[size_t(o0 + pick.port) * nv_ + pick.vc] += e.units;
   e.out_port = pick.port;
   e.out_vc = pick.vc;
   e.routed = 1;
@@ -138,6 +142,24 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   rt.request(o, rt.requester(p, v));
   const ps_t free = w.out[o].free_ps;
   arm_wake(w, o, ready > free ? ready : free);
+}
+
+// The queue state an adaptive selection at local router lr sees: live
+// (sequential allocation: every decision before this one counts), or the
+// router's snapshot of its current allocation cycle (greedy: decisions in
+// the same cycle do not see each other), refreshed by the cycle's first
+// decision.
+template <class R, class L>
+inline QueueView Engine<R, L>::selection_view(Worker& w, uint32_t lr) {
+  const size_t q0 = size_t(w.router.output(lr, 0)) * nv_;
+  const QueueView live(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0]);
+  if (!w.greedy) return live;
+  if (w.now >= w.snap_until[lr]) {
+    for (uint32_t p = 0; p < max_ports_; p++)
+      for (uint32_t v = 0; v < nv_; v++) w.snap[q0 + size_t(p) * nv_ + v] = live.queue(p, v);
+    w.snap_until[lr] = (w.now / alloc_cycle_ps_ + 1) * alloc_cycle_ps_;
+  }
+  return QueueView::of_queues(&w.snap[q0], nv_, cap_.data(), w.now);
 }
 
 // Output o looks at its requesters: the link must be free; the round-robin
@@ -215,6 +237,7 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   const ps_t dur = ol.serialize(units);
   SenderVc& sv = w.vcs[size_t(o) * nv_ + ov];
   sv.credits.take(units);
+  w.pending[size_t(o) * nv_ + ov] -= units;
   sv.packets++;
   ol.free_ps = now + dur;  // requesters arriving meanwhile schedule the wake-up
   rt.occupy_input(c / nv_, now + dur);

@@ -239,6 +239,16 @@ bool Engine<R, L>::setup_traffic(std::string* err) {
     size_cdf_.push_back(acc);
   }
   gen_slot_ps_ = f_.endpoints[0].unit_ps;
+  {
+    uint32_t units = 1;
+    for (uint32_t b : cfg_.size_bytes)
+      units = std::max(units, std::min(cfg_.format.units_for(b), cfg_.format.max_units));
+    ps_t unit = f_.endpoints[0].unit_ps;
+    for (const auto& r : f_.routers)
+      for (const auto& p : r.ports)
+        if (p.peer_router >= 0 && p.unit_ps) unit = std::min(unit, p.unit_ps);
+    alloc_cycle_ps_ = std::max<ps_t>(1, unit * units);
+  }
   gen_p_ = generation_probability(cfg_.format, cfg_.size_bytes, cfg_.size_weight, cfg_.load,
                                   cfg_.batch_size);
   return true;
@@ -258,6 +268,10 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.out.assign(nout, OutLink{});
   w.in.assign(nout, InLink{});
   w.vcs.assign(nout * nv_, SenderVc{});
+  w.pending.assign(nout * nv_, 0);
+  w.greedy = policy_allocator<R>(*w.tables.tables) == Allocator::greedy;
+  w.snap.assign(w.greedy ? nout * nv_ : 0, 0);
+  w.snap_until.assign(w.greedy ? nlr : 0, 0);
   w.ep.resize(nep_);
   w.st = RunStats{};
   w.st.links = link_proto_;
@@ -369,7 +383,8 @@ void Engine<R, L>::seed_traffic(Worker& w) {
   for (uint32_t e : w.owned_eps) {
     Nic& ep = w.ep[e];
     if (ep.binding >= 0) continue;  // its traffic comes from its port
-    w.wheel.push(event_at((ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_, EventType::ep_generate, e));
+    const ps_t first = cfg_.single_batch ? 0 : (ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_;
+    w.wheel.push(event_at(first, EventType::ep_generate, e));
   }
 }
 

@@ -26,6 +26,7 @@
 
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
+#include "dataplane/routing/routing_policy.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -58,7 +59,12 @@ struct FlatflyTables {
   // they then share, as on YARC with one VC).
   uint8_t response_vc = 0;
   ps_t latency_ps = 31250;  // router pipeline, every hop
+  // How adaptive decisions at one router see each other (the paper's greedy
+  // MIN AD and UGAL, sequential UGAL-S and CLOS AD; oblivious policies do
+  // not ask).
+  Allocator allocator = Allocator::sequential;
 
+  int32_t routers() const { return dims ? static_cast<int32_t>(digit.size() / dims) : 0; }
   const uint8_t* digits(int32_t router) const {
     return digit.data() + static_cast<size_t>(router) * dims;
   }
@@ -78,6 +84,7 @@ struct FlatflyPolicyBase {
                           uint8_t /*out_port*/) {
     return t.latency_ps;
   }
+  static Allocator allocator(const Tables& t) { return t.allocator; }
 };
 
 // The next hop of dimension-order routing from `router` towards router
@@ -89,6 +96,31 @@ inline int flatfly_dimension_order(const FlatflyTables& t, int32_t router, int32
   for (int d = 0; d < t.dims; ++d)
     if (c[d] != g[d]) return t.port_to(d, c[d], g[d]);
   return -1;
+}
+
+// Router-to-router hops of a minimal route from router a to router b: the
+// digits in which they differ.
+inline int flatfly_hops(const FlatflyTables& t, int32_t a, int32_t b) {
+  const uint8_t* x = t.digits(a);
+  const uint8_t* y = t.digits(b);
+  int n = 0;
+  for (int d = 0; d < t.dims; ++d) n += x[d] != y[d];
+  return n;
+}
+
+// MIN AD's candidates at `router` towards router `target` (not `router`):
+// every productive channel (one per differing digit), weighted by the hops
+// left, all on the VC for that many hops, vc_first + n' - hops (Kim, Dally &
+// Abts 2007, section 3.1: n' VCs chosen by the hops remaining, so a packet's
+// VC rises at every hop and the channel dependencies cannot close a cycle).
+inline void flatfly_add_productive(const FlatflyTables& t, int32_t router, int32_t target,
+                                   uint8_t vc_first, RouteCandidates& out) {
+  const uint8_t* c = t.digits(router);
+  const uint8_t* g = t.digits(target);
+  const int hops = flatfly_hops(t, router, target);
+  const uint8_t vc = static_cast<uint8_t>(vc_first + t.dims - hops);
+  for (int d = 0; d < t.dims; ++d)
+    if (c[d] != g[d]) out.add(t.port_to(d, c[d], g[d]), vc, static_cast<uint8_t>(hops));
 }
 
 }  // namespace fabemu

@@ -14,15 +14,31 @@ namespace fabemu {
 
 class QueueView {
  public:
-  QueueView(const SenderVc* vcs, uint32_t nv, const uint32_t* capacity, ps_t now)
-      : vcs_(vcs), nv_(nv), cap_(capacity), now_(now) {}
+  // pending: [out_port * nv + vc] units routed to that output VC and not yet
+  // granted (this router's decisions the credits do not show yet); null:
+  // none counted.
+  QueueView(const SenderVc* vcs, uint32_t nv, const uint32_t* capacity, ps_t now,
+            const uint32_t* pending = nullptr)
+      : vcs_(vcs), nv_(nv), cap_(capacity), now_(now), pending_(pending) {}
   // A view of an idle fabric (every downstream buffer empty): what analysis
   // and zero-load route tracing see.
   static QueueView idle(uint32_t nv, const uint32_t* capacity) {
     return QueueView(nullptr, nv, capacity, 0);
   }
+  // A view frozen at given queue lengths ([out_port * nv + vc] units): a
+  // greedy allocator's per-cycle snapshot, or a test's crafted state.
+  static QueueView of_queues(const uint32_t* queues, uint32_t nv, const uint32_t* capacity,
+                             ps_t now = 0) {
+    QueueView v(nullptr, nv, capacity, now);
+    v.queues_ = queues;
+    return v;
+  }
   // Credits for (out_port, vc) the router knows of at now (in hand or streaming back).
   uint32_t credits(uint32_t out_port, uint32_t vc) const {
+    if (queues_) {
+      const uint32_t q = queues_[out_port * nv_ + vc];
+      return cap_[vc] > q ? cap_[vc] - q : 0;
+    }
     if (!vcs_) return cap_[vc];
     return vcs_[out_port * nv_ + vc].credits.held_at(now_);
   }
@@ -31,6 +47,15 @@ class QueueView {
     const uint32_t c = credits(out_port, vc);
     return cap_[vc] > c ? cap_[vc] - c : 0;
   }
+  // The output queue length the paper's adaptive algorithms compare
+  // (Kim, Dally & Abts 2007, section 3.1): the downstream occupancy the
+  // credits show plus what this router has routed to (out_port, vc) and not
+  // yet sent, so that a decision counts for the next one at once.
+  uint32_t queue(uint32_t out_port, uint32_t vc) const {
+    if (queues_) return queues_[out_port * nv_ + vc];
+    return occupancy(out_port, vc) + (pending_ ? pending_[out_port * nv_ + vc] : 0);
+  }
+  uint32_t vcs() const { return nv_; }
   ps_t now() const { return now_; }
 
  private:
@@ -38,6 +63,8 @@ class QueueView {
   uint32_t nv_;
   const uint32_t* cap_;           // buffer units per VC
   ps_t now_;
+  const uint32_t* pending_ = nullptr;  // [port * nv + vc]; null: none
+  const uint32_t* queues_ = nullptr;   // frozen queue lengths; null: live
 };
 
 // Handed to a routing function with each packet: the router's own random

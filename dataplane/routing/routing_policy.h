@@ -28,15 +28,14 @@
 //   // a packet's arrival may be handled up to the router pipeline late
 //   // (lets workers run longer windows). Without it: true.
 //   static bool routes_on_state(const Tables&);
+//   // Optional: how the router's inputs see each other's adaptive decisions
+//   // (Allocator below). Without it: sequential.
+//   static Allocator allocator(const Tables&);
 //
-template <class R>
-bool policy_routes_on_state(const typename R::Tables& t) {
-  if constexpr (requires { R::routes_on_state(t); })
-    return R::routes_on_state(t);
-  else
-    return true;
-}
-
+// A granted candidate's RouteCandidate::note reaches on_forward in
+// m.out_note (what a decision needs remembered, e.g. UGAL's intermediate
+// router).
+//
 // trace_route() below walks a packet through the tables without timing, for
 // analysis (hop counts, zero-load latency, channel dependency graph), with
 // an idle fabric's queue view and a fixed random stream.
@@ -49,8 +48,34 @@ bool policy_routes_on_state(const typename R::Tables& t) {
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/routing/route.h"
 #include "dataplane/routing/routing_context.h"
+#include "dataplane/routing/selection.h"
 
 namespace fabemu {
+
+template <class R>
+bool policy_routes_on_state(const typename R::Tables& t) {
+  if constexpr (requires { R::routes_on_state(t); })
+    return R::routes_on_state(t);
+  else
+    return true;
+}
+
+// The paper's two allocators (Kim, Dally & Abts 2007, section 3.1):
+// sequential: each input decides in turn and sees the queue state updated by
+// the decisions before it (the event engine's own order: a routed packet
+// counts in its output's queue at once, QueueView::queue); greedy: all inputs
+// of a router decide on the same queue state, updated en masse once per
+// router cycle (a per-router snapshot the engine refreshes when a decision
+// falls in a new cycle).
+enum class Allocator : uint8_t { sequential, greedy };
+
+template <class R>
+Allocator policy_allocator(const typename R::Tables& t) {
+  if constexpr (requires { R::allocator(t); })
+    return R::allocator(t);
+  else
+    return Allocator::sequential;
+}
 
 struct HopTrace {
   int32_t router;
@@ -91,7 +116,21 @@ class PortPeers {
   std::vector<PortPeer> peers_;
 };
 
-// Follows the first candidate at each hop, writing the hops into `path`
+// A traced packet takes candidate c at `router`: the hop is recorded and
+// the policy updates its route state as on a grant.
+template <class R>
+void take_hop(const typename R::Tables& t, int32_t router, uint8_t in_port, const RouteCandidate& c,
+              PacketMeta& m, std::vector<HopTrace>& path) {
+  path.push_back(
+      HopTrace{router, in_port, m.vc, c.port, c.vc, R::pipeline_ps(t, router, in_port, c.port)});
+  m.out_port = c.port;
+  m.out_vc = c.vc;
+  m.out_note = c.note;
+  R::on_forward(t, router, c.port, m);
+}
+
+// Follows at each hop the candidate the router would select on an idle
+// fabric (the first, or the fewest hops when weighted), writing the hops into `path`
 // (cleared first; its capacity is kept, so a caller that traces many routes
 // allocates once). Returns false, with `path` empty, when the route loops or
 // leaves the fabric (a broken table). port(router, port) is where f's port
@@ -114,12 +153,8 @@ bool trace_route_into(const typename R::Tables& t, const Fabric& f, PacketMeta m
     rc.count = 0;
     R::route(t, ctx, router, in_port, m, rc);
     if (rc.count == 0) break;
-    const RouteCandidate c = rc.c[0];
-    HopTrace h{router, in_port, m.vc, c.port, c.vc, R::pipeline_ps(t, router, in_port, c.port)};
-    path.push_back(h);
-    m.out_port = c.port;
-    m.out_vc = c.vc;
-    R::on_forward(t, router, c.port, m);
+    const RouteCandidate c = select_candidate(rc, ctx.view, m.units ? m.units : 1);
+    take_hop<R>(t, router, in_port, c, m, path);
     const auto& p = port(router, c.port);
     if (p.endpoint >= 0) {
       if (static_cast<uint32_t>(p.endpoint) != m.dst) break;
@@ -151,6 +186,59 @@ std::vector<HopTrace> trace_route(const typename R::Tables& t, const Fabric& f,
   std::vector<HopTrace> path;
   trace_route_into<R>(t, f, m, path);
   return path;
+}
+
+// Every route an adaptive policy may give a packet, for the channel
+// dependency graph (a deadlock check that followed only the zero-load choice
+// would miss the dependencies of every other): at each hop whose candidates
+// are adaptive, each candidate in turn; otherwise candidate 0. visit(path)
+// is called with each complete route (path holds it; reused). Returns false
+// when some route loops or leaves the fabric. The random stream is the
+// (source, destination) pair's own, as in trace_route_into.
+template <class R, class Ports, class Visit>
+bool for_each_route_choice(const typename R::Tables& t, const Fabric& f, PacketMeta m,
+                           std::vector<HopTrace>& path, const Ports& port, Visit&& visit) {
+  path.clear();
+  OfflineRouting offline((uint64_t{m.src} << 32) | m.dst);
+  RoutingContext ctx = offline.ctx();
+  R::on_inject(t, f, m);
+  const FabricEndpoint& src = f.endpoints[m.src];
+  const size_t limit = 4 * f.routers.size() + 8;
+  bool ok = true;
+  auto walk = [&](auto& self, int32_t router, uint8_t in_port, const PacketMeta& at) -> void {
+    if (path.size() >= limit) {
+      ok = false;
+      return;
+    }
+    RouteCandidates rc;
+    R::route(t, ctx, router, in_port, at, rc);
+    if (rc.count == 0) {
+      ok = false;
+      return;
+    }
+    const uint32_t choices = rc.adaptive ? rc.count : 1;
+    for (uint32_t i = 0; i < choices; ++i) {
+      const RouteCandidate c = rc.c[i];
+      PacketMeta m2 = at;
+      take_hop<R>(t, router, in_port, c, m2, path);
+      const auto& p = port(router, c.port);
+      if (p.endpoint >= 0) {
+        if (static_cast<uint32_t>(p.endpoint) == m2.dst)
+          visit(static_cast<const std::vector<HopTrace>&>(path));
+        else
+          ok = false;
+      } else if (p.peer_router < 0) {
+        ok = false;
+      } else {
+        m2.vc = c.vc;
+        m2.hops++;
+        self(self, p.peer_router, static_cast<uint8_t>(p.peer_port), m2);
+      }
+      path.pop_back();
+    }
+  };
+  walk(walk, src.router, static_cast<uint8_t>(src.port), m);
+  return ok;
 }
 
 }  // namespace fabemu

@@ -352,6 +352,10 @@ int run_command(const Spec& spec, const RunOptions& opts) {
             line += fmt::format("  | frame p99 {}  lateness p99 {} max {}",
                                 ns_text(l.frame_latency_p99_ps), ns_text(l.lateness_p99_ps),
                                 ns_text(l.lateness_max_ps));
+            if (l.capturing)
+              line += fmt::format("  | captured {}{}", l.captured,
+                                  l.capture_drops ? fmt::format(" ({} DROPPED: writer behind)", l.capture_drops)
+                                                  : "");
             fmt::print(stderr, "{}\n", line);
             if (l.events_over_bound)
               fmt::print(stderr,

@@ -376,6 +376,7 @@ class Engine final : public EngineBase {
     std::atomic<uint64_t> tick{0};
     std::atomic<uint64_t> lateness_p99{0}, lateness_max{0}, frame_p99{0}, over_bound{0};
     std::atomic<uint64_t> behind{0};  // Worker::behind, for worker 0's overload policy
+    std::atomic<uint64_t> captured{0}, capture_drops{0};
     std::unique_ptr<std::atomic<uint64_t>[]> rx, tx;  // per binding
   };
   std::unique_ptr<LivePub[]> live_;

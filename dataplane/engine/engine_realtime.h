@@ -70,6 +70,8 @@ void Engine<R, L>::publish_live(Worker& w, uint64_t tick) {
   lp.frame_p99.store(w.frame_latency_iv.count ? w.frame_latency_iv.percentile(99) : 0,
                      std::memory_order_relaxed);
   lp.over_bound.store(w.over_bound_iv, std::memory_order_relaxed);
+  lp.captured.store(w.st.captured, std::memory_order_relaxed);
+  lp.capture_drops.store(w.st.capture_drops, std::memory_order_relaxed);
   lp.tick.store(tick, std::memory_order_release);
   w.lateness_iv = LatencyHistogram{};
   w.frame_latency_iv = LatencyHistogram{};
@@ -162,6 +164,8 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
         for (const auto& pc : cfg_.ports) live.port_names.push_back(pc.name);
         live.frame_latency_p99_ps = live.lateness_p99_ps = live.lateness_max_ps = 0;
         live.events_over_bound = 0;
+        live.captured = live.capture_drops = 0;
+        live.capturing = capturing_;
         for (int i = 0; i < nw; i++) {
           const LivePub& lp = live_[i];
           lp.tick.load(std::memory_order_acquire);
@@ -173,6 +177,8 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
           live.lateness_p99_ps = std::max(live.lateness_p99_ps, lp.lateness_p99.load(std::memory_order_relaxed));
           live.lateness_max_ps = std::max(live.lateness_max_ps, lp.lateness_max.load(std::memory_order_relaxed));
           live.events_over_bound += lp.over_bound.load(std::memory_order_relaxed);
+          live.captured += lp.captured.load(std::memory_order_relaxed);
+          live.capture_drops += lp.capture_drops.load(std::memory_order_relaxed);
         }
         cfg_.live(live);
       }

@@ -112,6 +112,8 @@ struct LiveStats {
   uint64_t lateness_p99_ps = 0;       // since the previous snapshot
   uint64_t lateness_max_ps = 0;
   uint64_t events_over_bound = 0;     // since the previous snapshot
+  uint64_t captured = 0, capture_drops = 0;  // capture records, cumulative
+  bool capturing = false;
 };
 
 // Drop reasons are declared once; JSON and the summary print the same names.

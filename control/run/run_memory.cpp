@@ -148,9 +148,10 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
                  nlr * sizeof(Rng);
     fifo_b += InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap);
     // Per output VC also the units routed and not yet sent, and a greedy
-    // allocator's snapshot of them (counted whatever the allocator).
+    // allocator's snapshot of them (counted whatever the allocator), and
+    // per output the units its credit-blocked requesters wait for.
     links_b += nout * (sizeof(OutLink) + sizeof(InLink) + nv * sizeof(SenderVc) +
-                       nv * 2 * sizeof(uint32_t)) +
+                       nv * 2 * sizeof(uint32_t) + 16) +
                nlinks * sizeof(LinkStats);
     eps_b += nep * sizeof(Nic) +
              owned * (nv * sizeof(CreditCounter) +

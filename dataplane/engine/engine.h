@@ -74,6 +74,13 @@ int next_engine_instance();
 // Bytes that fill synthetic payloads (a fixed, recognisable pattern).
 const uint8_t* synthetic_payload();
 
+// Per VC of one output: units short, kNone where no requester was.
+struct alignas(16) BlockedUnits {
+  static constexpr uint16_t kNone = 0xFFFF;
+  uint16_t units[kMaxVcs] = {kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone};
+};
+static_assert(kMaxVcs == 8, "BlockedUnits lists one entry per VC");
+
 template <class R, class LinkLayer = NoLinkLayer>
 class Engine final : public EngineBase {
  public:
@@ -112,6 +119,11 @@ class Engine final : public EngineBase {
     // [output * nv + vc]: units routed to that output VC and not yet granted
     // (the part of the paper's output queue the credits do not show yet).
     std::vector<uint32_t> pending;
+    // [output]: per VC, the fewest units a requester was short of when the
+    // output last arbitrated; a returning credit stream wakes the output
+    // only once that many credits are there (its other requesters wait for
+    // wake-ups of their own: pipeline, input, link).
+    std::vector<BlockedUnits> blocked;
     // Greedy allocation (routing_policy.h, Allocator): each router's queue
     // lengths as of the start of its current allocation cycle
     // ([output * nv + vc]) and when that cycle ends ([local router]).

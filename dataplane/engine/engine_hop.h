@@ -179,9 +179,10 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
   const uint32_t ch0 = o0 * nv_;           // channel of (port 0, VC 0)
   const SenderVc* cr = &w.vcs[size_t(o) * nv_];
   // Per VC: the fewest units known to be short now, so that one credit
-  // lookup per VC serves the requesters behind it.
-  uint16_t short_units[kMaxVcs];
-  for (uint32_t v = 0; v < nv_; v++) short_units[v] = 0xFFFF;
+  // lookup per VC serves the requesters behind it; kept for the credit
+  // streams that come back (add_credit_stream).
+  uint16_t* short_units = w.blocked[o].units;
+  w.blocked[o] = BlockedUnits{};
   ps_t wake = kNever;
   uint32_t won_c = 0;
   const int32_t won = rt.arbitrate(o, [&](uint32_t i) {
@@ -307,10 +308,16 @@ inline void Engine<R, L>::add_credit_stream(Worker& w, uint32_t o, uint32_t v, u
     defer_credit_stream(w, o, 0, v, units, first, every);  // its queue is full
     return;
   }
-  if (w.router.requests(o)) {
-    const ps_t free = w.out[o].free_ps;
-    arm_wake(w, o, first > free ? first : free);
-  }
+  // Only requesters found short of credits wait for these: wake the output
+  // when the fewest units one of them needs are there (a later stream wakes
+  // it when this one is not enough). Other requesters have wakes of their own.
+  const uint16_t need = w.blocked[o].units[v];
+  if (need == BlockedUnits::kNone || !w.router.requests(o)) return;
+  ps_t at = kNever;
+  if (cc.available(need, w.now, &at)) at = w.now;
+  if (at == kNever) return;
+  const ps_t free = w.out[o].free_ps;
+  arm_wake(w, o, at > free ? at : free);
 }
 
 }  // namespace fabemu

@@ -269,6 +269,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.in.assign(nout, InLink{});
   w.vcs.assign(nout * nv_, SenderVc{});
   w.pending.assign(nout * nv_, 0);
+  w.blocked.assign(nout, BlockedUnits{});
   w.greedy = policy_allocator<R>(*w.tables.tables) == Allocator::greedy;
   w.snap.assign(w.greedy ? nout * nv_ : 0, 0);
   w.snap_until.assign(w.greedy ? nlr : 0, 0);

@@ -30,7 +30,9 @@ Standard library only.
 import argparse
 import datetime
 import json
+import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -116,6 +118,17 @@ RUNS = [
 # as much as a new seed does, so these runs are held to their seed spread,
 # rounded up, instead of 1%. p99 takes histogram-bucket values (12.5% apart):
 # where it jumped buckets between seeds it may jump as far here.
+# Beyond saturation one seed is not a figure: the accepted load of the
+# 8x8x8 torus at 0.9 moved 0.158 / 0.170 / 0.180 over seeds 1-3, and a change
+# of event order alone (an equal-time tie broken differently, no change of
+# behaviour) moves it as far. These runs are recorded and checked as the mean
+# over seeds 1..N, each figure held to its standard error over those seeds
+# (SEM_TOL of them; recorded per seed in the golden file) or to RUN_TOL,
+# whichever is wider.
+SEEDS = {"t3e4x4x4-0.5": 4, "t3e4x4x4-0.9": 4, "t3e8x8x8-0.3": 4, "t3e8x8x8-0.5": 4,
+         "t3e8x8x8-0.9": 4, "clos1024-0.5": 4, "clos1024-0.9": 4}
+SEM_TOL = 3.0
+
 RUN_TOL = {
     "t3e4x4x4-0.5": 0.02,   # drops 1.4%
     "t3e4x4x4-0.9": 0.02,
@@ -132,10 +145,18 @@ P99_TOL = {
 DROPS_INFO = {"t3e8x8x8-0.5"}
 
 
-def tolerance(run, fig):
+def tolerance(run, fig, golden_run=None):
+    tol = max(REL_TOL, RUN_TOL.get(run, 0.0))
     if fig == "latency_p99_ns" and run in P99_TOL:
-        return P99_TOL[run]
-    return max(REL_TOL, RUN_TOL.get(run, 0.0))
+        tol = P99_TOL[run]
+    per_seed = (golden_run or {}).get("per_seed", {}).get(fig)
+    if per_seed and len(per_seed) > 1 and all(isinstance(v, (int, float)) and
+                                              not isinstance(v, bool) for v in per_seed):
+        mean = statistics.fmean(per_seed)
+        sem = statistics.stdev(per_seed) / math.sqrt(len(per_seed))
+        if mean:
+            tol = max(tol, SEM_TOL * sem / abs(mean))
+    return tol
 
 
 # figure -> (rule, extractor)
@@ -184,6 +205,35 @@ def run_args(kind, topo, sets):
     for s in COMMON + sets:
         args += ["--set", s]
     return args
+
+
+def combine(values):
+    """One figure over several seeds: the mean of numbers; booleans and
+    strings must agree (else the first that differs, which fails a check)."""
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return statistics.fmean(values)
+    return values[0] if all(v == values[0] for v in values) else f"differs by seed: {values}"
+
+
+def run_seeds(fabemu, src, name, kind, topo, sets, keep, seeds):
+    """run_one over seeds 1..seeds: (args of seed 1, mean figures, per-seed
+    figures, wall time)."""
+    per = []
+    wall = 0.0
+    args0 = None
+    for seed in range(1, seeds + 1):
+        seed_sets = sets + ([f"run.seed={seed}"] if seed > 1 else [])
+        args, figures, w = run_one(fabemu, src, f"{name}-seed{seed}" if seed > 1 else name,
+                                   kind, topo, seed_sets, keep)
+        wall += w
+        args0 = args0 or args
+        if figures is None:
+            return args0, None, None, wall
+        per.append(figures)
+    if seeds == 1:
+        return args0, per[0], None, wall
+    mean = {fig: combine([f[fig] for f in per]) for fig in per[0]}
+    return args0, mean, {fig: [f[fig] for f in per] for fig in per[0]}, wall
 
 
 def run_one(fabemu, src, name, kind, topo, sets, keep):
@@ -290,13 +340,18 @@ def main():
     failures = 0
     rows = []
     for name, kind, topo, sets in runs:
-        args, figures, wall = run_one(fabemu, src, name, kind, topo, sets, a.keep_json)
+        args, figures, per_seed, wall = run_seeds(fabemu, src, name, kind, topo, sets,
+                                                  a.keep_json, SEEDS.get(name, 1))
         print(f"  {name}: {wall:.2f} s", file=sys.stderr, flush=True)
         if figures is None:
             failures += 1
             rows.append((name, "fabemu run", "exit 0", "failed", "", "FAIL"))
             continue
-        recorded.append({"name": name, "kind": kind, "args": args, "figures": figures})
+        rec = {"name": name, "kind": kind, "args": args, "figures": figures}
+        if per_seed:
+            rec["seeds"] = SEEDS[name]
+            rec["per_seed"] = per_seed
+        recorded.append(rec)
         if golden is None:
             for fig, v in figures.items():
                 rows.append((name, fig, fmt(v), "", "", FIG[fig][0]))
@@ -306,7 +361,7 @@ def main():
             failures += 1
             rows.append((name, "(run)", "missing", "", "", "FAIL"))
             continue
-        if g["args"] != args:
+        if g["args"] != args or g.get("seeds", 1) != SEEDS.get(name, 1):
             failures += 1
             rows.append((name, "(args)", "differ: re-record", "", "", "FAIL"))
         order = KIND_FIGS[kind] + sorted(set(g["figures"]) - set(KIND_FIGS[kind]))
@@ -318,7 +373,7 @@ def main():
                 rule = FIG[fig][0]
                 if fig == "dropped_total" and name in DROPS_INFO:
                     rule = "info"
-                ok, rel = compare(rule, gv, nv, tolerance(name, fig))
+                ok, rel = compare(rule, gv, nv, tolerance(name, fig, g))
             failures += not ok
             rows.append((name, fig, fmt(gv), fmt(nv),
                          "" if rel is None else f"{rel * 100:.3f}%",

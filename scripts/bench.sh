@@ -48,6 +48,8 @@ echo "yarc rank-2 Clos, 1024 endpoints: peak resident memory ${rss} KiB"
 # Real time: frames per second through a 4x4x4 torus over in-process ring
 # ports on one worker core (64- and 1500-byte frames), with lateness.
 "$FABEMU_BUILD/fabemu_bench" "$FABEMU_ROOT/topologies/t3e-4x4x4.yaml" 3
+# Port taps: frames per second they record without drops (a replayed host).
+"$FABEMU_ROOT/scripts/bench-port-tap.sh" 2
 # Component microbenchmarks: timing wheel, route lookups, arbitration, credits.
 echo "component microbenchmarks:"
 "$FABEMU_BUILD/fabemu_micro_bench" --benchmark_min_time=0.2

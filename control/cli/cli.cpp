@@ -107,8 +107,12 @@ int fabemu_main(int argc, char** argv) {
       ->allow_extra_args(false);
   run->add_option("--capture", run_opts.capture_taps,
                   "capture packets and frames into pcapng (repeatable, added to the spec's "
-                  "capture.taps): all, link=rR:pP[:in|:out], link=NAME (r3.p2>r7.p5), router=R, "
-                  "endpoint=E, port=NAME; the file format is pcap-tools/FORMAT.md")
+                  "capture.taps): all, link=rR:pP[:in|:out] (router R's port P, both ways or "
+                  "one), link=NAME (r3.p2>r7.p5), router=R (its every link), endpoint=E (its "
+                  "injection and ejection links), port=NAME (a port's Ethernet frames); filters, "
+                  "snapshot length and a ring of files with --set capture.vcs|src|dst|types|"
+                  "snaplen|file_mb|files; read them with `fabemu pcap` or tshark and "
+                  "pcap-tools/fabemu.lua (format: pcap-tools/FORMAT.md)")
       ->type_name("TAP")
       ->allow_extra_args(false);
   run->add_option("--capture-file", run_opts.capture_file,

@@ -34,41 +34,11 @@ python3 -c 'import struct,sys; open(sys.argv[1],"wb").write(struct.pack("<IHHiII
                 {name: b, device: \"net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/out_b.pcap\", endpoint: 42}]" \
   --capture port=a --capture port=b --capture endpoint=0 --capture-file "$tmp/cap.pcapng"
 
-python3 - "$tmp" "$n" <<'PY'
-import json, struct, sys
+python3 - "$tmp" "$n" "$src/tests/support" <<'PY'
+import json, sys
 tmp, n = sys.argv[1], int(sys.argv[2])
-
-def pcap_frames(path):
-    d = open(path, "rb").read()
-    off, out = 24, []
-    while off < len(d):
-        _, _, cap, _ = struct.unpack_from("<IIII", d, off)
-        out.append(d[off + 16: off + 16 + cap])
-        off += 16 + cap
-    return out
-
-def pcapng(path):
-    d = open(path, "rb").read()
-    off, ifs, pkts = 0, [], []
-    while off < len(d):
-        t, l = struct.unpack_from("<II", d, off)
-        if t == 1:
-            o, name = off + 16, None
-            while o < off + l - 4:
-                code, ln = struct.unpack_from("<HH", d, o)
-                if code == 0:
-                    break
-                if code == 2:
-                    name = d[o + 4:o + 4 + ln].decode()
-                o += 4 + (ln + 3) // 4 * 4
-            ifs.append(name)
-        elif t == 6:
-            iface, _, _, cap, orig = struct.unpack_from("<IIIII", d, off + 8)
-            o = off + 28 + (cap + 3) // 4 * 4
-            flags = struct.unpack_from("<I", d, o + 4)[0] if struct.unpack_from("<H", d, o)[0] == 2 else 0
-            pkts.append((ifs[iface], flags, d[off + 28:off + 28 + cap], orig))
-        off += l
-    return ifs, pkts
+sys.path.insert(0, sys.argv[3])
+from capture_files import pcap_records, pcapng_records
 
 fail = 0
 def check(ok, what):
@@ -76,8 +46,9 @@ def check(ok, what):
     print(("ok: " if ok else "FAIL: ") + what)
     fail |= not ok
 
-sent = pcap_frames(f"{tmp}/in.pcap")
-ifs, pkts = pcapng(f"{tmp}/cap.pcapng")
+sent = [f for _, f in pcap_records(f"{tmp}/in.pcap")]
+ifs, records = pcapng_records(f"{tmp}/cap.pcapng")
+pkts = [(name, flags, data, orig) for name, _, flags, data, orig in records]
 run = json.load(open(f"{tmp}/run.json"))
 check("port:a" in ifs and "port:b" in ifs, f"interfaces port:a and port:b ({ifs})")
 a_in = [p[2] for p in pkts if p[0] == "port:a" and p[1] == 1]

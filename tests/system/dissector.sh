@@ -9,8 +9,8 @@
 #    segments, carried twice on different links). Every header field and
 #    every phit/flit field is asserted with the value the script wrote.
 #
-# 2. Real captures, every link tapped (--capture all): a T3E 4x4x4 run and a
-#    YARC rank-2 Clos run (1024 endpoints). Every packet is dissected, with
+# 2. Real captures, every link tapped (--capture all): a T3E 4x4x4 run, a
+#    YARC rank-2 Clos run (1024 endpoints) and a flattened butterfly run. Every packet is dissected, with
 #    its phit/flit count equal to the header's units, the destination in the
 #    encoding equal to the header's, no expert info (so every YARC CRC is
 #    good, nothing malformed or disagreeing), and per link exactly the
@@ -271,6 +271,9 @@ real() {
 
 real t3e 2 t3e-4x4x4.yaml --set run.warmup_ns=1000 --set run.measure_ns=5000
 real yarc 1 yarc-r2-1024.yaml --set run.workers=1 --set traffic.load=0.02 \
+  --set run.warmup_ns=500 --set run.measure_ns=2000
+# The flatfly profile carries YARC phits too (UGAL: minimal and non-minimal routes).
+real flatfly 1 flatfly-4x3.yaml --set routing=ugal --set vcs.count=3 \
   --set run.warmup_ns=500 --set run.measure_ns=2000
 
 # A snapshot length of 80 bytes keeps 18 of the encoding (6 phits): every

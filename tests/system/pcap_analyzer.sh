@@ -5,7 +5,8 @@
 # three links in two files (one big-endian), an out-of-order segment, a retry
 # and a bad CRC, a sequence gap, port frames, utilisation bins, errors on bad
 # files, and the plots when matplotlib is present. Then, when this fabemu can
-# capture, a real capture of the T3E 4x4x4 against the run's JSON.
+# capture, a real capture of the T3E 4x4x4 against the run's JSON, and
+# out-of-order deliveries in real flattened-butterfly captures.
 #
 #   bash tests/system/pcap_analyzer.sh FABEMU_BINARY SOURCE_DIR
 set -euo pipefail
@@ -61,6 +62,14 @@ check "$j" "[.links[] | .sequence.missing] | add" '2' "no other gap"
 check "$j" "$(link 'r0.p1>r1.p4') | .vcs | map([.vc, .packets, .units])" '[[0,2,20],[1,3,24]]' "per-VC packets and flits"
 check "$j" "$(link 'ep0>r0.p0') | .vcs | map(.share)" '[0.8823529411764706,0.11764705882352941]' "per-VC share of flits"
 check "$j" '.vcs | map([.vc, .packets, .units])' '[[0,9,84],[1,4,28]]' "per-VC totals"
+# Held from the head leaving the link to the head leaving the next link, over
+# the 89 ns span: ep0>r0.p0 VC 0 holds P1 12.345, P2 42 (its retry times the
+# hop) and P3 10.5 ns, two at once from 1010 to 1012.345 ns.
+check "$j" "$(link 'ep0>r0.p0') | .vcs | map(.held | [.packets, .mean, .max, .max_units])" \
+  '[[3,0.7285955056179775,2,20],[1,0.449438202247191,1,4]]' "per-VC packets held on the injection link"
+check "$j" "$(link 'r0.p1>r1.p4') | .vcs | map(.held | [.packets, .mean * 89000, .max])" \
+  '[[2,32155,1],[2,29000,1]]' "per-VC packets held on the router link, the bad-CRC copy not"
+check "$j" "$(link 'r1.p0>ep1') | .vcs | map(.held)" '[null]' "nothing held past an ejection link"
 check "$j" '.utilisation | [.busy_time, .bin_ps, .start_ps, .bins, .first_ps, .span_ps]' \
   '["unit_ps",10000,1000000,9,1000000,89000]' "utilisation mode, bins, first head to last tail"
 check "$j" "$(link 'ep0>r0.p0') | .utilisation | [.busy_ps, .peak, .bins.utilisation[0:5]]" '[34000,1,[1,1,1,0.4,0]]' "injection link busy 3 bins, then 4 flits"
@@ -194,6 +203,43 @@ for line in open(sys.argv[1]):
 print(f"{n} complete paths, {bad} with another hop count")
 sys.exit(bad > 0 or n == 0)
 EOF
+
+  # Out-of-order deliveries on a 4-ary 3-flat under its worst-case pattern:
+  # none with deterministic minimal routing (one path and VC per flow); some
+  # with UGAL, which sends a flow's packets through different routers. The
+  # count must equal one made from --paths: per flow, packets delivered after
+  # a later packet id of the same source (ids count a source's packets).
+  for routing in min ugal; do
+    vcs=3
+    [[ $routing == min ]] && vcs=2  # what each may use
+    "$fabemu" run "$src/topologies/flatfly-4x3.yaml" --quiet --json "$r/ff-$routing.json" \
+      --set routing=$routing --set vcs.count=$vcs \
+      --set traffic.pattern=flatfly_worst --set traffic.load=0.4 \
+      --set run.warmup_ns=1000 --set run.measure_ns=3000 \
+      --capture all --capture-file "$r/ff-$routing.pcapng"
+    "$fabemu" pcap "$r/ff-$routing.pcapng" -q --json "$r/ff-$routing.an.json" \
+      --paths "$r/ff-$routing.paths" >/dev/null
+    late=$("$python" -c '
+import json, sys
+flows = {}
+for line in open(sys.argv[1]):
+    p = json.loads(line)
+    if p["delivered"]:
+        flows.setdefault((p["source"], p["destination"]), []).append((p["time_ps"][-1], p["packet_id"]))
+late = 0
+for deliveries in flows.values():
+    high = -1
+    for _, pid in sorted(deliveries):
+        late += pid < high
+        high = max(high, pid)
+print(late)' "$r/ff-$routing.paths")
+    check "$r/ff-$routing.an.json" '.out_of_order.out_of_order' "$late" \
+      "real capture: flatfly $routing out-of-order deliveries as counted from the paths"
+    check "$r/ff-$routing.an.json" '.out_of_order.packets' "$(jq .delivered_packets "$r/ff-$routing.json")" \
+      "real capture: flatfly $routing every delivered packet on an ejection link"
+  done
+  check "$r/ff-min.an.json" '.out_of_order.out_of_order' '0' "real capture: minimal routing delivers in order"
+  check "$r/ff-ugal.an.json" '.out_of_order.out_of_order > 0' 'true' "real capture: UGAL reorders"
 else
   echo "skip: real capture ($fabemu run has no --capture yet)"
 fi

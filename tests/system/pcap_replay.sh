@@ -3,7 +3,9 @@
 # needed: frames in a pcap file are received on a net_pcap port at endpoint 0
 # of the T3E 4x4x4 torus, cross the fabric to the port at endpoint 42 and are
 # written to that port's output pcap. Every frame must come out, byte for
-# byte and in order, with no drops, and the JSON must show it.
+# byte and in order, with no drops, and the JSON must show it. Then a host
+# replayed from a file (ports[].replay) in real time: its frames keep their
+# recorded schedule on the wall clock within the run's own lateness.
 #
 #   bash tests/system/pcap_replay.sh FABEMU_BINARY SOURCE_DIR
 set -euo pipefail
@@ -68,4 +70,63 @@ else
   echo "FAIL: out_b.pcap differs from in.pcap (beyond capture times)"
   fail=1
 fi
+
+# A replayed host (ports[].replay) in real time keeps its file's schedule on
+# the wall clock, late by no more than the run says it was: 50 frames 100 us
+# apart replayed at endpoint 0, delivered to the net_pcap port at endpoint 42,
+# whose tx_pcap stamps each frame with the wall clock (TSC) when the worker
+# hands it over. The tap on port a shows each frame entering at its recorded
+# emulated time; the tap on port b the emulated time of its delivery. The
+# wall-clock time of a delivery is its emulated time plus a constant (the
+# run's start) plus how late the delivery event ran and the rest of its round
+# up to the transmit burst. So the spread of (wall - emulated) over the frames
+# is at most the run's lateness max plus its longest poll gap (one round).
+command -v python3 >/dev/null || { echo "skip: replay timing (python3 is missing)"; exit $fail; }
+python3 - "$tmp/timed.pcap" <<'PY'
+import struct, sys
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i in range(50):
+        body = bytes.fromhex("020000000002" "020000000001") + struct.pack(">H", 0x88b5)
+        body += bytes((i + k) & 255 for k in range(46 + i * 24))
+        t_us = i * 100
+        f.write(struct.pack("<IIII", t_us // 10**6, t_us % 10**6, len(body), len(body)) + body)
+PY
+"$fabemu" run "$src/topologies/t3e-4x4x4.yaml" --quiet --json "$tmp/timed.json" \
+  --set run.mode=realtime --set traffic.load=0 --set run.duration_s=0.1 \
+  --set "ports=[{name: a, replay: \"$tmp/timed.pcap\", endpoint: 0},
+                {name: b, device: \"net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/timed_b.pcap\", endpoint: 42}]" \
+  --capture port=a --capture port=b --capture-file "$tmp/timed.pcapng"
+python3 - "$tmp" "$src/tests/support" <<'PY' || fail=1
+import json, sys
+tmp = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from capture_files import pcap_records, pcapng_records
+
+sent = [f for _, f in pcap_records(f"{tmp}/timed.pcap")]
+wall = pcap_records(f"{tmp}/timed_b.pcap")
+_, records = pcapng_records(f"{tmp}/timed.pcapng")
+entered = [(t, f) for name, t, _, f, _ in records if name == "port:a"]
+emu = [(t, f) for name, t, _, f, _ in records if name == "port:b"]
+rt = json.load(open(f"{tmp}/timed.json"))["realtime"]
+ok = len(wall) == len(emu) == len(sent) and [f for _, f in wall] == sent == [f for _, f in emu]
+print(("ok: " if ok else "FAIL: ") + f"the {len(sent)} replayed frames came out whole and in order "
+      f"({len(wall)} on the wire, {len(emu)} captured)")
+if not ok:
+    sys.exit(1)
+times = [t for t, _ in entered]
+ok = times == [i * 100_000 for i in range(len(sent))]
+print(("ok: " if ok else "FAIL: ") + f"each frame entered at its recorded emulated time ({times[:4]}... ns)")
+if not ok:
+    sys.exit(1)
+dev = [w - e for (w, _), (e, _) in zip(wall, emu)]
+spread = max(dev) - min(dev)
+bound = rt["lateness_ns"]["max"] + rt["poll_gap_ns"]["max"]
+span = wall[-1][0] - wall[0][0]
+ok = spread <= bound
+print(("ok: " if ok else "FAIL: ") + f"wall-clock delivery times follow the emulated ones within "
+      f"{spread / 1000:.1f} us over {span / 1000:.0f} us; the run's lateness max plus longest poll "
+      f"gap is {bound / 1000:.1f} us")
+sys.exit(not ok)
+PY
 exit $fail

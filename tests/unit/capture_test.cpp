@@ -262,6 +262,66 @@ TEST(Capture, OneLinkBothWaysOrOneDirection) {
   EXPECT_EQ(p.interfaces[0].name.rfind("r0.p0>", 0), 0u);
 }
 
+TEST(Capture, RouterAndEndpointTapsTakeEveryLinkAtTheirEnd) {
+  const std::string path = temp_path("ends.pcapng");
+  const RunResult r =
+      run_quiet(torus({"capture.taps=[\"router=5\", \"endpoint=9\"]", "capture.file=" + path}));
+  const PcapngFile p = read_pcapng(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(p.error.empty()) << p.error;
+  const std::vector<LinkStats> links = number_links(r.fabric);
+  std::map<std::string, uint64_t> want, got;
+  for (size_t l = 0; l < links.size(); l++) {
+    const LinkStats& k = links[l];
+    if (k.router == 5 || k.peer_router == 5 || k.endpoint == 9)
+      want[link_name(k)] = r.stats.links[l].packets;
+  }
+  // Router 5: 6 torus links and its endpoint link, both ways; endpoint 9: both ways.
+  EXPECT_EQ(want.size(), 7u * 2 + 2);
+  for (const auto& i : p.interfaces) got[i.name] = 0;
+  for (const auto& pk : p.packets) got[p.interfaces[pk.iface].name]++;
+  EXPECT_EQ(got, want);
+}
+
+TEST(Capture, TheTypesFilterKeepsOnlyResponses) {
+  const std::string path = temp_path("types.pcapng");
+  std::vector<std::string> sets{"traffic.reply_fraction=0.5", "capture.taps=[all]",
+                                "capture.file=" + path};
+  run_quiet(torus(sets));
+  const PcapngFile all = read_pcapng(path);
+  sets.push_back("capture.types=[response]");
+  run_quiet(torus(sets));
+  const PcapngFile responses = read_pcapng(path);
+  std::remove(path.c_str());
+  uint64_t expected = 0;
+  for (const auto& pk : all.packets) expected += (pk.data[16] & kCapResponse) != 0;
+  EXPECT_GT(expected, 0u);
+  EXPECT_LT(expected, all.packets.size());
+  EXPECT_EQ(responses.packets.size(), expected);
+  for (const auto& pk : responses.packets) EXPECT_TRUE(pk.data[16] & kCapResponse);
+}
+
+TEST(Capture, ARunWritesARingOfFilesEachCompleteOnItsOwn) {
+  const std::string path = temp_path("runring.pcapng");
+  // About 7 MB of records in files of 1 MB, the newest 3 kept.
+  const RunResult r =
+      run_quiet(torus({"traffic.load=0.5", "run.measure_ns=30000", "capture.taps=[all]",
+                       "capture.file=" + path, "capture.file_mb=1", "capture.files=3"}));
+  const auto& files = r.json["capture"]["files"];
+  ASSERT_EQ(files.size(), 3u) << r.json["capture"].dump();
+  uint64_t kept = 0;
+  for (const auto& f : files) {
+    const PcapngFile p = read_pcapng(f.get<std::string>());
+    EXPECT_TRUE(p.error.empty()) << f << ": " << p.error;
+    EXPECT_EQ(p.interfaces.size(), number_links(r.fabric).size()) << f;
+    kept += p.packets.size();
+    std::remove(f.get<std::string>().c_str());
+  }
+  EXPECT_GT(kept, 0u);
+  EXPECT_LT(kept, r.stats.capture_written);  // the oldest files are gone
+  EXPECT_NE(access(path.c_str(), F_OK), 0) << "the first file should have been removed";
+}
+
 TEST(Capture, TapsThatNameNothingAreRefused) {
   const auto refused = [](const std::string& tap, const std::string& says) {
     try {

@@ -21,6 +21,7 @@
 #include "dataplane/engine/engine_sizing.h"
 #include "dataplane/link/link.h"
 #include "dataplane/router/input_queued.h"
+#include "dataplane/router/output_queues.h"
 #include "dataplane/sim/event.h"
 #include "dataplane/sim/timing_wheel.h"
 #include "dataplane/stats/stats.h"
@@ -118,6 +119,7 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
   for (const auto& r : f.routers) max_ports = std::max<uint32_t>(max_ports, r.ports.size());
   for (uint32_t v = 0; v < nv && v < kMaxVcs; v++) maxcap = std::max(maxcap, f.vc_buffer_units[v]);
   const uint32_t qcap = fifo_entries(maxcap, cfg.format.min_units);
+  const std::vector<uint32_t> vc_units(f.vc_buffer_units.begin(), f.vc_buffer_units.begin() + nv);
   const uint32_t sqp = cfg.source_queue_packets;
   const bool ports = !spec.ports.empty();
   const uint64_t obj =
@@ -146,7 +148,9 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     const uint64_t nout = uint64_t(nlr) * max_ports;
     routers_b += InputQueuedRouter::state_bytes(nlr, max_ports, nv, cfg.input_speedup) +
                  nlr * sizeof(Rng);
-    fifo_b += InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap);
+    fifo_b += InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap) +
+              OutputQueues::state_bytes(static_cast<uint32_t>(nout), nv, cfg.output_speedup,
+                                        nout * output_queue_packets(cfg, vc_units));
     // Per output VC also the units routed and not yet sent, and a greedy
     // allocator's snapshot of them (counted whatever the allocator), and
     // per output the units its credit-blocked requesters wait for.

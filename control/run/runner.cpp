@@ -97,6 +97,8 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.check_invariants = spec.run.check_invariants;
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
   c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
+  c.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
+  c.output_queue_units = static_cast<uint32_t>(spec.router.output_queue_units);
   c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
   c.batch_size =

@@ -88,6 +88,7 @@ struct Spec {
     int radix = 64;              // yarc radix
     int input_speedup = 1;       // packets one input port may send through the switch at a time
     int output_speedup = 1;      // packets one output may accept at a time
+    int output_queue_units = 0;  // each output VC queue (output_speedup > 1); 0: see spec_fields
     std::string allocator = "default";  // default (the routing's) | greedy | sequential
   } router;
 

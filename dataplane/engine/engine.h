@@ -24,6 +24,7 @@
 // written into the upstream counter as a stream when downstream grants the
 // packet; an output is woken only when it was waiting for them.
 #pragma once
+#include <pthread.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -32,7 +33,6 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
-#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 
@@ -53,14 +53,15 @@
 #include "dataplane/endpoint/traffic.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/engine/engine_factory.h"
-#include "dataplane/engine/engine_sizing.h"
 #include "dataplane/engine/engine_memory.h"
+#include "dataplane/engine/engine_sizing.h"
 #include "dataplane/ethernet/eth_port.h"
-#include "dataplane/link/link_numbering.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/ethernet/mac_table.h"
 #include "dataplane/link/link.h"
+#include "dataplane/link/link_numbering.h"
 #include "dataplane/router/input_queued.h"
+#include "dataplane/router/output_queues.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/routing/selection.h"
 #include "dataplane/routing/table_slot.h"
@@ -110,6 +111,7 @@ class Engine final : public EngineBase {
     TimingWheel wheel;
     PacketPool pool;
     Router router;                      // every router this worker owns
+    OutputQueues oq;                    // their output queues (switch speedup only)
     std::vector<int32_t> routers;       // local router -> global id
     typename TableSlot<Tables>::Reader tables;  // this window's routing tables
     std::vector<Rng> route_rng;         // local router -> its routing random stream
@@ -198,6 +200,17 @@ class Engine final : public EngineBase {
   QueueView selection_view(Worker& w, uint32_t lr);
   void try_output(Worker& w, uint32_t o);
   void grant(Worker& w, uint32_t o, uint32_t c);
+  void take_link(Worker& w, uint32_t o, uint32_t units, uint8_t ov);
+  // lr: the local router output o belongs to.
+  void deliver_from_link(Worker& w, uint32_t lr, uint32_t o, rte_mbuf* m, uint32_t units,
+                         uint8_t ov);
+  void try_link(Worker& w, uint32_t o);
+  void arm_link_wake(Worker& w, uint32_t o, ps_t t) {
+    ps_t& wake = w.oq.link_wake(o);
+    if (t >= wake) return;
+    wake = t;
+    w.wheel.push(event_at(t, EventType::link_wake, o));
+  }
   void return_credits(Worker& w, uint32_t c, uint32_t units, ps_t first, ps_t every);
   void add_credit_stream(Worker& w, uint32_t o, uint32_t v, uint32_t units, ps_t first, ps_t every,
                          bool resumed = false);
@@ -293,6 +306,7 @@ class Engine final : public EngineBase {
     for (size_t c = 0; c < w.router.channels(); c++)
       for (uint32_t i = 0; i < w.router.len(static_cast<uint32_t>(c)); i++)
         f(w.router.at(static_cast<uint32_t>(c), i).m);
+    if (w.oq.enabled()) w.oq.for_each([&](const OqEntry& e) { f(e.m); });
     for (uint32_t e : w.owned_eps)
       for (auto& q : w.ep[e].srcq)
         for (uint32_t i = 0; i < q.len; i++) f(q.at(i));

@@ -73,6 +73,9 @@ struct EngineConfig {
   bool check_invariants = false;
   uint32_t source_queue_packets = 256;
   uint32_t input_speedup = 1;   // packets an input port may have crossing the switch at once
+  uint32_t output_speedup = 1;  // packets an output may accept at once (> 1: output queues)
+  uint32_t output_queue_units = 0;  // capacity of each output VC queue (output_speedup > 1);
+                                    // 0: engine_sizing.h, output_queue_caps
   // Traffic.
   Pattern pattern = Pattern::uniform;
   double load = 0.0;            // fraction of injection bandwidth

@@ -19,6 +19,12 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       try_output(w, e.a);
       break;
     }
+    case EventType::link_wake: {
+      ps_t& wake = w.oq.link_wake(e.a);
+      if (wake == e.t) wake = kNever;
+      try_link(w, e.a);
+      break;
+    }
     case EventType::route: {
       QEntry& q = w.router.head(e.a);
       if (compute_route(w, e.a, q)) finish_route(w, e.a, q, 0);
@@ -171,8 +177,12 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
   if (rt.requests(o) == 0) return;
   OutLink& ol = w.out[o];
   const ps_t now = w.now;
-  if (ol.free_ps > now) {
-    arm_wake(w, o, ol.free_ps);  // busy: look again when the link frees
+  // The switch sends into output o when its link is free or, with output
+  // queues (switch speedup), when one of its crossings is.
+  const bool oq = w.oq.enabled();
+  const ps_t out_free = oq ? w.oq.output_free_at(o) : ol.free_ps;
+  if (out_free > now) {
+    arm_wake(w, o, out_free);  // busy: look again when it frees
     return;
   }
   const uint32_t o0 = o - o % max_ports_;  // output (and input) 0 of this router
@@ -198,6 +208,11 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
       return false;
     }
     const uint32_t v = e.out_vc;
+    if (oq) {  // room in its output queue; else the link wakes this output when it sends from it
+      if (w.oq.space(o, v) < e.units) return false;
+      won_c = c;
+      return true;
+    }
     if (e.units < short_units[v]) {
       ps_t ignored = kNever;
       if (cr[v].credits.available(e.units, now, &ignored)) {
@@ -214,7 +229,8 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
   });
   if (won >= 0) {
     grant(w, o, won_c);
-    if (rt.requests(o)) arm_wake(w, o, ol.free_ps);  // the others go when the link frees
+    // The others go when the link (or an output crossing) frees.
+    if (rt.requests(o)) arm_wake(w, o, oq ? w.oq.output_free_at(o) : ol.free_ps);
     return;
   }
   // A requester's pipeline or credits still streaming back end at `wake`;
@@ -224,6 +240,8 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
   if (wake != kNever) arm_wake(w, o, wake);
 }
 
+// Input channel c's head crosses the switch to output o: onto the link at
+// once, or (switch speedup) into the output queue of its VC.
 template <class R, class L>
 inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   Router& rt = w.router;
@@ -231,9 +249,38 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   const uint32_t in_p = rt.port_of_channel(c), in_v = rt.vc_of_channel(c);
   rt.withdraw(o, rt.requester(in_p, in_v));
   const QEntry e = rt.pop(c);
-  rte_mbuf* m = e.m;
-  const uint32_t units = e.units;
-  const uint8_t ov = e.out_vc;
+  const ps_t now = w.now;
+  const ps_t dur = ol.serialize(e.units);
+  const bool oq = w.oq.enabled();
+  if (!oq) take_link(w, o, e.units, e.out_vc);
+  rt.occupy_input(c / nv_, now + dur);
+  // The packet streams out of this input buffer one unit per ol.unit_ps from
+  // now; each freed unit's credit reaches the upstream sender after the
+  // reverse link's latency, the first at now + unit + wire.
+  return_credits(w, c, e.units, now + ol.unit_ps + w.in[c / nv_].up_wire_ps, ol.unit_ps);
+  if (!oq) {
+    deliver_from_link(w, rt.router_of_channel(c), o, e.m, e.units, e.out_vc);
+  } else {
+    w.oq.occupy_output(o, now + dur);
+    w.oq.push(o, e.out_vc, e.m, e.units);  // its head is there from now (cut-through)
+    try_link(w, o);
+  }
+  // The next packet in this input FIFO may cross the switch once this one's
+  // tail has been read out (when it had already arrived).
+  if (rt.len(c)) {
+    const QEntry& nx = rt.head(c);
+    setup_head(w, c, nx.arrive <= now ? now + dur : 0);
+  } else {
+    rt.remember_departure(c, now, now + dur);
+  }
+}
+
+// The link of output o starts sending a packet: serialization, the
+// downstream credits, the counters.
+template <class R, class L>
+__attribute__((always_inline)) inline void Engine<R, L>::take_link(Worker& w, uint32_t o,
+                                                                   uint32_t units, uint8_t ov) {
+  OutLink& ol = w.out[o];
   const ps_t now = w.now;
   const ps_t dur = ol.serialize(units);
   SenderVc& sv = w.vcs[size_t(o) * nv_ + ov];
@@ -241,18 +288,22 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   w.pending[size_t(o) * nv_ + ov] -= units;
   sv.packets++;
   ol.free_ps = now + dur;  // requesters arriving meanwhile schedule the wake-up
-  rt.occupy_input(c / nv_, now + dur);
   add_busy(ol.busy_ps, now, dur);
   w.st.packet_hops++;
+}
 
-  // The packet streams out of this input buffer one unit per ol.unit_ps from
-  // now; each freed unit's credit reaches the upstream sender after the
-  // reverse link's latency, the first at now + unit + wire.
-  return_credits(w, c, units, now + ol.unit_ps + w.in[c / nv_].up_wire_ps, ol.unit_ps);
-
+// The packet the link of output o started sending now reaches the far end:
+// the next router's input, another core's, or the endpoint.
+template <class R, class L>
+__attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worker& w, uint32_t lr,
+                                                                           uint32_t o, rte_mbuf* m,
+                                                                           uint32_t units,
+                                                                           uint8_t ov) {
+  OutLink& ol = w.out[o];
+  const ps_t now = w.now;
   PacketMeta* pm = meta(m);
-  const uint32_t lr = rt.router_of_channel(c);
-  R::on_forward(*w.tables.tables, w.routers[lr], static_cast<uint8_t>(o % max_ports_), *pm);
+  R::on_forward(*w.tables.tables, w.routers[lr], static_cast<uint8_t>(o - w.router.output(lr, 0)),
+                *pm);
   pm->vc = ov;
   if (capturing_) [[unlikely]]
     capture_packet(w, ol.stats, m, now, ov, output_packets(w, o) - 1);
@@ -271,16 +322,45 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
       send_remote(w, ev, ol.peer_worker);
     }
   } else {
-    eject(w, ol, o, m, now, dur);
+    eject(w, ol, o, m, now, ol.serialize(units));
   }
-  // The next packet in this input FIFO may cross the switch once this one's
-  // tail has been read out (when it had already arrived).
-  if (rt.len(c)) {
-    const QEntry& nx = rt.head(c);
-    setup_head(w, c, nx.arrive <= now ? now + dur : 0);
-  } else {
-    rt.remember_departure(c, now, now + dur);
+}
+
+// Switch speedup: the link of output o takes the head of one of its VC
+// queues (round robin) whose packet the downstream buffer has credits for.
+template <class R, class L>
+inline void Engine<R, L>::try_link(Worker& w, uint32_t o) {
+  OutputQueues& oq = w.oq;
+  const uint32_t ne = oq.nonempty(o);
+  if (ne == 0) return;
+  OutLink& ol = w.out[o];
+  const ps_t now = w.now;
+  if (ol.free_ps > now) {
+    arm_link_wake(w, o, ol.free_ps);
+    return;
   }
+  const SenderVc* cr = &w.vcs[size_t(o) * nv_];
+  uint8_t& rr = oq.rr(o);
+  ps_t wake = kNever;
+  for (uint32_t k = 0, v = rr; k < nv_; k++, v = v + 1 == nv_ ? 0 : v + 1) {
+    if (!((ne >> v) & 1)) continue;
+    OqEntry& h = oq.head(o, v);
+    if (cr[v].credits.available(h.units, now, &wake)) {
+      rr = static_cast<uint8_t>(v + 1 == nv_ ? 0 : v + 1);
+      const OqEntry e = oq.pop(o, v);
+      take_link(w, o, e.units, static_cast<uint8_t>(v));
+      deliver_from_link(w, o / max_ports_, o, e.m, e.units, static_cast<uint8_t>(v));
+      if (oq.nonempty(o)) arm_link_wake(w, o, ol.free_ps);
+      // Room in the queue: a requester that found it full may cross now.
+      if (w.router.requests(o)) arm_wake(w, o, std::max(now, oq.output_free_at(o)));
+      return;
+    }
+    if (!h.stalled) {  // at the head, link free, credits short: once per packet and hop
+      h.stalled = 1;
+      ol.credit_stalls++;
+    }
+  }
+  if (wake != kNever) arm_link_wake(w, o, wake);
 }
 
 // Credits of input channel c go back to the sender of its link.
@@ -306,6 +386,13 @@ inline void Engine<R, L>::add_credit_stream(Worker& w, uint32_t o, uint32_t v, u
     cc.add_resumed(units, first, every);
   } else if (!cc.add_stream(units, first, every)) {
     defer_credit_stream(w, o, 0, v, units, first, every);  // its queue is full
+    return;
+  }
+  if (w.oq.enabled()) {  // the link waits for them, at the head of the VC's output queue
+    if (!((w.oq.nonempty(o) >> v) & 1)) return;
+    ps_t at = kNever;
+    if (cc.available(w.oq.head(o, v).units, w.now, &at)) at = w.now;
+    if (at != kNever) arm_link_wake(w, o, std::max(at, w.out[o].free_ps));
     return;
   }
   // Only requesters found short of credits wait for these: wake the output

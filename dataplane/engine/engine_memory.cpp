@@ -40,16 +40,19 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
   auto owner = [&](uint32_t router) {
     return router < cfg.router_worker.size() ? cfg.router_worker[router] : 0;
   };
-  // Buffers that can be in flight at once: every input buffer full of the
-  // shortest packets, plus the source queues (the pool grows to this only
-  // when the fabric really fills).
+  // Buffers that can be in flight at once: every input buffer (and output
+  // queue, with switch speedup) full of the shortest packets, plus the source
+  // queues (the pool grows to this only when the fabric really fills).
   uint64_t bufs = kSlack;
   const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
+  const uint64_t oq_per_port = output_queue_packets(
+      cfg, std::vector<uint32_t>(f.vc_buffer_units.begin(), f.vc_buffer_units.begin() + f.num_vcs));
   for (size_t r = 0; r < f.routers.size(); r++) {
     if (owner(static_cast<uint32_t>(r)) != w) continue;
     for (const FabricPort& fp : f.routers[r].ports) {
       if (!fp.connected()) continue;
       for (int v = 0; v < f.num_vcs; v++) bufs += f.vc_buffer_units[v] / minu + 1;
+      bufs += oq_per_port;
     }
   }
   for (const auto& ep : f.endpoints)

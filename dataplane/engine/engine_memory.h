@@ -21,8 +21,9 @@ uint16_t tx_data_room(uint32_t max_frame);
 // Segments of one frame of up to max_frame bytes (1 without ports).
 uint32_t frame_segments(const EngineConfig& cfg);
 
-// Packet buffers worker w's pool may hold at most: every input buffer of
-// its routers full of the shortest packets, both source queues of each
+// Packet buffers worker w's pool may hold at most: every input buffer (and
+// output queue) of its routers full of the shortest packets, both source
+// queues of each
 // endpoint it owns, a port endpoint's frame queue and reassembly slots, and
 // 4096 more; capped at 2^21.
 uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "dataplane/router/arbiter/round_robin.h"
+#include "dataplane/router/crossing_slots.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -176,10 +177,7 @@ class InputQueuedRouter {
   // When input port `in` (numbered like outputs) has a free crossing.
   ps_t input_free_at(uint32_t in) const {
     if (speedup_ == 1) return port_[in].in_busy;
-    const ps_t* b = &in_busy_[size_t(in) * speedup_];
-    ps_t t = b[0];
-    for (uint32_t k = 1; k < speedup_; k++) t = b[k] < t ? b[k] : t;
-    return t;
+    return crossing_free_at(&in_busy_[size_t(in) * speedup_], speedup_);
   }
   // A packet from input `in` crosses the switch until `until`.
   void occupy_input(uint32_t in, ps_t until) {
@@ -187,11 +185,7 @@ class InputQueuedRouter {
       port_[in].in_busy = until;
       return;
     }
-    ps_t* b = &in_busy_[size_t(in) * speedup_];
-    uint32_t best = 0;
-    for (uint32_t k = 1; k < speedup_; k++)
-      if (b[k] < b[best]) best = k;
-    b[best] = until;
+    occupy_crossing(&in_busy_[size_t(in) * speedup_], speedup_, until);
   }
 
   // One pending wake-up per output: the earliest time it must look again.

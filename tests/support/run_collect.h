@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "control/analysis/analysis.h"
 #include "control/run/runner.h"
 #include "control/spec/spec_loader.h"
 
@@ -62,6 +63,22 @@ inline void expect_exactly_once(const RunResult& r, const std::vector<Delivery>&
   for (uint64_t id : ids) per_src[uint32_t(id >> 40)].push_back(id & ((1ull << 40) - 1));
   for (auto& [src, seqs] : per_src)
     for (size_t i = 0; i < seqs.size(); i++) ASSERT_EQ(seqs[i], i) << "source " << src;
+}
+
+// Deliveries of `units`-unit request packets whose latency is exactly the
+// zero-load latency traced from the tables (none may be below it); check(d,
+// want) sees each delivery with that latency.
+template <class Check>
+size_t count_at_zero_load(const Spec& s, const RunResult& r, const std::vector<Delivery>& got,
+                          uint32_t units, Check&& check) {
+  size_t exact = 0;
+  for (const Delivery& d : got) {
+    const ps_t want = zero_load_latency_ps(s, r.fabric, d.src, d.dst, units, TrafficClass::request);
+    check(d, want);
+    EXPECT_GE(d.latency, want) << "packet " << d.id << " beat the zero-load latency";
+    exact += d.latency == want;
+  }
+  return exact;
 }
 
 inline void expect_exactly_once(const Spec& spec) {

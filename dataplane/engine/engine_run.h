@@ -190,7 +190,9 @@ void Engine<R, L>::worker_loop(Worker& w) {
       w.st.end_ps = wend;
       break;
     }
-    if (wend >= gen_end_ && inj == del) {
+    // Drained: the sources are done (their time is over, or nothing is left
+    // to happen anywhere, as after a single batch) and every packet arrived.
+    if ((wend >= gen_end_ || gnext == kNever) && inj == del) {
       w.st.drained = true;
       w.st.end_ps = wend;
       break;

@@ -344,6 +344,21 @@ TEST(FlatflyAllocator, UgalSequentialIsUgalSAndGreedyDiffers) {
 
 // Figure 5's dynamic response: every endpoint generates one batch at time 0
 // and nothing more; the latest delivery is the time to deliver the batch.
+// A batch delivered long before the measurement window ends leaves nothing
+// to happen: the run has drained then (it used to end undrained, exit 1).
+TEST(FlatflyBatch, DrainsWhenTheBatchIsDeliveredBeforeTheWindowEnds) {
+  std::vector<Delivery> got;
+  const RunResult r =
+      run_collect(spec_of("flatfly-4x3.yaml",
+                          {"routing=clos_ad", "vcs.count=3", "traffic.pattern=flatfly_worst",
+                           "traffic.process=single_batch", "traffic.batch_size=4",
+                           "run.warmup_ns=0", "run.measure_ns=200000"}),
+                  &got);
+  expect_exactly_once(r, got);
+  EXPECT_EQ(got.size(), 64u * 4u);
+  EXPECT_LT(r.stats.end_ps, ps_t{200000} * 1000) << "ended when nothing was left to happen";
+}
+
 TEST(FlatflyBatch, EveryEndpointSendsOneBatchAtTimeZero) {
   std::vector<Delivery> got;
   const RunResult r = run_collect(

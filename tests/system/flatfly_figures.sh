@@ -9,21 +9,26 @@
 # measured, seed 1). Asserted where fabemu reproduces the paper, within 5%:
 #   4b: MIN 1/32; VAL, UGAL, UGAL-S and CLOS AD 0.5;
 #   4a: VAL 0.5; MIN AD at least 0.95;
-#   and CLOS AD's mean latency below UGAL-S's near saturation on 4b (0.45).
+#   and CLOS AD's mean latency below UGAL-S's near saturation on 4b (0.45);
+# and Figure 5's dynamic response (one batch per endpoint at time 0 on the
+# worst case, the time to deliver it per packet of the batch): greedy UGAL
+# the worst on a batch of 1, CLOS AD the best on batches of 1 and 16.
 # UGAL, UGAL-S and CLOS AD on 4a are printed, not asserted: they saturate
 # near 0.8 here against the paper's ~1 (README, "The flattened butterfly").
-# Usage: flatfly_figure4.sh FABEMU_BINARY SOURCE_DIR  (about 40 s)
+# Usage: flatfly_figures.sh FABEMU_BINARY SOURCE_DIR  (about a minute)
 set -euo pipefail
-fabemu=${1:?usage: flatfly_figure4.sh FABEMU_BINARY SOURCE_DIR}
-src=${2:?usage: flatfly_figure4.sh FABEMU_BINARY SOURCE_DIR}
+fabemu=${1:?usage: flatfly_figures.sh FABEMU_BINARY SOURCE_DIR}
+src=${2:?usage: flatfly_figures.sh FABEMU_BINARY SOURCE_DIR}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-run() {  # name routing pattern load
-  "$fabemu" run "$src/topologies/flatfly-32x2.yaml" --quiet --json "$out/$1.json" \
-    --set routing="$2" --set traffic.pattern="$3" --set traffic.load="$4" \
+run() {  # name routing pattern load [more --set]
+  local name=$1 routing=$2 pattern=$3 load=$4
+  shift 4
+  "$fabemu" run "$src/topologies/flatfly-32x2.yaml" --quiet --json "$out/$name.json" \
+    --set routing="$routing" --set traffic.pattern="$pattern" --set traffic.load="$load" \
     --set router.output_speedup=63 --set run.warmup_ns=10000 --set run.measure_ns=20000 \
-    --set run.progress_s=0 >/dev/null
+    --set run.progress_s=0 "$@" >/dev/null
 }
 for r in min val min_ad ugal ugal_s clos_ad; do
   run "$r-ur" "$r" uniform 1.0
@@ -31,6 +36,12 @@ for r in min val min_ad ugal ugal_s clos_ad; do
 done
 run ugal_s-wc45 ugal_s flatfly_worst 0.45
 run clos_ad-wc45 clos_ad flatfly_worst 0.45
+for b in 1 16; do
+  for r in ugal ugal_s clos_ad; do
+    run "$r-batch$b" "$r" flatfly_worst 0.4 --set traffic.process=single_batch \
+      --set traffic.batch_size=$b --set run.warmup_ns=0 --set run.measure_ns=200000
+  done
+done
 
 python3 - "$out" <<'PY'
 import json, os, sys
@@ -63,6 +74,17 @@ for what, v, lo, hi in checks:
 ok = lat_c < lat_u
 fails += not ok
 print(f"4b at load 0.45: mean latency CLOS AD {lat_c:.0f} ns < UGAL-S {lat_u:.0f} ns  {'OK' if ok else 'FAIL'}")
+# Figure 5: the batch's delivery time per packet of it, in packet times
+# (19 phits of 1.6 ns).
+def batch(r, b):
+    return j(f"{r}-batch{b}")["latency_ns"]["max"] / 30.4 / b
+for b in (1, 16):
+    t = {r: batch(r, b) for r in ("ugal", "ugal_s", "clos_ad")}
+    shown = ", ".join(f"{r.upper()} {v:.1f}" for r, v in t.items())
+    ok = t["clos_ad"] < min(t["ugal"], t["ugal_s"]) and (b != 1 or t["ugal"] > t["ugal_s"])
+    fails += not ok
+    want = "greedy UGAL worst, CLOS AD best" if b == 1 else "CLOS AD best"
+    print(f"Figure 5, batch {b:2}: {shown} packet times per packet ({want})  {'OK' if ok else 'FAIL'}")
 print(f"{fails} FAIL")
 sys.exit(1 if fails else 0)
 PY

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "control/cli/commands.h"
-#include "control/cli/pcap_command.h"
+#include "control/cli/tool_command.h"
 #include "control/run/runner.h"
 
 namespace fabemu {
@@ -126,6 +126,10 @@ int fabemu_main(int argc, char** argv) {
                      "Analyse capture files (pcapng from run --capture): utilisation, VCs, "
                      "paths and per-hop latency, retries, CRC errors, out-of-order deliveries, "
                      "ports; text, --json, --plot. `fabemu pcap --help` for its options");
+  app.add_subcommand("sweep",
+                     "Latency-load sweep of a spec: runs it at each offered load (and each value "
+                     "of --vary keys), tables accepted load and latency, finds saturation; "
+                     "--json, --csv, --plot. `fabemu sweep --help` for its options");
 
   // Hidden (empty group): prints the README's spec reference from the table
   // the loader reads, so the two cannot drift apart.
@@ -148,8 +152,9 @@ int fabemu_main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  if (argc > 1 && std::string_view(argv[1]) == "pcap")
-    return pcap_command(std::vector<std::string>(argv + 2, argv + argc), std::cerr);
+  for (const PythonTool& tool : {kPcapTool, kSweepTool})
+    if (argc > 1 && std::string_view(argv[1]) == tool.command)
+      return tool_command(tool, std::vector<std::string>(argv + 2, argv + argc), std::cerr);
   if (argc == 1) {
     std::cerr << app.help() << "\nfabemu: a subcommand is required\n";
     return kExitUsage;

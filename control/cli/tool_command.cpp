@@ -1,4 +1,4 @@
-#include "control/cli/pcap_command.h"
+#include "control/cli/tool_command.h"
 
 #include <unistd.h>
 
@@ -27,20 +27,20 @@ bool executable_file(const std::string& path) {
 
 }  // namespace
 
-std::string find_pcap_tool(std::vector<std::string>* tried) {
+std::string find_tool(const PythonTool& tool, std::vector<std::string>* tried) {
   std::vector<std::string> places;
-  if (const char* env = std::getenv("FABEMU_PCAP_TOOL"); env && *env) {
+  const std::filesystem::path source(tool.source);
+  if (const char* env = std::getenv(tool.env); env && *env) {
     places.push_back(env);  // set but wrong is an error, not a reason to look elsewhere
   } else {
 #ifdef FABEMU_SOURCE_DIR
-    places.push_back(std::string(FABEMU_SOURCE_DIR) + "/pcap-tools/fabemu-pcap");
+    places.push_back(std::string(FABEMU_SOURCE_DIR) + "/" + tool.source);
 #endif
     std::error_code ec;
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) {
       const auto bin = exe.parent_path();
-      for (const char* rel :
-           {"fabemu-pcap", "../share/fabemu/pcap-tools/fabemu-pcap", "../pcap-tools/fabemu-pcap"})
+      for (const auto& rel : {source.filename(), "../share/fabemu" / source, ".." / source})
         places.push_back((bin / rel).lexically_normal().string());
     }
   }
@@ -65,18 +65,20 @@ std::string find_python3() {
   return {};
 }
 
-int pcap_command(const std::vector<std::string>& args, std::ostream& err) {
+int tool_command(const PythonTool& tool, const std::vector<std::string>& args, std::ostream& err) {
+  const std::string prog = std::string("fabemu ") + tool.command;
   std::vector<std::string> tried;
-  const std::string script = find_pcap_tool(&tried);
+  const std::string script = find_tool(tool, &tried);
   if (script.empty()) {
-    err << "fabemu pcap: the analyzer pcap-tools/fabemu-pcap is not at any of:";
+    err << prog << ": its script " << tool.source << " is not at any of:";
     for (const auto& p : tried) err << "\n  " << p;
-    err << "\nset FABEMU_PCAP_TOOL to its path\n";
+    err << "\nset " << tool.env << " to its path\n";
     return kExitRunFailed;
   }
   const std::string python = find_python3();
   if (python.empty()) {
-    err << "fabemu pcap: python3 not found (neither /usr/bin/python3 nor on PATH): install "
+    err << prog
+        << ": python3 not found (neither /usr/bin/python3 nor on PATH): install "
            "Debian's python3 and python3-matplotlib (scripts/lib/setup.sh lists them)\n";
     return kExitRunFailed;
   }
@@ -85,12 +87,14 @@ int pcap_command(const std::vector<std::string>& args, std::ostream& err) {
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
-  setenv("FABEMU_PCAP_PROG", "fabemu pcap", 1);  // the analyzer's usage lines name this command
+  setenv("FABEMU_TOOL_PROG", prog.c_str(), 1);  // the tool's usage lines name this command
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) setenv("FABEMU_BIN", exe.c_str(), 1);  // a tool that runs emulations runs this binary
   std::cout.flush();
   std::cerr.flush();
   execv(python.c_str(), argv.data());
-  err << "fabemu pcap: cannot run " << python << " " << script << ": " << std::strerror(errno)
-      << "\n";
+  err << prog << ": cannot run " << python << " " << script << ": " << std::strerror(errno) << "\n";
   return kExitRunFailed;
 }
 

@@ -62,13 +62,13 @@ struct Spec {
   std::string profile = "t3e";  // t3e | yarc | flatfly | custom
 
   struct Topology {
-    std::string family;                  // "torus" (t3e) | "clos" (yarc) | "flatfly"
+    std::string family;                  // "torus" (t3e) | "clos" (yarc) | "flatfly" | "hypercube"
     std::array<int, 3> dims{4, 4, 4};    // torus kx, ky, kz
     int rank = 1;                        // clos rank: 1 or 2
     int endpoints = 32;                  // clos endpoints
-    int endpoints_per_router = 1;        // torus endpoints per router
+    int endpoints_per_router = 1;        // torus, hypercube: endpoints per router
     int k = 32;                          // flatfly: routers per dimension, endpoints per router
-    int n = 2;                           // flatfly: k-ary n-flat, N = k^n endpoints
+    int n = 2;                           // flatfly: k-ary n-flat; hypercube: binary n-cube
   } topology;
 
   struct Link {

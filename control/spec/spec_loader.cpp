@@ -26,6 +26,7 @@
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_yaml.h"
 #include "control/topology/flatfly.h"
+#include "control/topology/hypercube.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec_check.h"
@@ -271,6 +272,11 @@ class Loader {
     if (s.topology.family == "flatfly")
       if (const std::string why = flatfly_size_problem(s.topology.k, s.topology.n); !why.empty())
         blame({"topology.k", "topology.n"}, why);
+    if (s.topology.family == "hypercube")
+      if (const std::string why =
+              hypercube_size_problem(s.topology.n, s.topology.endpoints_per_router);
+          !why.empty())
+        blame({"topology.n", "topology.endpoints_per_router"}, why);
 
     if (s.packet.header_units >= s.packet.max_units)
       blame({"packet.header_units", "packet.max_units"},
@@ -574,6 +580,9 @@ int64_t spec_endpoint_count(const Spec& s) {
     for (int i = 0; i < s.topology.n; ++i) n *= s.topology.k;
     return n;
   }
+  if (s.topology.family == "hypercube" &&
+      hypercube_size_problem(s.topology.n, s.topology.endpoints_per_router).empty())
+    return int64_t{s.topology.endpoints_per_router} << s.topology.n;
   return -1;
 }
 

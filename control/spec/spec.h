@@ -66,6 +66,7 @@ struct Spec {
     std::array<int, 3> dims{4, 4, 4};    // torus kx, ky, kz
     int rank = 1;                        // clos rank: 1 or 2
     int endpoints = 32;                  // clos endpoints
+    int uplinks = 32;                    // clos rank 2: uplinks per rank-1 router
     int endpoints_per_router = 1;        // torus, hypercube: endpoints per router
     int k = 32;                          // flatfly: routers per dimension, endpoints per router
     int n = 2;                           // flatfly: k-ary n-flat; hypercube: binary n-cube

@@ -336,6 +336,9 @@ const std::vector<Field>& fields() {
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints = static_cast<int>(c.integer(n, 1, kIntMax));
      }, "clos"},
+    {"topology.uplinks", "int", "uplinks", "", "32", "", BW " §2.2 (full bisection); " FB " §3.3 (bisection held constant: half)",
+     "clos rank 2: uplinks of each rank-1 router, and so rank-2 routers, 1..32; 32 is full bisection, 16 the half of the flattened butterfly paper's Figure 6",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.uplinks = static_cast<int>(c.integer(n, 1, 32)); }, "clos"},
     {"topology.endpoints_per_router", "int", "endpoints", "1", "", "", T3E " §1 (one PE per router); " FB " §3.3 (hypercube: one node per router)",
      "endpoints attached to each router (torus; hypercube, where 1 is the default)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
@@ -391,9 +394,9 @@ const std::vector<Field>& fields() {
      "packets one output may accept at the same time; only 1 until a router model with output buffers exists",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.output_speedup = static_cast<int>(c.integer(n, 1, 1)); }},
 
-    {"router.allocator", "string", "", "", "", "default", FB " §3.1 (greedy MIN AD and UGAL; sequential UGAL-S and CLOS AD)",
-     "how the inputs of a router see each other's adaptive routing decisions: default (the routing algorithm's own, as the paper has it), greedy (all decide on the queue state of the cycle's start, updated en masse once per cycle of one packet) or sequential (each decision counts for the next at once)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.allocator = c.one_of(n, {"default", "greedy", "sequential"}); }, "flatfly"},
+    {"router.allocator", "string", "", "", "", "default", FB " §3.1 (greedy MIN AD and UGAL; sequential UGAL-S and CLOS AD); Table 1 (folded Clos: adaptive sequential)",
+     "how the inputs of a router see each other's adaptive routing decisions (routings clos adaptive, flatfly min_ad, ugal, ugal_s, clos_ad): default (the routing algorithm's own, as the paper has it), greedy (all decide on the queue state of the cycle's start, updated en masse once per cycle of one packet) or sequential (each decision counts for the next at once)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.allocator = c.one_of(n, {"default", "greedy", "sequential"}); }, "clos, flatfly"},
 
     // --- vcs: read by the engine (credits and buffers per port and VC).
     {"vcs.count", "int", "VCs", "5", "2", "2", T3E " §1 (5 VCs); " BW " §4.2 (request, response); " FB " §3.1 (VAL: one VC per phase)",
@@ -408,7 +411,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", "direction_order", "updown", "min", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order; clos: updown; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube",
+     "routing algorithm for the family: torus: direction_order; clos: updown, adaptive; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.

@@ -267,6 +267,11 @@ class Loader {
                                      "supported): give at most 1024 endpoints"
                           : e > 32 ? "use rank 2 for 33 to 1024 endpoints"
                                    : "use rank 1 for 32 or fewer"));
+      if (s.topology.rank == 1 && s.topology.uplinks != 32)
+        blame({"topology.uplinks", "topology.rank"},
+              fmt::format("topology.uplinks is {}, but a rank-1 clos is one router with no "
+                          "uplinks: remove topology.uplinks or set topology.rank: 2",
+                          s.topology.uplinks));
     }
 
     if (s.topology.family == "flatfly")

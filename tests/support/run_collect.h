@@ -64,10 +64,17 @@ inline void expect_exactly_once(const RunResult& r, const std::vector<Delivery>&
     for (size_t i = 0; i < seqs.size(); i++) ASSERT_EQ(seqs[i], i) << "source " << src;
 }
 
+// Runs spec collecting its deliveries into *got, and checks that every
+// packet was delivered exactly once.
+inline RunResult run_exactly_once(const Spec& spec, std::vector<Delivery>* got) {
+  RunResult r = run_collect(spec, got);
+  expect_exactly_once(r, *got);
+  return r;
+}
+
 inline void expect_exactly_once(const Spec& spec) {
   std::vector<Delivery> got;
-  RunResult r = run_collect(spec, &got);
-  expect_exactly_once(r, got);
+  run_exactly_once(spec, &got);
 }
 
 // A run with credit conservation checked at every event: no check fails,

@@ -344,8 +344,7 @@ TEST(FlatflyDeadlock, ValNeedsItsTwoVcs) {
 TEST(FlatflyRun, MinAtZeroLoadMatchesAnalysis) {
   const Spec s = spec_of("flatfly-4x3.yaml", {"traffic.load=0.002", "run.measure_ns=200000"});
   std::vector<Delivery> got;
-  const RunResult r = run_collect(s, &got);
-  expect_exactly_once(r, got);
+  const RunResult r = run_exactly_once(s, &got);
   ASSERT_GT(got.size(), 300u);
   for (const Delivery& d : got)
     EXPECT_EQ(static_cast<int>(d.hops), differing_digits(d.src / 4, d.dst / 4, 4, 2));
@@ -360,8 +359,7 @@ TEST(FlatflyRun, ValAtZeroLoadTakesTwoPhases) {
   const Spec s =
       spec_of("flatfly-4x3.yaml", {"routing=val", "traffic.load=0.002", "run.measure_ns=200000"});
   std::vector<Delivery> got;
-  const RunResult r = run_collect(s, &got);
-  expect_exactly_once(r, got);
+  run_exactly_once(s, &got);
   ASSERT_GT(got.size(), 300u);
   uint64_t hops = 0;
   for (const Delivery& d : got) {

@@ -79,6 +79,7 @@ struct Spec {
     int phit_bits = 14;          // phit width in bits
     int phits_per_unit = 5;      // flow-control unit (flit) in phits; 1 = phit is the flit
     double wire_ns = 5.0;        // SerDes + wire latency per link
+    double router_rate = 1.0;    // router-to-router links' rate, a fraction of the above
   } link;
 
   struct Router {

@@ -370,6 +370,9 @@ const std::vector<Field>& fields() {
     {"link.wire_ns", "number", "ns", "5", "10", "10", "assumption: " T3E " §10 cables up to ~1 m; " BW ": SerDes + a few metres of cable",
      "SerDes plus wire latency of one link, 0.001 (the clock tick) to 1e6; the t3e router latencies already include it",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.wire_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }},
+    {"link.router_rate", "number", "fraction", "1", "1", "1", "fabemu default (every link alike); " FB " §3.3 (bisection held constant: the hypercube's channels at half rate)",
+     "rate of the router-to-router links as a fraction of the rate above (the endpoint links keep it), 0.01 to 1: 0.5 halves the channels, as a comparison at equal bisection bandwidth does",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.router_rate = c.bounded(n, 0.01, 1, "a router-to-router link runs at most at the rate of the endpoint links and at least at a hundredth of it"); }},
 
     // --- router: read by the routing policies (pipeline latency per hop).
     {"router.latency_ns", "number", "ns", "", "31.25", "31.25", BW " §3 (25 stages at 800 MHz); flatfly: YARC's (" FB " §3.2 simulates a single-cycle router)",

@@ -344,6 +344,12 @@ class Loader {
           fmt::format("{} takes {:.3g} ms, more than the 1 ms a link may take per unit: raise "
                       "link.lane_gbps or link.lanes, or lower link.phit_bits",
                       link, unit_ps / 1e9));
+    if (unit_ps / l.router_rate > 1e9)
+      blame({"link.router_rate", "link.lane_gbps", "link.lanes"},
+            fmt::format("{} takes {:.3g} ms on a router-to-router link at link.router_rate {:g}, "
+                        "more than the 1 ms a link may take per unit: raise link.router_rate, "
+                        "link.lane_gbps or link.lanes",
+                        link, unit_ps / l.router_rate / 1e9, l.router_rate));
   }
 
   // A key that means nothing for the spec's topology family (topology.rank

@@ -71,6 +71,7 @@ Fabric build_clos(const Spec& spec) {
   const int rank = spec.topology.rank;
   const int e = spec.topology.endpoints;
   const ps_t unit = unit_ps(spec);
+  const ps_t channel = router_unit_ps(spec);
   const ps_t wire = wire_ps(spec);
 
   Fabric f = fabric_frame(spec, fmt::format("yarc R{} {}", rank, e), "clos");
@@ -87,7 +88,7 @@ Fabric build_clos(const Spec& spec) {
     for (int p = 0; p < kRank1Radix; ++p) r.ports[p].label = p < kClosSubtree ? kClosDown : kClosUp;
     if (rank == 2)
       for (int j = 0; j < r2; ++j)
-        r.ports[kClosSubtree + j] = link_port(r1 + j, i, unit, wire, kClosUp);
+        r.ports[kClosSubtree + j] = link_port(r1 + j, i, channel, wire, kClosUp);
   }
   for (int j = 0; j < r2; ++j) {
     FabricRouter& r = f.routers[r1 + j];
@@ -96,7 +97,8 @@ Fabric build_clos(const Spec& spec) {
     r.coord = {2, j, 0};
     r.ports.resize(kRank2Radix);
     for (int i = 0; i < kRank2Radix; ++i) r.ports[i].label = kClosDown;
-    for (int i = 0; i < r1; ++i) r.ports[i] = link_port(i, kClosSubtree + j, unit, wire, kClosDown);
+    for (int i = 0; i < r1; ++i)
+      r.ports[i] = link_port(i, kClosSubtree + j, channel, wire, kClosDown);
   }
   f.endpoints.resize(e);
   for (int ep = 0; ep < e; ++ep)

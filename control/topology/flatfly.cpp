@@ -65,6 +65,7 @@ Fabric build_ghc(const Spec& spec, const GhcShape& shape, std::string name, std:
   const int c = shape.conc;
   const int routers = shape.routers();
   const ps_t unit = unit_ps(spec);
+  const ps_t channel = router_unit_ps(spec);
   const ps_t wire = wire_ps(spec);
 
   Fabric f = fabric_frame(spec, std::move(name), std::move(family));
@@ -86,7 +87,7 @@ Fabric build_ghc(const Spec& spec, const GhcShape& shape, std::string name, std:
         FabricPort& p = r.ports[flatfly_port(c, k, d, own, m)];
         p.peer_router = i + (m - own) * stride;
         p.peer_port = static_cast<int16_t>(flatfly_port(c, k, d, m, own));
-        p.unit_ps = unit;
+        p.unit_ps = channel;
         p.wire_ps = wire;
         p.label = static_cast<uint8_t>(d + 1);
       }

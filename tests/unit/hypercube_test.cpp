@@ -15,6 +15,7 @@
 #include "control/analysis/analysis.h"
 #include "control/analysis/deadlock.h"
 #include "control/spec/spec_loader.h"
+#include "control/topology/flatfly.h"
 #include "control/topology/registry.h"
 #include "tests/support/run_collect.h"
 #include "tests/support/trace_pairs.h"
@@ -117,6 +118,27 @@ TEST(HypercubeFigures, DiameterHopsBisectionDeadlock) {
   }
 }
 
+// "The bisection bandwidth is held constant across the four topologies"
+// (section 3.3): the 10-cube's 512 channels across its bisection run at
+// half rate (link.router_rate 0.5 in hypercube-10.yaml), so that it carries
+// what the 32-ary 2-flat's 256 do: capacity 2B/N = 1 for both.
+TEST(HypercubeFigures, BisectionBandwidthHeldToTheFlattenedButterflys) {
+  const Spec cube = spec_of("hypercube-10.yaml", {});
+  const Fabric f = build_hypercube(cube);
+  for (const FabricRouter& r : f.routers)
+    for (const FabricPort& p : r.ports)
+      EXPECT_EQ(p.unit_ps, p.endpoint >= 0 ? 1600u : 3200u) << "channels at half rate";
+  EXPECT_EQ(f.endpoints[0].unit_ps, 1600u);
+  const FabricSummary s = summarize(cube, f);
+  EXPECT_EQ(s.bisection_links, 512);
+  EXPECT_DOUBLE_EQ(s.capacity, 1.0);
+  const Spec fly = spec_of("flatfly-32x2.yaml", {});
+  EXPECT_DOUBLE_EQ(summarize(fly, build_flatfly(fly)).capacity, s.capacity);
+  // Serialisation happens once, at the slowest link crossed.
+  EXPECT_EQ(zero_load_latency_ps(cube, f, 0, 1, 19, TrafficClass::request),
+            10000 + 2 * (31250 + 10000) + 19 * 3200);
+}
+
 TEST(HypercubeRouting, ECubeLowestDifferingBitFirst) {
   for (int vcs : {1, 2}) {
     const int n = 4, c = 2;
@@ -159,15 +181,19 @@ TEST(HypercubeRun, ZeroLoadLatencyAndHopsOfECube) {
 TEST(HypercubeRun, EveryPacketExactlyOnceBeyondSaturation) {
   expect_exactly_once(spec_of("hypercube-4.yaml", {"traffic.load=1.0", "traffic.reply_fraction=0.3",
                                                    "run.warmup_ns=0", "run.measure_ns=20000"}));
-  // One VC for both classes, on two workers.
-  expect_exactly_once(
-      spec_of("hypercube-4.yaml", {"vcs.count=1", "traffic.load=1.0", "traffic.reply_fraction=0.5",
-                                   "run.workers=2", "run.measure_ns=20000"}));
+  // One VC for both classes, on two workers, with half-rate channels.
+  expect_exactly_once(spec_of("hypercube-4.yaml",
+                              {"vcs.count=1", "traffic.load=1.0", "traffic.reply_fraction=0.5",
+                               "run.workers=2", "run.measure_ns=20000", "link.router_rate=0.5"}));
 }
 
 TEST(HypercubeRun, CreditsConservedAtEveryEvent) {
-  expect_credits_conserved(spec_of(
-      "hypercube-4.yaml", {"traffic.load=1.0", "run.warmup_ns=2000", "run.measure_ns=10000"}));
+  for (const char* rate : {"link.router_rate=1", "link.router_rate=0.5"}) {
+    SCOPED_TRACE(rate);
+    expect_credits_conserved(
+        spec_of("hypercube-4.yaml",
+                {rate, "traffic.load=1.0", "run.warmup_ns=2000", "run.measure_ns=10000"}));
+  }
 }
 
 }  // namespace

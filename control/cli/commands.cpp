@@ -360,6 +360,10 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
       j["k"] = spec.topology.k;
       j["n"] = spec.topology.n;
     }
+    if (spec.topology.family == "hypercube") {
+      j["n"] = spec.topology.n;
+      j["endpoints_per_router"] = spec.topology.endpoints_per_router;
+    }
     // Where each endpoint attaches: scripts pick hosts by router position.
     nlohmann::json eps = nlohmann::json::array();
     for (const auto& e : f.endpoints)

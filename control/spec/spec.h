@@ -62,13 +62,14 @@ struct Spec {
   std::string profile = "t3e";  // t3e | yarc | flatfly | custom
 
   struct Topology {
-    std::string family;                  // "torus" (t3e) | "clos" (yarc) | "flatfly"
+    std::string family;                  // "torus" (t3e) | "clos" (yarc) | "flatfly" | "hypercube"
     std::array<int, 3> dims{4, 4, 4};    // torus kx, ky, kz
     int rank = 1;                        // clos rank: 1 or 2
     int endpoints = 32;                  // clos endpoints
-    int endpoints_per_router = 1;        // torus endpoints per router
+    int uplinks = 32;                    // clos rank 2: uplinks per rank-1 router
+    int endpoints_per_router = 1;        // torus, hypercube: endpoints per router
     int k = 32;                          // flatfly: routers per dimension, endpoints per router
-    int n = 2;                           // flatfly: k-ary n-flat, N = k^n endpoints
+    int n = 2;                           // flatfly: k-ary n-flat; hypercube: binary n-cube
   } topology;
 
   struct Link {
@@ -78,6 +79,7 @@ struct Spec {
     int phit_bits = 14;          // phit width in bits
     int phits_per_unit = 5;      // flow-control unit (flit) in phits; 1 = phit is the flit
     double wire_ns = 5.0;        // SerDes + wire latency per link
+    double router_rate = 1.0;    // router-to-router links' rate, a fraction of the above
   } link;
 
   struct Router {

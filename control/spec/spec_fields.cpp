@@ -307,7 +307,7 @@ const std::vector<Field>& fields() {
 
     // --- topology: read by the topology builders (control/topology).
     {"topology.family", "string", "", "torus", "clos", "flatfly", T3E " §1; " BW " §2.2; " FB " §2.1",
-     "topology family, as registered by the builders: torus, clos, flatfly",
+     "topology family, as registered by the builders: torus, clos, flatfly, hypercube",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.family = c.text(n); }},
     {"topology.dims", "[int, int, int]", "routers", "[4, 4, 4]", "", "", T3E " §1 (up to 8x32x8)",
      "torus size kx, ky, kz; each at least 2",
@@ -336,17 +336,20 @@ const std::vector<Field>& fields() {
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints = static_cast<int>(c.integer(n, 1, kIntMax));
      }, "clos"},
-    {"topology.endpoints_per_router", "int", "endpoints", "1", "", "", T3E " §1 (one PE per router)",
-     "torus endpoints attached to each router",
+    {"topology.uplinks", "int", "uplinks", "", "32", "", BW " §2.2 (full bisection); " FB " §3.3 (bisection held constant: half)",
+     "clos rank 2: uplinks of each rank-1 router, and so rank-2 routers, 1..32; 32 is full bisection, 16 the half of the flattened butterfly paper's Figure 6",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.uplinks = static_cast<int>(c.integer(n, 1, 32)); }, "clos"},
+    {"topology.endpoints_per_router", "int", "endpoints", "1", "", "", T3E " §1 (one PE per router); " FB " §3.3 (hypercube: one node per router)",
+     "endpoints attached to each router (torus; hypercube, where 1 is the default)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints_per_router = static_cast<int>(c.integer(n, 1, kMaxPorts - kTorusDirections));
-     }, "torus"},
+     }, "torus, hypercube"},
     {"topology.k", "int", "routers", "", "", "32", FB " §3.2 (32-ary 2-flat)",
      "flatfly: routers in each dimension, which is also the endpoints per router (concentration); at least 2",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.k = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly"},
-    {"topology.n", "int", "", "", "", "2", FB " §3.2 (N = 1024)",
-     "flatfly: a k-ary n-flat has k^n endpoints and k^(n-1) routers of radix n(k-1)+1 in n-1 dimensions; at least 2",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.n = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly"},
+    {"topology.n", "int", "", "", "", "2", FB " §3.2 (N = 1024); §3.3 (10-dimensional hypercube)",
+     "flatfly: a k-ary n-flat has k^n endpoints and k^(n-1) routers of radix n(k-1)+1 in n-1 dimensions; hypercube: a binary n-cube has 2^n routers in n dimensions; at least 2",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.n = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly, hypercube"},
 
     // --- link: read by the topology builders to time each link.
     {"link.lanes", "int", "lanes", "14", "3", "3", T3E " §1 (14-bit phit); " BW " abstract (3 x 6.25 Gb/s)",
@@ -367,11 +370,14 @@ const std::vector<Field>& fields() {
     {"link.wire_ns", "number", "ns", "5", "10", "10", "assumption: " T3E " §10 cables up to ~1 m; " BW ": SerDes + a few metres of cable",
      "SerDes plus wire latency of one link, 0.001 (the clock tick) to 1e6; the t3e router latencies already include it",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.wire_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }},
+    {"link.router_rate", "number", "fraction", "1", "1", "1", "fabemu default (every link alike); " FB " §3.3 (bisection held constant: the hypercube's channels at half rate)",
+     "rate of the router-to-router links as a fraction of the rate above (the endpoint links keep it), 0.01 to 1: 0.5 halves the channels, as a comparison at equal bisection bandwidth does",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.router_rate = c.bounded(n, 0.01, 1, "a router-to-router link runs at most at the rate of the endpoint links and at least at a hundredth of it"); }},
 
     // --- router: read by the routing policies (pipeline latency per hop).
     {"router.latency_ns", "number", "ns", "", "31.25", "31.25", BW " §3 (25 stages at 800 MHz); flatfly: YARC's (" FB " §3.2 simulates a single-cycle router)",
      "router pipeline latency, input to output, 0.001 to 1e6",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "clos, flatfly"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "clos, flatfly, hypercube"},
     {"router.straight_ns", "number", "ns", "40", "", "", T3E " Table 2",
      "torus fall-through going straight, input pins to next input pins",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
@@ -394,9 +400,9 @@ const std::vector<Field>& fields() {
      "with output_speedup above 1, each output VC queue's capacity (a packet waits in its input buffer while its queue is full); 0: four input buffers of its VC (4 x vcs.buffer_units), where the 32-ary 2-flat's saturation under uniform traffic stops rising (MIN 0.877 with one, 0.962 with four, 0.964 with sixteen)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.output_queue_units = static_cast<int>(c.integer(n, 0, 1 << 24)); }},
 
-    {"router.allocator", "string", "", "", "", "default", FB " §3.1 (greedy MIN AD and UGAL; sequential UGAL-S and CLOS AD)",
-     "how the inputs of a router see each other's adaptive routing decisions: default (the routing algorithm's own, as the paper has it), greedy (all decide on the queue state of the cycle's start, updated en masse once per cycle of one packet) or sequential (each decision counts for the next at once)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.allocator = c.one_of(n, {"default", "greedy", "sequential"}); }, "flatfly"},
+    {"router.allocator", "string", "", "", "", "default", FB " §3.1 (greedy MIN AD and UGAL; sequential UGAL-S and CLOS AD); Table 1 (folded Clos: adaptive sequential)",
+     "how the inputs of a router see each other's adaptive routing decisions (routings clos adaptive, flatfly min_ad, ugal, ugal_s, clos_ad): default (the routing algorithm's own, as the paper has it), greedy (all decide on the queue state of the cycle's start, updated en masse once per cycle of one packet) or sequential (each decision counts for the next at once)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.allocator = c.one_of(n, {"default", "greedy", "sequential"}); }, "clos, flatfly"},
 
     // --- vcs: read by the engine (credits and buffers per port and VC).
     {"vcs.count", "int", "VCs", "5", "2", "2", T3E " §1 (5 VCs); " BW " §4.2 (request, response); " FB " §3.1 (VAL: one VC per phase)",
@@ -411,7 +417,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", "direction_order", "updown", "min", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order; clos: updown; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad",
+     "routing algorithm for the family: torus: direction_order; clos: updown, adaptive; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.

@@ -26,6 +26,7 @@
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_yaml.h"
 #include "control/topology/flatfly.h"
+#include "control/topology/hypercube.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec_check.h"
@@ -266,11 +267,21 @@ class Loader {
                                      "supported): give at most 1024 endpoints"
                           : e > 32 ? "use rank 2 for 33 to 1024 endpoints"
                                    : "use rank 1 for 32 or fewer"));
+      if (s.topology.rank == 1 && s.topology.uplinks != 32)
+        blame({"topology.uplinks", "topology.rank"},
+              fmt::format("topology.uplinks is {}, but a rank-1 clos is one router with no "
+                          "uplinks: remove topology.uplinks or set topology.rank: 2",
+                          s.topology.uplinks));
     }
 
     if (s.topology.family == "flatfly")
       if (const std::string why = flatfly_size_problem(s.topology.k, s.topology.n); !why.empty())
         blame({"topology.k", "topology.n"}, why);
+    if (s.topology.family == "hypercube")
+      if (const std::string why =
+              hypercube_size_problem(s.topology.n, s.topology.endpoints_per_router);
+          !why.empty())
+        blame({"topology.n", "topology.endpoints_per_router"}, why);
 
     if (s.packet.header_units >= s.packet.max_units)
       blame({"packet.header_units", "packet.max_units"},
@@ -333,6 +344,12 @@ class Loader {
           fmt::format("{} takes {:.3g} ms, more than the 1 ms a link may take per unit: raise "
                       "link.lane_gbps or link.lanes, or lower link.phit_bits",
                       link, unit_ps / 1e9));
+    if (unit_ps / l.router_rate > 1e9)
+      blame({"link.router_rate", "link.lane_gbps", "link.lanes"},
+            fmt::format("{} takes {:.3g} ms on a router-to-router link at link.router_rate {:g}, "
+                        "more than the 1 ms a link may take per unit: raise link.router_rate, "
+                        "link.lane_gbps or link.lanes",
+                        link, unit_ps / l.router_rate / 1e9, l.router_rate));
   }
 
   // A key that means nothing for the spec's topology family (topology.rank
@@ -574,6 +591,9 @@ int64_t spec_endpoint_count(const Spec& s) {
     for (int i = 0; i < s.topology.n; ++i) n *= s.topology.k;
     return n;
   }
+  if (s.topology.family == "hypercube" &&
+      hypercube_size_problem(s.topology.n, s.topology.endpoints_per_router).empty())
+    return int64_t{s.topology.endpoints_per_router} << s.topology.n;
   return -1;
 }
 

@@ -33,6 +33,16 @@ void check_clos_spec(const Spec& spec) {
   if (e < 1 || e > max_e)
     throw FieldError("topology.endpoints",
                      fmt::format("a rank-{} clos has 1 to {} endpoints, got {}", rank, max_e, e));
+  const int u = spec.topology.uplinks;
+  if (u < 1 || u > kRank2Radix)
+    throw FieldError(
+        "topology.uplinks",
+        fmt::format("got {}, but a rank-1 router has 1 to {} uplinks", u, kRank2Radix));
+  if (rank == 1 && u != kRank2Radix)
+    throw FieldError("topology.uplinks",
+                     fmt::format("got {}, but a rank-1 clos is one router with no uplinks: remove "
+                                 "topology.uplinks or set topology.rank: 2",
+                                 u));
   if (spec.router.radix != kRank1Radix)
     throw FieldError("router.radix",
                      fmt::format("got {}, but the clos family is built of radix-64 YARC routers "
@@ -61,12 +71,13 @@ Fabric build_clos(const Spec& spec) {
   const int rank = spec.topology.rank;
   const int e = spec.topology.endpoints;
   const ps_t unit = unit_ps(spec);
+  const ps_t channel = router_unit_ps(spec);
   const ps_t wire = wire_ps(spec);
 
   Fabric f = fabric_frame(spec, fmt::format("yarc R{} {}", rank, e), "clos");
 
   const int r1 = rank == 1 ? 1 : (e + kClosSubtree - 1) / kClosSubtree;
-  const int r2 = rank == 1 ? 0 : kRank2Radix;
+  const int r2 = rank == 1 ? 0 : spec.topology.uplinks;
   f.routers.resize(r1 + r2);
   for (int i = 0; i < r1; ++i) {
     FabricRouter& r = f.routers[i];
@@ -76,8 +87,8 @@ Fabric build_clos(const Spec& spec) {
     r.ports.resize(kRank1Radix);
     for (int p = 0; p < kRank1Radix; ++p) r.ports[p].label = p < kClosSubtree ? kClosDown : kClosUp;
     if (rank == 2)
-      for (int j = 0; j < kRank2Radix; ++j)
-        r.ports[kClosSubtree + j] = link_port(r1 + j, i, unit, wire, kClosUp);
+      for (int j = 0; j < r2; ++j)
+        r.ports[kClosSubtree + j] = link_port(r1 + j, i, channel, wire, kClosUp);
   }
   for (int j = 0; j < r2; ++j) {
     FabricRouter& r = f.routers[r1 + j];
@@ -86,7 +97,8 @@ Fabric build_clos(const Spec& spec) {
     r.coord = {2, j, 0};
     r.ports.resize(kRank2Radix);
     for (int i = 0; i < kRank2Radix; ++i) r.ports[i].label = kClosDown;
-    for (int i = 0; i < r1; ++i) r.ports[i] = link_port(i, kClosSubtree + j, unit, wire, kClosDown);
+    for (int i = 0; i < r1; ++i)
+      r.ports[i] = link_port(i, kClosSubtree + j, channel, wire, kClosDown);
   }
   f.endpoints.resize(e);
   for (int ep = 0; ep < e; ++ep)
@@ -98,7 +110,7 @@ int64_t clos_bisection_links(const Spec& spec, const Fabric& fabric) {
   if (spec.topology.rank == 1) return spec.topology.endpoints / 2;
   int64_t r1 = 0;
   for (const FabricRouter& r : fabric.routers) r1 += r.rank == 1;
-  return r1 * kRank2Radix / 2;
+  return r1 * spec.topology.uplinks / 2;
 }
 
 YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
@@ -144,11 +156,16 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
   return t;
 }
 
+uint64_t yarc_table_bytes(const Fabric& fabric) {
+  return fabric.routers.size() * sizeof(YarcRouterTable);
+}
+
 namespace {
 
 const char* kClosSummary =
     "BlackWidow folded Clos of radix-64 YARC routers: rank 1 (<= 32 endpoints) or rank 2 "
-    "(<= 1024; 32 endpoints + 32 uplinks per rank-1 router, 32 radix-32 rank-2 routers)";
+    "(<= 1024; 32 endpoints + U uplinks per rank-1 router, U radix-32 rank-2 routers, U = "
+    "topology.uplinks, 32 by default)";
 
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"clos", kClosSummary, build_clos, clos_bisection_links});
 
@@ -156,8 +173,7 @@ FABEMU_REGISTER_ROUTING(policy_routing<YarcUpDown>(
     "clos", "updown",
     "YARC up/down routing: root-detect register, 8-entry up table (highest match wins), "
     "hashed deterministic requests, adaptive responses, shift/mask down routes",
-    2, 1, true, program_yarc_tables,
-    [](const Fabric& f) -> uint64_t { return f.routers.size() * sizeof(YarcRouterTable); }));
+    2, 1, true, program_yarc_tables, yarc_table_bytes));
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "control/topology/fabric_parts.h"
 #include "control/topology/link_timing.h"
@@ -46,48 +47,64 @@ std::string flatfly_size_problem(int64_t k, int64_t n) {
   return {};
 }
 
-Fabric build_flatfly(const Spec& spec) {
-  const int k = spec.topology.k;
-  const int n = spec.topology.n;
-  if (const std::string why = flatfly_size_problem(k, n); !why.empty())
-    throw std::invalid_argument(why);
+int GhcShape::routers() const {
+  int r = 1;
+  for (int d = 0; d < dims; ++d) r *= k;
+  return r;
+}
+
+GhcShape flatfly_shape(const Spec& spec) {
+  return GhcShape{spec.topology.k, spec.topology.n - 1, spec.topology.k};
+}
+
+Fabric build_ghc(const Spec& spec, const GhcShape& shape, std::string name, std::string family) {
   if (spec.vcs.count < 1 || spec.vcs.count > kMaxVcs)
     throw std::invalid_argument(
         fmt::format("vcs.count = {}: must be in 1..{}", spec.vcs.count, kMaxVcs));
-  const int dims = n - 1;
-  const int routers = static_cast<int>(power_capped(k, dims, kFlatflyMaxEndpoints));
-  const int radix = n * (k - 1) + 1;
+  const int k = shape.k;
+  const int c = shape.conc;
+  const int routers = shape.routers();
   const ps_t unit = unit_ps(spec);
+  const ps_t channel = router_unit_ps(spec);
   const ps_t wire = wire_ps(spec);
 
-  Fabric f = fabric_frame(spec, fmt::format("flatfly {}-ary {}-flat", k, n), "flatfly");
+  Fabric f = fabric_frame(spec, std::move(name), std::move(family));
 
   f.routers.resize(routers);
-  f.endpoints.resize(static_cast<size_t>(routers) * k);
+  f.endpoints.resize(static_cast<size_t>(routers) * c);
   for (int i = 0; i < routers; ++i) {
     FabricRouter& r = f.routers[i];
     r.id = i;
     r.rank = 0;
-    r.ports.resize(radix);
+    r.ports.resize(shape.radix());
     int stride = 1;  // k^d
-    for (int d = 0; d < dims; ++d, stride *= k) {
+    for (int d = 0; d < shape.dims; ++d, stride *= k) {
       const int own = (i / stride) % k;
       if (d < 3) r.coord[d] = own;
       // Equation (1), dimension d + 1: j = i + (m - own) k^d, m != own.
       for (int m = 0; m < k; ++m) {
         if (m == own) continue;
-        FabricPort& p = r.ports[flatfly_port(k, d, own, m)];
+        FabricPort& p = r.ports[flatfly_port(c, k, d, own, m)];
         p.peer_router = i + (m - own) * stride;
-        p.peer_port = static_cast<int16_t>(flatfly_port(k, d, m, own));
-        p.unit_ps = unit;
+        p.peer_port = static_cast<int16_t>(flatfly_port(c, k, d, m, own));
+        p.unit_ps = channel;
         p.wire_ps = wire;
         p.label = static_cast<uint8_t>(d + 1);
       }
     }
-    for (int j = 0; j < k; ++j)
-      attach_endpoint(f, i * k + j, i, j, unit, wire, kFlatflyEndpointLabel);
+    for (int j = 0; j < c; ++j)
+      attach_endpoint(f, i * c + j, i, j, unit, wire, kFlatflyEndpointLabel);
   }
   return f;
+}
+
+Fabric build_flatfly(const Spec& spec) {
+  const int k = spec.topology.k;
+  const int n = spec.topology.n;
+  if (const std::string why = flatfly_size_problem(k, n); !why.empty())
+    throw std::invalid_argument(why);
+  return build_ghc(spec, flatfly_shape(spec), fmt::format("flatfly {}-ary {}-flat", k, n),
+                   "flatfly");
 }
 
 int64_t flatfly_bisection_links(const Spec& /*spec*/, const Fabric& fabric) {
@@ -98,19 +115,19 @@ int64_t flatfly_bisection_links(const Spec& /*spec*/, const Fabric& fabric) {
   return links;
 }
 
-FlatflyTables program_flatfly_tables(const Spec& spec, const Fabric& fabric, int vcs_per_class,
-                                     Allocator allocator) {
+FlatflyTables program_ghc_tables(const Spec& spec, const Fabric& fabric, const GhcShape& shape,
+                                 int vcs_per_class, Allocator allocator) {
   if (fabric.num_vcs < vcs_per_class)
-    throw std::invalid_argument(fmt::format(
-        "routing {} needs {} VCs on a {}-ary {}-flat, the fabric has {}: set vcs.count to {}",
-        spec.routing, vcs_per_class, spec.topology.k, spec.topology.n, fabric.num_vcs,
-        vcs_per_class));
+    throw std::invalid_argument(
+        fmt::format("routing {} needs {} VCs on the {}, the fabric has {}: set vcs.count to {}",
+                    spec.routing, vcs_per_class, fabric.name, fabric.num_vcs, vcs_per_class));
   FlatflyTables t;
   t.allocator = allocator;
-  const int k = spec.topology.k;
-  const int dims = spec.topology.n - 1;
+  const int k = shape.k;
+  const int dims = shape.dims;
   t.k = static_cast<uint8_t>(k);
   t.dims = static_cast<uint8_t>(dims);
+  t.conc = static_cast<uint8_t>(shape.conc);
   t.response_vc = static_cast<uint8_t>(fabric.num_vcs >= 2 * vcs_per_class ? vcs_per_class : 0);
   t.latency_ps = static_cast<ps_t>(std::llround(spec.router.latency_ns * 1000.0));
   const size_t routers = fabric.routers.size();
@@ -133,6 +150,11 @@ FlatflyTables program_flatfly_tables(const Spec& spec, const Fabric& fabric, int
       if (r0.ports[p].peer_router >= 0) t.port_dim[p] = static_cast<uint8_t>(r0.ports[p].label - 1);
   }
   return t;
+}
+
+FlatflyTables program_flatfly_tables(const Spec& spec, const Fabric& fabric, int vcs_per_class,
+                                     Allocator allocator) {
+  return program_ghc_tables(spec, fabric, flatfly_shape(spec), vcs_per_class, allocator);
 }
 
 namespace {

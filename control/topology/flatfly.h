@@ -29,6 +29,27 @@ inline constexpr int64_t kFlatflyMaxEndpoints = 32768;
 // kFlatflyMaxEndpoints); otherwise what is wrong and what to do.
 std::string flatfly_size_problem(int64_t k, int64_t n);
 
+// A generalized hypercube (Bhuyan & Agrawal 1984): k^dims routers, each
+// linked in every dimension to the k - 1 routers whose address differs from
+// its own in that radix-k digit only, with `conc` endpoints per router. The
+// k-ary n-flat is {k, n - 1, k}; the binary hypercube {2, n, c}.
+struct GhcShape {
+  int k = 2;
+  int dims = 1;
+  int conc = 1;
+  int routers() const;
+  int radix() const { return conc + dims * (k - 1); }
+};
+
+// The flatfly's shape from topology.k and topology.n.
+GhcShape flatfly_shape(const Spec& spec);
+
+// Builds a generalized hypercube (the shape must fit: a size problem
+// checked before), family `family` named `name`, with the port layout of
+// dataplane/routing/flatfly_tables.h. Router coord: digits of dimensions
+// 0..2, rank 0.
+Fabric build_ghc(const Spec& spec, const GhcShape& shape, std::string name, std::string family);
+
 // Throws std::invalid_argument with flatfly_size_problem()'s message.
 Fabric build_flatfly(const Spec& spec);
 
@@ -40,12 +61,17 @@ Fabric build_flatfly(const Spec& spec);
 // capacity 2B/N = 1 (the paper's footnote 3). 32-ary 2-flat: 256.
 int64_t flatfly_bisection_links(const Spec& spec, const Fabric& fabric);
 
-// Tables for a policy that uses vcs_per_class VCs for each traffic class
-// (min: 1, val: 2, min_ad: n', ugal and clos_ad: n' + 1): responses get
-// their own VCs when the fabric has 2 * vcs_per_class, else share the
-// requests'. Pipeline spec.router.latency_ns at every hop; `allocator` for
-// the adaptive policies' decisions. Throws std::invalid_argument when the
-// fabric has fewer than vcs_per_class VCs.
+// Tables of a generalized hypercube of `shape` for a policy that uses
+// vcs_per_class VCs for each traffic class (min: 1, val: 2, min_ad: n',
+// ugal and clos_ad: n' + 1): responses get their own VCs when the fabric
+// has 2 * vcs_per_class, else share the requests'. Pipeline
+// spec.router.latency_ns at every hop; `allocator` for the adaptive
+// policies' decisions. Throws std::invalid_argument when the fabric has
+// fewer than vcs_per_class VCs.
+FlatflyTables program_ghc_tables(const Spec& spec, const Fabric& fabric, const GhcShape& shape,
+                                 int vcs_per_class, Allocator allocator = Allocator::sequential);
+
+// The same for a flatfly (flatfly_shape(spec)).
 FlatflyTables program_flatfly_tables(const Spec& spec, const Fabric& fabric, int vcs_per_class,
                                      Allocator allocator = Allocator::sequential);
 

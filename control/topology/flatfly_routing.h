@@ -24,11 +24,8 @@ RoutingInfo flatfly_routing(std::string name, std::string summary,
   // has (2-ary 15-flat), within what a port carries.
   const int max_vcs = std::min(kMaxVcs, 2 * vcs_per_class(14));
   auto program = [vcs_per_class, allocator](const Spec& spec, const Fabric& fabric) {
-    const std::string& a = spec.router.allocator;  // router.allocator overrides the paper's
-    const Allocator chosen = a == "greedy"       ? Allocator::greedy
-                             : a == "sequential" ? Allocator::sequential
-                                                 : allocator;
-    return program_flatfly_tables(spec, fabric, vcs_per_class(spec.topology.n - 1), chosen);
+    return program_flatfly_tables(spec, fabric, vcs_per_class(spec.topology.n - 1),
+                                  spec_allocator(spec, allocator));
   };
   RoutingInfo r = policy_routing<Policy>("flatfly", std::move(name), std::move(summary), max_vcs,
                                          vcs_per_class(1), true, program);

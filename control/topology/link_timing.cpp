@@ -32,6 +32,14 @@ ps_t unit_ps(const Spec& spec) {
   return static_cast<ps_t>(std::llround(ps));
 }
 
+ps_t router_unit_ps(const Spec& spec) {
+  const ps_t unit = unit_ps(spec);
+  const double rate = spec.link.router_rate;
+  if (!(rate >= 0.01 && rate <= 1.0))
+    throw FieldError("link.router_rate", "must be 0.01 to 1 of the link rate");
+  return static_cast<ps_t>(std::llround(double(unit) / rate));
+}
+
 ps_t wire_ps(const Spec& spec) {
   if (!(spec.link.wire_ns >= 0 && spec.link.wire_ns <= 1e9))
     throw FieldError("link.wire_ns", "must be 0 to 1e9 ns");

@@ -13,6 +13,9 @@ namespace fabemu {
 // Throw FieldError (spec_error.h) when the link parameters give no time the
 // engine's picosecond clock can count.
 ps_t unit_ps(const Spec& spec);
+// The same on a router-to-router link, which runs at link.router_rate of
+// the endpoint links' rate.
+ps_t router_unit_ps(const Spec& spec);
 // The same before rounding to the clock's picoseconds (no checks).
 double unit_time_ps(const Spec::Link& link);
 ps_t wire_ps(const Spec& spec);

@@ -12,6 +12,13 @@
 
 namespace fabemu {
 
+// The allocator a routing runs with: router.allocator when it names one,
+// else `paper`, the one the routing's paper gives it.
+inline Allocator spec_allocator(const Spec& spec, Allocator paper) {
+  const std::string& a = spec.router.allocator;
+  return a == "greedy" ? Allocator::greedy : a == "sequential" ? Allocator::sequential : paper;
+}
+
 // program: Tables(const Spec&, const Fabric&), may throw on bad input.
 // table_bytes: what program's tables take for a fabric, written beside it.
 template <class Policy, class Program>

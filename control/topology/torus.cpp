@@ -47,6 +47,7 @@ Fabric build_torus(const Spec& spec) {
   const std::array<int, 3> k = spec.topology.dims;
   const int epr = spec.topology.endpoints_per_router;
   const ps_t unit = unit_ps(spec);
+  const ps_t channel = router_unit_ps(spec);
   const ps_t wire = wire_ps(spec);
 
   Fabric f;
@@ -84,7 +85,7 @@ Fabric build_torus(const Spec& spec) {
           nc[dim] = (c[dim] + (t3e_plus(d) ? 1 : k[dim] - 1)) % k[dim];
           p.peer_router = torus_router_id(k, nc[0], nc[1], nc[2]);
           p.peer_port = static_cast<int16_t>(t3e_opposite(d));
-          p.unit_ps = unit;
+          p.unit_ps = channel;
           p.wire_ps = wire;
         }
         for (int j = 0; j < epr; ++j)

@@ -1,6 +1,9 @@
 // The flattened butterfly (Kim, Dally & Abts, ISCA 2007, section 2): the
 // router port layout the builder wires (control/topology/flatfly.cpp) and the
 // tables every flatfly routing policy reads (flatfly_min.h, flatfly_val.h).
+// The binary hypercube is the same graph with k = 2 and its own
+// concentration (a generalized hypercube, the paper's section 2.3), so it
+// uses these tables too (control/topology/hypercube.cpp).
 //
 // A k-ary n-flat has N = k^n endpoints and N/k routers of radix
 // k' = n(k-1) + 1, connected in n' = n - 1 dimensions. Router i's coordinate
@@ -8,10 +11,11 @@
 // (i / k^d) mod k; in each dimension a router is linked to the k - 1 routers
 // whose address differs from its own in that digit only (equation (1)).
 //
-// Port layout of every router (k' ports):
-//   0 .. k-1                 the k endpoints it concentrates (endpoint
-//                            router * k + j on port j); label 0
-//   k + d(k-1) + s           dimension d, slot s in 0..k-2: the neighbour
+// Port layout of every router (k' ports), with c endpoints per router (the
+// concentration: k on a flatfly, topology.endpoints_per_router on a hypercube):
+//   0 .. c-1                 the c endpoints it concentrates (endpoint
+//                            router * c + j on port j); label 0
+//   c + d(k-1) + s           dimension d, slot s in 0..k-2: the neighbour
 //                            whose digit d is m = s, or s + 1 when s >= the
 //                            router's own digit (there is no link to itself);
 //                            label d + 1
@@ -34,10 +38,10 @@ namespace fabemu {
 inline constexpr uint8_t kFlatflyEndpointLabel = 0;
 inline constexpr uint8_t kFlatflyNoDim = 0xFF;  // port_dim of an endpoint port
 
-// The port of a router whose digit in dimension d is `own` towards the
-// neighbour whose digit there is m (m != own).
-constexpr int flatfly_port(int k, int d, int own, int m) {
-  return k + d * (k - 1) + (m < own ? m : m - 1);
+// The port of a router with c endpoint ports whose digit in dimension d is
+// `own` towards the neighbour whose digit there is m (m != own).
+constexpr int flatfly_port(int c, int k, int d, int own, int m) {
+  return c + d * (k - 1) + (m < own ? m : m - 1);
 }
 
 // Where a destination endpoint lives.
@@ -47,8 +51,9 @@ struct FlatflyDest {
 };
 
 struct FlatflyTables {
-  uint8_t k = 2;     // routers per dimension (and endpoints per router)
+  uint8_t k = 2;     // routers per dimension
   uint8_t dims = 1;  // n' = n - 1
+  uint8_t conc = 2;  // endpoints per router (the flatfly's k)
   // digit[r * dims + d]: router r's coordinate in dimension d.
   std::vector<uint8_t> digit;
   std::vector<FlatflyDest> dest;  // per endpoint
@@ -69,7 +74,7 @@ struct FlatflyTables {
     return digit.data() + static_cast<size_t>(router) * dims;
   }
   uint8_t port_to(int d, uint8_t own, uint8_t m) const {
-    return static_cast<uint8_t>(flatfly_port(k, d, own, m));
+    return static_cast<uint8_t>(flatfly_port(conc, k, d, own, m));
   }
   uint8_t class_vc(const PacketMeta& m) const {
     return m.cls == static_cast<uint8_t>(TrafficClass::response) ? response_vc : 0;

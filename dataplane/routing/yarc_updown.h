@@ -42,6 +42,7 @@
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/routing/route.h"
 #include "dataplane/routing/routing_context.h"
+#include "dataplane/routing/routing_policy.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -105,6 +106,9 @@ struct YarcTables {
   std::vector<YarcRouterTable> routers;
   ps_t latency_ps = 31250;         // pipeline latency, every hop
   bool adaptive_responses = true;  // responses set a = 1 (the BlackWidow policy)
+  // How the adaptive decisions of one router's inputs see each other
+  // (routing_policy.h; read by YarcAdaptive, yarc_adaptive.h).
+  Allocator allocator = Allocator::sequential;
 };
 
 struct YarcUpDown {

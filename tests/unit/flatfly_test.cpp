@@ -21,6 +21,7 @@
 #include "control/topology/registry.h"
 #include "dataplane/routing/flatfly_val.h"
 #include "tests/support/run_collect.h"
+#include "tests/support/trace_pairs.h"
 
 namespace fabemu {
 namespace {
@@ -222,13 +223,8 @@ TEST(FlatflyRouting, MinIsDimensionOrderForEveryPair) {
   for (auto [k, n] : std::vector<std::pair<int, int>>{{4, 3}, {3, 3}, {8, 2}}) {
     const Spec spec = flatfly_spec(k, n);
     const Fabric f = build_flatfly(spec);
-    const RouteTraceFn trace = make_route_tracer(spec, f);
-    const uint32_t N = static_cast<uint32_t>(f.endpoints.size());
-    for (uint32_t s = 0; s < N; ++s)
-      for (uint32_t d = 0; d < N; ++d)
-        for (TrafficClass cls : {TrafficClass::request, TrafficClass::response}) {
-          const std::vector<HopTrace> p = trace(trace_meta(s, d, 19, cls));
-          ASSERT_FALSE(p.empty()) << s << " -> " << d;
+    for_every_route(
+        spec, f, [&](uint32_t s, uint32_t d, TrafficClass cls, const std::vector<HopTrace>& p) {
           ASSERT_EQ(static_cast<int>(p.size()) - 1, differing_digits(s / k, d / k, k, n - 1));
           EXPECT_EQ(p.back().router, static_cast<int32_t>(d / k));
           EXPECT_EQ(p.back().out_port, d % k);
@@ -239,7 +235,7 @@ TEST(FlatflyRouting, MinIsDimensionOrderForEveryPair) {
             last_dim = dim;
           }
           for (const HopTrace& h : p) EXPECT_EQ(h.out_vc, cls == TrafficClass::request ? 0 : 1);
-        }
+        });
   }
 }
 
@@ -345,40 +341,32 @@ TEST(FlatflyDeadlock, ValNeedsItsTwoVcs) {
 
 // ---- runs ----------------------------------------------------------------------
 
-// Zero-load latency of a 32-byte write (19 phits of 1.6 ns) over h
-// inter-router hops: the injection wire, h + 1 routers (31.25 ns) each
-// followed by a 10 ns wire, and the serialisation once (cut-through).
-ps_t zero_load_ps(uint32_t hops) { return 10000 + (hops + 1) * (31250 + 10000) + 19 * 1600; }
-
 TEST(FlatflyRun, MinAtZeroLoadMatchesAnalysis) {
   const Spec s = spec_of("flatfly-4x3.yaml", {"traffic.load=0.002", "run.measure_ns=200000"});
   std::vector<Delivery> got;
-  const RunResult r = run_collect(s, &got);
-  expect_exactly_once(r, got);
+  const RunResult r = run_exactly_once(s, &got);
   ASSERT_GT(got.size(), 300u);
-  const size_t exact = count_at_zero_load(s, r, got, 19, [](const Delivery& d, ps_t want) {
-    EXPECT_EQ(want, zero_load_ps(d.hops));
+  for (const Delivery& d : got)
     EXPECT_EQ(static_cast<int>(d.hops), differing_digits(d.src / 4, d.dst / 4, 4, 2));
+  expect_at_zero_load(got, [&](const Delivery& d) {
+    const ps_t want = zero_load_latency_ps(s, r.fabric, d.src, d.dst, 19, TrafficClass::request);
+    EXPECT_EQ(want, yarc_write_zero_load_ps(d.hops));
+    return want;
   });
-  EXPECT_GE(double(exact), 0.95 * double(got.size())) << exact << " of " << got.size();
 }
 
 TEST(FlatflyRun, ValAtZeroLoadTakesTwoPhases) {
   const Spec s =
       spec_of("flatfly-4x3.yaml", {"routing=val", "traffic.load=0.002", "run.measure_ns=200000"});
   std::vector<Delivery> got;
-  const RunResult r = run_collect(s, &got);
-  expect_exactly_once(r, got);
+  run_exactly_once(s, &got);
   ASSERT_GT(got.size(), 300u);
-  size_t exact = 0;
   uint64_t hops = 0;
   for (const Delivery& d : got) {
     EXPECT_LE(d.hops, 4u) << "at most 2n'";
-    ASSERT_GE(d.latency, zero_load_ps(d.hops));
-    exact += d.latency == zero_load_ps(d.hops);
     hops += d.hops;
   }
-  EXPECT_GE(double(exact), 0.95 * double(got.size())) << exact << " of " << got.size();
+  expect_at_zero_load(got, [](const Delivery& d) { return yarc_write_zero_load_ps(d.hops); });
   EXPECT_NEAR(double(hops) / double(got.size()), 3.0, 0.15) << "2n'(k-1)/k";
 }
 
@@ -397,13 +385,10 @@ TEST(FlatflyRun, EveryPacketExactlyOnceBeyondSaturation) {
 
 TEST(FlatflyRun, CreditsConservedAtEveryEvent) {
   for (const char* routing : {"min", "val"}) {
-    const RunResult r =
-        run_collect(spec_of("flatfly-4x3.yaml", {std::string("routing=") + routing,
-                                                 "traffic.load=1.0", "run.check_invariants=true",
-                                                 "run.warmup_ns=2000", "run.measure_ns=10000"}),
-                    nullptr);
-    EXPECT_TRUE(r.stats.invariant_failure.empty()) << routing << ": " << r.stats.invariant_failure;
-    EXPECT_GT(r.stats.invariant_checks, 1000u) << routing;
+    SCOPED_TRACE(routing);
+    expect_credits_conserved(
+        spec_of("flatfly-4x3.yaml", {std::string("routing=") + routing, "traffic.load=1.0",
+                                     "run.warmup_ns=2000", "run.measure_ns=10000"}));
   }
 }
 

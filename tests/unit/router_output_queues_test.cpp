@@ -138,8 +138,9 @@ TEST(OutputQueuesRun, ZeroLoadLatencyUnchanged) {
   const RunResult r = run_collect(s, &got);
   expect_exactly_once(r, got);
   ASSERT_GT(got.size(), 300u);
-  const size_t exact = count_at_zero_load(s, r, got, 19, [](const Delivery&, ps_t) {});
-  EXPECT_GE(double(exact), 0.95 * double(got.size())) << exact << " of " << got.size();
+  expect_at_zero_load(got, [&](const Delivery& d) {
+    return zero_load_latency_ps(s, r.fabric, d.src, d.dst, 19, TrafficClass::request);
+  });
 }
 
 // The input-queued switch's head-of-line limit under uniform traffic (about

@@ -62,15 +62,22 @@ PacketMeta trace_meta(uint32_t src_ep, uint32_t dst_ep, uint32_t units, TrafficC
 ps_t path_latency_ps(const Fabric& fabric, uint32_t src_ep, const std::vector<HopTrace>& path,
                      uint32_t units) {
   if (path.empty()) return kNever;
+  // Virtual cut-through, as the engine does it: the head leaves a router
+  // after its pipeline, but no packet leaves on a faster link before its
+  // tail could follow (its tail arrives units x the input's unit time after
+  // its head). The latency is when the tail reaches the destination.
   const FabricEndpoint& src = fabric.endpoints[src_ep];
-  ps_t t = src.wire_ps;
-  ps_t unit = src.unit_ps;
+  ps_t head = src.wire_ps;  // the head reaches the next router
+  ps_t in_unit = src.unit_ps;
+  ps_t tail = head + static_cast<ps_t>(units) * in_unit;
   for (const HopTrace& h : path) {
     const FabricPort& p = fabric.routers[h.router].ports[h.out_port];
-    t += h.pipeline_ps + p.wire_ps;
-    unit = std::max(unit, p.unit_ps);
+    const ps_t serial = static_cast<ps_t>(units) * p.unit_ps;
+    const ps_t leave = std::max(head + h.pipeline_ps, tail > serial ? tail - serial : 0);
+    head = leave + p.wire_ps;
+    tail = leave + serial + p.wire_ps;
   }
-  return t + static_cast<ps_t>(units) * unit;
+  return tail;
 }
 
 ps_t zero_load_latency_ps(const Spec& spec, const Fabric& fabric, uint32_t src_ep, uint32_t dst_ep,

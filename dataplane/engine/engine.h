@@ -130,6 +130,7 @@ class Engine final : public EngineBase {
     // lengths as of the start of its current allocation cycle
     // ([output * nv + vc]) and when that cycle ends ([local router]).
     bool greedy = false;
+    bool mixed_rates = false;  // some router's inputs are slower than one of its outputs
     std::vector<uint32_t> snap;
     std::vector<ps_t> snap_until;
     std::vector<Nic> ep;                // all endpoints; only owned ones used

@@ -142,6 +142,13 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   e.out_vc = pick.vc;
   e.routed = 1;
   ps_t ready = e.arrive + R::pipeline_ps(*w.tables.tables, r, static_cast<uint8_t>(p), pick.port);
+  if (w.mixed_rates) [[unlikely]] {
+    // Cut-through onto a faster link cannot outrun the packet's own tail on
+    // the slower link it arrives on: it starts no earlier than that tail
+    // allows (its credits then stream back no faster than it arrived).
+    const ps_t in_unit = w.in[rt.output(lr, p)].unit_ps, out_unit = w.out[o0 + pick.port].unit_ps;
+    if (in_unit > out_unit) ready = std::max(ready, e.arrive + e.units * (in_unit - out_unit));
+  }
   if (ready < not_before) ready = not_before;
   e.ready = ready;
   const uint32_t o = o0 + pick.port;

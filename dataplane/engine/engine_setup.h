@@ -305,6 +305,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
       if (fp.endpoint >= 0) {
         in.up_endpoint = fp.endpoint;
         in.up_wire_ps = f_.endpoints[fp.endpoint].wire_ps;
+        in.unit_ps = f_.endpoints[fp.endpoint].unit_ps;
         in.stats = ep_link_[fp.endpoint];
       } else if (fp.peer_router >= 0) {
         in.up_router = fp.peer_router;
@@ -313,9 +314,21 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
         in.remote = in.up_worker != w.id;
         in.up_output = router_local_[fp.peer_router] * max_ports_ + in.up_port;
         in.up_wire_ps = f_.routers[fp.peer_router].ports[fp.peer_port].wire_ps;
+        in.unit_ps = f_.routers[fp.peer_router].ports[fp.peer_port].unit_ps;
         in.stats = out_link_[size_t(fp.peer_router) * max_ports_ + fp.peer_port];
       }
     }
+    // Links of several rates at one router (link.router_rate): a packet
+    // from a slower input must not leave on a faster output before its tail
+    // has arrived (finish_route).
+    ps_t in_max = 0, out_min = kNever;
+    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
+      if (!f_.routers[r].ports[p].connected()) continue;
+      const uint32_t o = w.router.output(lr, p);
+      in_max = std::max(in_max, w.in[o].unit_ps);
+      out_min = std::min(out_min, w.out[o].unit_ps);
+    }
+    if (in_max > out_min) w.mixed_rates = true;
   }
   // Reassembly tables only where a message can span packets (frames always
   // can): single-packet traffic never looks them up.

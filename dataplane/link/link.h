@@ -52,6 +52,7 @@ struct InLink {
   uint32_t up_output = 0;   // sender's output index (local when on this core)
   bool remote = false;
   ps_t up_wire_ps = 0;      // credits travel the reverse direction of the link
+  ps_t unit_ps = 0;         // one flow unit on the link into this input
   uint32_t stats = 0;       // the link whose occupancy this buffer reports
 };
 

@@ -134,9 +134,35 @@ TEST(HypercubeFigures, BisectionBandwidthHeldToTheFlattenedButterflys) {
   EXPECT_DOUBLE_EQ(s.capacity, 1.0);
   const Spec fly = spec_of("flatfly-32x2.yaml", {});
   EXPECT_DOUBLE_EQ(summarize(fly, build_flatfly(fly)).capacity, s.capacity);
-  // Serialisation happens once, at the slowest link crossed.
+  // Cut-through across rates: the tail arrives at the last router 19 x 3.2
+  // ns after the head, but the head's 31.25 ns pipeline there outlasts the
+  // 30.4 ns the faster ejection link needs to let the tail catch up, so the
+  // packet leaves after its pipeline and is serialised at the full rate.
   EXPECT_EQ(zero_load_latency_ps(cube, f, 0, 1, 19, TrafficClass::request),
-            10000 + 2 * (31250 + 10000) + 19 * 3200);
+            10000 + 2 * (31250 + 10000) + 19 * 1600);
+  // With a 1 ns pipeline the head waits for its tail instead: the
+  // serialisation is the slowest link's, and the last pipeline is hidden.
+  const Spec fast = spec_of("hypercube-10.yaml", {"router.latency_ns=1"});
+  EXPECT_EQ(zero_load_latency_ps(fast, build_hypercube(fast), 0, 1, 19, TrafficClass::request),
+            3 * 10000 + 1000 + 19 * 3200);
+}
+
+// The engine holds a packet at a router until its tail, arriving on a
+// slower link, could follow it onto a faster one: every uncontended packet
+// takes exactly the traced zero-load latency, whichever of the pipeline and
+// the tail holds it.
+TEST(HypercubeRun, ZeroLoadAcrossLinkRates) {
+  for (const char* pipeline : {"router.latency_ns=31.25", "router.latency_ns=1"}) {
+    SCOPED_TRACE(pipeline);
+    const Spec s = spec_of("hypercube-4.yaml", {"link.router_rate=0.5", pipeline,
+                                                "traffic.load=0.002", "run.measure_ns=400000"});
+    std::vector<Delivery> got;
+    const RunResult r = run_exactly_once(s, &got);
+    ASSERT_GT(got.size(), 300u);
+    expect_at_zero_load(got, [&](const Delivery& d) {
+      return zero_load_latency_ps(s, r.fabric, d.src, d.dst, 19, TrafficClass::request);
+    });
+  }
 }
 
 TEST(HypercubeRouting, ECubeLowestDifferingBitFirst) {

@@ -295,6 +295,14 @@ class Loader {
                         "vcs.buffer_units or lower packet.max_units",
                         s.packet.max_units, s.vcs.buffer_units));
 
+    if (s.router.output_speedup > 1 && s.router.output_queue_units > 0 &&
+        s.packet.max_units > s.router.output_queue_units)
+      blame({"router.output_queue_units", "packet.max_units"},
+            fmt::format("a packet of up to {} units (packet.max_units) does not fit the {}-unit "
+                        "output queue; it would wait for room forever: raise "
+                        "router.output_queue_units (0: four VC buffers) or lower packet.max_units",
+                        s.packet.max_units, s.router.output_queue_units));
+
     const int64_t endpoints = spec_endpoint_count(s);
     if (endpoints > 0 && s.traffic.pattern == "hotspot" && s.traffic.hotspot >= endpoints)
       blame({"traffic.hotspot", "traffic.pattern"},

@@ -55,6 +55,15 @@ class QueueView {
     if (queues_) return queues_[out_port * nv_ + vc];
     return occupancy(out_port, vc) + (pending_ ? pending_[out_port * nv_ + vc] : 0);
   }
+  // The whole output channel's queue: every VC's. The packets of all VCs
+  // share the link, so a packet's wait for an output depends on all of them;
+  // a VC's own queue alone makes a rarely used VC (UGAL's non-minimal VC 0)
+  // look empty on a busy channel.
+  uint32_t channel_queue(uint32_t out_port) const {
+    uint32_t q = 0;
+    for (uint32_t v = 0; v < nv_; v++) q += queue(out_port, v);
+    return q;
+  }
   uint32_t vcs() const { return nv_; }
   ps_t now() const { return now_; }
 

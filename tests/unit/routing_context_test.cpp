@@ -116,5 +116,27 @@ TEST(SelectMostCredits, SeesStreamsOnlyOnceTheyHaveBegun) {
   EXPECT_TRUE(same(select_most_credits(rc, o.view(1000)), {1, 0}));
 }
 
+// UGAL weighs the output channel's queue, every VC's: a minimal candidate
+// on VC 1 against a detour on VC 0 whose own VC is empty but whose channel
+// is busier. On the detour's VC alone the detour would win.
+TEST(SelectLeastDelay, WeighsTheWholeChannelsQueue) {
+  //           (0,0) (0,1) (1,0) (1,1): credits of 16-unit buffers
+  Outputs o{16, 10, 16, 0};  // port 0 holds 6 units (VC 1), port 1 holds 16 (VC 1)
+  RouteCandidates rc;
+  rc.add(0, 1, 1);  // minimal: 1 hop, channel queue 6
+  rc.add(1, 0, 2);  // detour: 2 hops, its VC 0 empty, its channel 16
+  rc.adaptive = rc.weighted = true;
+  const QueueView v = o.view();
+  EXPECT_EQ(v.channel_queue(0), 6u);
+  EXPECT_EQ(v.channel_queue(1), 16u);
+  EXPECT_EQ(v.queue(1, 0), 0u);
+  // (6 + 4) x 1 = 10 against (16 + 4) x 2 = 40: minimal.
+  EXPECT_TRUE(same(select_least_delay(rc, v, 4), {0, 1}));
+  // A quiet detour channel against a full minimal one: (16 + 4) x 1 = 20
+  // against (0 + 4) x 2 = 8.
+  Outputs busy{16, 0, 16, 16};
+  EXPECT_TRUE(same(select_least_delay(rc, busy.view(), 4), {1, 0}));
+}
+
 }  // namespace
 }  // namespace fabemu

@@ -257,14 +257,18 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   rt.withdraw(o, rt.requester(in_p, in_v));
   const QEntry e = rt.pop(c);
   const ps_t now = w.now;
-  const ps_t dur = ol.serialize(e.units);
   const bool oq = w.oq.enabled();
+  // The packet streams out of this input buffer one unit per `unit` from
+  // now: onto the output link at its rate or, with switch speedup, into the
+  // output queue as fast as it arrived (the switch is not the bottleneck).
+  const InLink& in = w.in[c / nv_];
+  const ps_t unit = oq ? in.unit_ps : ol.unit_ps;
+  const ps_t dur = e.units * unit;
   if (!oq) take_link(w, o, e.units, e.out_vc);
   rt.occupy_input(c / nv_, now + dur);
-  // The packet streams out of this input buffer one unit per ol.unit_ps from
-  // now; each freed unit's credit reaches the upstream sender after the
-  // reverse link's latency, the first at now + unit + wire.
-  return_credits(w, c, e.units, now + ol.unit_ps + w.in[c / nv_].up_wire_ps, ol.unit_ps);
+  // Each freed unit's credit reaches the upstream sender after the reverse
+  // link's latency, the first at now + unit + wire.
+  return_credits(w, c, e.units, now + unit + in.up_wire_ps, unit);
   if (!oq) {
     deliver_from_link(w, rt.router_of_channel(c), o, e.m, e.units, e.out_vc);
   } else {

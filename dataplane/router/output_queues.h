@@ -10,9 +10,11 @@
 // removes the input-queued switch's head-of-line limit (about 0.59 under
 // uniform traffic).
 //
-// A packet leaves its input buffer when it crosses the switch, so its
-// credits go back upstream from then (as in BookSim's input-queued router
-// with speedup); its output queue then holds it until the link sends it.
+// A packet leaves its input buffer when it crosses the switch, as fast as
+// it arrived (the switch is not the bottleneck, whatever the output link's
+// rate), so its credits go back upstream from then (as in BookSim's
+// input-queued router with speedup); its output queue then holds it until
+// the link sends it.
 // Each queue has a capacity in flow units (router.output_queue_units); a
 // packet whose queue is full waits at the head of its input FIFO. Entries
 // come from one pool that grows to the most packets ever queued at once.

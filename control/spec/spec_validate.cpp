@@ -1,0 +1,385 @@
+// Cross-field validation of a loaded spec (spec_validate.h), split from
+// the loader's YAML walk (spec_loader.cpp).
+#include "control/spec/spec_validate.h"
+
+#include <fmt/format.h>
+#include <rte_config.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "control/run/runner.h"
+#include "control/spec/profiles.h"
+#include "control/spec/spec_context.h"
+#include "control/spec/spec_fields.h"
+#include "control/spec/spec_loader.h"
+#include "control/spec/spec_refuse.h"
+#include "control/spec/spec_validate.h"
+#include "control/spec/spec_yaml.h"
+#include "control/topology/flatfly.h"
+#include "control/topology/hypercube.h"
+#include "control/topology/link_timing.h"
+#include "control/topology/registry.h"
+#include "dataplane/codec/codec_check.h"
+#include "dataplane/core/fabric.h"
+#include "dataplane/endpoint/traffic.h"
+#include "dataplane/engine/engine_base.h"
+#include "dataplane/engine/engine_sizing.h"
+#include "dataplane/ethernet/ether.h"
+
+namespace fabemu {
+
+using namespace spec_detail;
+
+// Reports a problem that involves several fields against the one the user
+// wrote (the first of `paths` set by the file or a --set), so the location
+// is a line they can edit rather than a profile default.
+void SpecValidator::blame(const std::vector<std::string>& paths, const std::string& msg) const {
+  refuse_spec(file_, origins_, paths, msg);
+}
+
+// A whole packet of the largest size must fit `units` of buffer `field`.
+void SpecValidator::require_packet_fits(const Spec& s, const char* field, int units,
+                                        const char* what) const {
+  if (s.packet.max_units <= units) return;
+  blame({field, "packet.max_units"},
+        fmt::format("a packet of up to {} units (packet.max_units) does not fit the {}-unit {}: "
+                    "raise {} or lower packet.max_units",
+                    s.packet.max_units, units, what, field));
+}
+
+void SpecValidator::validate(Spec& s) const {
+  const ProfileInfo* profile = find_profile(s.profile);
+  const Registry& reg = Registry::get();
+  if (s.topology.family.empty())
+    blame({"topology.family", "profile"},
+          fmt::format("profile '{}' has no topology of its own: set topology.family (known: {})",
+                      profile ? profile->name : s.profile, join(reg.topology_names())));
+  if (!reg.topology(s.topology.family))
+    blame({"topology.family"}, fmt::format("unknown topology family '{}'; known families: {}",
+                                           s.topology.family, join(reg.topology_names())));
+  validate_families(s);
+  validate_link_rate(s);
+  const RoutingInfo* routing = reg.routing(s.topology.family, s.routing);
+  if (!routing)
+    blame({"routing", "topology.family"},
+          fmt::format("routing '{}' does not exist for topology family '{}': set routing to one "
+                      "of {}",
+                      printable(s.routing), printable(s.topology.family),
+                      join(reg.routing_names(s.topology.family))));
+  if (s.vcs.count > routing->max_vcs)
+    blame({"vcs.count", "routing"},
+          fmt::format("{} VCs is more than routing '{}' can use: set vcs.count to at most {}",
+                      s.vcs.count, s.routing, routing->max_vcs));
+  const int needed = routing->needed_vcs ? routing->needed_vcs(s) : routing->min_vcs;
+  if (needed > kMaxVcs)
+    blame({"routing", "topology.n"},
+          fmt::format("routing '{}' needs {} VCs on this size (one per hop it may take), more "
+                      "than the {} a port has: lower topology.n or choose another routing",
+                      s.routing, needed, kMaxVcs));
+  if (s.vcs.count < needed)
+    blame({"vcs.count", "routing"},
+          fmt::format("routing '{}' needs at least {} VCs to be deadlock-free, got {}: set "
+                      "vcs.count to at least {}",
+                      s.routing, needed, s.vcs.count, needed));
+
+  if (s.topology.family == "torus") {
+    int64_t routers = 1;
+    for (int k : s.topology.dims) routers *= k;
+    if (routers > kMaxRouters)
+      blame({"topology.dims"},
+            fmt::format("{}x{}x{} is {} routers, more than the {} fabemu supports: use smaller "
+                        "dimensions",
+                        s.topology.dims[0], s.topology.dims[1], s.topology.dims[2], routers,
+                        kMaxRouters));
+    require_packet_fits(s, "vcs.adaptive_buffer_units", s.vcs.adaptive_buffer_units,
+                        "adaptive VC buffer; virtual cut-through needs room for a whole packet");
+  }
+  if (s.topology.family == "clos") {
+    const int lo = s.topology.rank == 1 ? 1 : 33;
+    const int hi = s.topology.rank == 1 ? 32 : 1024;
+    const int e = s.topology.endpoints;
+    if (e < lo || e > hi)
+      blame({"topology.endpoints", "topology.rank"},
+            fmt::format("a rank-{} clos has {} to {} endpoints, got {}: {}", s.topology.rank, lo,
+                        hi, e,
+                        e > 1024 ? "1024 is the most fabemu builds (rank 2; rank 3 is not "
+                                   "supported): give at most 1024 endpoints"
+                        : e > 32 ? "use rank 2 for 33 to 1024 endpoints"
+                                 : "use rank 1 for 32 or fewer"));
+    if (s.topology.rank == 1 && s.topology.uplinks != 32)
+      blame({"topology.uplinks", "topology.rank"},
+            fmt::format("topology.uplinks is {}, but a rank-1 clos is one router with no "
+                        "uplinks: remove topology.uplinks or set topology.rank: 2",
+                        s.topology.uplinks));
+  }
+
+  if (s.topology.family == "flatfly")
+    if (const std::string why = flatfly_size_problem(s.topology.k, s.topology.n); !why.empty())
+      blame({"topology.k", "topology.n"}, why);
+  if (s.topology.family == "hypercube")
+    if (const std::string why =
+            hypercube_size_problem(s.topology.n, s.topology.endpoints_per_router);
+        !why.empty())
+      blame({"topology.n", "topology.endpoints_per_router"}, why);
+
+  if (s.packet.header_units >= s.packet.max_units)
+    blame({"packet.header_units", "packet.max_units"},
+          fmt::format("{} header units leave no room for payload in a packet of at most {} "
+                      "units: lower packet.header_units or raise packet.max_units",
+                      s.packet.header_units, s.packet.max_units));
+  require_packet_fits(s, "vcs.buffer_units", s.vcs.buffer_units,
+                      "VC buffer; virtual cut-through needs room for a whole packet");
+
+  if (s.router.output_speedup > 1 && s.router.output_queue_units > 0)
+    require_packet_fits(s, "router.output_queue_units", s.router.output_queue_units,
+                        "output queue; it would wait for room forever (0: four VC buffers)");
+
+  const int64_t endpoints = spec_endpoint_count(s);
+  if (endpoints > 0 && s.traffic.pattern == "hotspot" && s.traffic.hotspot >= endpoints)
+    blame({"traffic.hotspot", "traffic.pattern"},
+          fmt::format("hot spot {} is not an endpoint: the fabric has endpoints 0 to {}",
+                      s.traffic.hotspot, endpoints - 1));
+  if (s.traffic.process == "bernoulli" && s.traffic.batch_size > 1)
+    blame({"traffic.batch_size", "traffic.process"},
+          fmt::format("batch_size {} needs traffic.process: batch (bernoulli injects one "
+                      "message at a time)",
+                      s.traffic.batch_size));
+  if (s.traffic.process == "single_batch" && s.traffic.batch_size > s.run.source_queue_packets)
+    blame({"traffic.batch_size", "run.source_queue_packets"},
+          fmt::format("a single batch of {} messages does not fit a source queue of {} packets "
+                      "(the rest would be dropped, not delivered late): raise "
+                      "run.source_queue_packets to at least the batch size",
+                      s.traffic.batch_size, s.run.source_queue_packets));
+
+  if (!s.run.cores.empty() && static_cast<int>(s.run.cores.size()) != s.run.workers)
+    blame({"run.cores", "run.workers"},
+          fmt::format("run.cores lists {} CPU(s) for {} worker(s): give one CPU per worker, or "
+                      "leave run.cores out to let the workers run on any allowed CPU",
+                      s.run.cores.size(), s.run.workers));
+
+  validate_ports(s, endpoints);
+  validate_with_fabric(s, endpoints);
+}
+
+// The time one flow unit occupies a link (link_timing.h) must be a number
+// of picoseconds the engine's clock can count: at least one (below, it
+// rounds to 0 and the link has no rate), at most a millisecond.
+void SpecValidator::validate_link_rate(const Spec& s) const {
+  const Spec::Link& l = s.link;
+  const double bits = double(l.phit_bits) * l.phits_per_unit;
+  const double unit_ps = unit_time_ps(l);
+  const std::string link =
+      fmt::format("a {:g}-bit flow unit on {} lane{} of {:g} Gb/s (coding {:g})", bits, l.lanes,
+                  l.lanes == 1 ? "" : "s", l.lane_gbps, l.coding);
+  if (unit_ps < 0.5)
+    blame({"link.lane_gbps", "link.lanes", "link.phit_bits", "link.phits_per_unit", "link.coding"},
+          fmt::format("{} takes {:.3g} ps, less than the engine's clock tick of 1 ps: lower "
+                      "link.lanes or link.lane_gbps, or raise link.phit_bits",
+                      link, unit_ps));
+  if (unit_ps > 1e9)
+    blame({"link.lane_gbps", "link.lanes", "link.phit_bits", "link.phits_per_unit", "link.coding"},
+          fmt::format("{} takes {:.3g} ms, more than the 1 ms a link may take per unit: raise "
+                      "link.lane_gbps or link.lanes, or lower link.phit_bits",
+                      link, unit_ps / 1e9));
+  if (unit_ps / l.router_rate > 1e9)
+    blame({"link.router_rate", "link.lane_gbps", "link.lanes"},
+          fmt::format("{} takes {:.3g} ms on a router-to-router link at link.router_rate {:g}, "
+                      "more than the 1 ms a link may take per unit: raise link.router_rate, "
+                      "link.lane_gbps or link.lanes",
+                      link, unit_ps / l.router_rate / 1e9, l.router_rate));
+}
+
+// A key that means nothing for the spec's topology family (topology.rank
+// on a torus) is refused when the file or a --set gave it: ignoring it
+// would run another fabric than the one the user asked for.
+void SpecValidator::validate_families(const Spec& s) const {
+  // Field::families is one family or a list ("clos, flatfly").
+  auto listed = [](const char* families, const std::string& family) {
+    const std::string list = std::string(", ") + families + ",";
+    return list.find(" " + family + ",") != std::string::npos;
+  };
+  for (const Field& f : fields()) {
+    if (!f.families || is_item_key(f.path)) continue;
+    auto it = origins_.find(f.path);
+    if (it == origins_.end() || it->second.kind == Origin::Kind::profile) continue;
+    if (listed(f.families, s.topology.family)) continue;
+    const bool several = std::string(f.families).find(',') != std::string::npos;
+    std::string hint = several ? fmt::format("topology.family to one of {}", f.families)
+                               : fmt::format("topology.family: {}", f.families);
+    const auto fam = origins_.find("topology.family");
+    const bool family_by_profile =
+        fam == origins_.end() || fam->second.kind == Origin::Kind::profile;
+    for (const auto& p : profiles()) {
+      const Field* ff = find_field("topology.family");
+      const char* def = p.column == ProfileInfo::Column::yarc      ? ff->yarc
+                        : p.column == ProfileInfo::Column::flatfly ? ff->flatfly
+                                                                   : ff->t3e;
+      if (family_by_profile && !p.needs_family && *def && listed(f.families, def))
+        hint = fmt::format("profile: {} (or {})", p.name, hint);
+    }
+    blame(
+        {f.path},
+        fmt::format("{} applies to the {} {} only, but this spec's topology.family is {} "
+                    "(from {}): remove it, or set {}",
+                    f.path, f.families, several ? "families" : "family",
+                    printable(s.topology.family), origin_text(origins_, "topology.family"), hint));
+  }
+}
+
+// What the port bindings need from the rest of the spec (clashes between
+// bindings are refused as the list is read, in read_ports).
+void SpecValidator::validate_ports(const Spec& s, int64_t endpoints) const {
+  bool replays = false;
+  for (const PortBinding& p : s.ports) replays = replays || !p.replay.empty();
+  if (s.run.mode == "virtual" && s.traffic.load == 0 && !replays)
+    blame({"traffic.load", "run.mode"},
+          "a virtual-time run with traffic.load 0 has nothing to emulate: give a load in (0, 1], "
+          "replay a pcap file at a port (ports[].replay), or use run.mode: realtime with ports");
+  for (size_t i = 0; i < s.ports.size(); ++i)
+    if (!s.ports[i].device.empty() && s.run.mode != "realtime")
+      blame({"run.mode", fmt::format("ports[{}].device", i), "ports"},
+            fmt::format("DPDK ports carry real frames in wall-clock time: set run.mode: "
+                        "realtime (run.mode is '{}'), or replay a pcap file (ports[].replay)",
+                        s.run.mode));
+  // DPDK keeps its Ethernet ports in a fixed table (RTE_MAX_ETHPORTS, 32
+  // in Debian's build); a device beyond it cannot be created, and DPDK
+  // says only "Operation not permitted". run.eal's --vdev ports count too.
+  std::set<std::string> devices;
+  for (size_t a = 0; a < s.run.eal.size(); ++a) {
+    const std::string& arg = s.run.eal[a];
+    if (arg.rfind("--vdev=", 0) == 0) devices.insert(device_name(arg.substr(7)));
+    if (arg == "--vdev" && a + 1 < s.run.eal.size()) devices.insert(device_name(s.run.eal[a + 1]));
+  }
+  for (size_t i = 0; i < s.ports.size(); ++i) {
+    const PortBinding& p = s.ports[i];
+    if (!p.device.empty()) devices.insert(device_name(p.device));
+    if (devices.size() > RTE_MAX_ETHPORTS)
+      blame({fmt::format("ports[{}].device", i), fmt::format("ports[{}]", i), "ports"},
+            fmt::format("device '{}' would be DPDK port number {}, but this DPDK build has room "
+                        "for {} Ethernet ports (RTE_MAX_ETHPORTS; run.eal's --vdev devices "
+                        "count too): put several bindings on one device, told apart by vlan "
+                        "or macs, or use fewer devices",
+                        printable(device_name(p.device)), devices.size(), RTE_MAX_ETHPORTS));
+    if (endpoints > 0 && p.endpoint >= endpoints)
+      blame({fmt::format("ports[{}].endpoint", i), fmt::format("ports[{}]", i), "ports"},
+            fmt::format("endpoint {} does not exist: this fabric has endpoints 0 to {}; bind "
+                        "the port to one of them",
+                        p.endpoint, endpoints - 1));
+  }
+}
+
+// Checks that need the built fabric: what the topology builder refuses
+// (blamed on the field it names), explicit endpoint placement (router and
+// port ranges are the builder's) and the fixed traffic patterns (which
+// need, e.g., a square torus).
+void SpecValidator::validate_with_fabric(const Spec& s, int64_t endpoints) const {
+  for (size_t i = 0; i < s.endpoint_map.size(); ++i) {
+    const EndpointMap& m = s.endpoint_map[i];
+    if (endpoints > 0 && m.id >= endpoints)
+      blame({fmt::format("endpoints[{}]", i), "endpoints"},
+            fmt::format("endpoint {} does not exist: this fabric has endpoints 0 to {}", m.id,
+                        endpoints - 1));
+  }
+  const Fabric f = build_spec_fabric(s);
+  const Pattern pattern = pattern_of(s.traffic.pattern);
+  const bool fixed_pattern = pattern != Pattern::uniform && pattern != Pattern::hotspot &&
+                             pattern != Pattern::flatfly_worst;
+  for (size_t i = 0; i < s.endpoint_map.size(); ++i) {
+    const EndpointMap& m = s.endpoint_map[i];
+    const std::string item = fmt::format("endpoints[{}]", i);
+    if (m.router >= static_cast<int>(f.routers.size()))
+      blame({item, "endpoints"},
+            fmt::format("router {} does not exist: this fabric has routers 0 to {}", m.router,
+                        f.routers.size() - 1));
+    const auto& ports = f.routers[m.router].ports;
+    if (m.port < static_cast<int>(ports.size()) && ports[m.port].peer_router >= 0)
+      blame({item, "endpoints"},
+            fmt::format("router {} port {} is a link to router {}, not an endpoint port", m.router,
+                        m.port, ports[m.port].peer_router));
+  }
+  validate_packets(s, f);
+  validate_generation(s, f);
+  if (fixed_pattern) {
+    EngineConfig cfg;
+    cfg.pattern = pattern;
+    cfg.hotspot = static_cast<uint32_t>(s.traffic.hotspot);
+    cfg.hotspot_fraction = s.traffic.hotspot_fraction;
+    TrafficPattern tp;
+    std::string err;
+    if (!tp.init(f, cfg, &err))
+      blame({"traffic.pattern", "topology.dims", "topology.endpoints"},
+            fmt::format("pattern '{}' does not fit this fabric: {}; choose another pattern or "
+                        "another size",
+                        s.traffic.pattern, err));
+  }
+}
+
+// The gap between an endpoint's messages is drawn in unit times of its
+// injection link; a mean gap beyond any run (a load tiny for the batch
+// and the message sizes) generates nothing and overflows the clock.
+void SpecValidator::validate_generation(const Spec& s, const Fabric& f) const {
+  if (s.traffic.load <= 0 || f.endpoints.empty()) return;
+  const EngineConfig cfg = make_engine_config(s, f);
+  const double p =
+      generation_probability(cfg.format, cfg.size_bytes, cfg.size_weight, cfg.load, cfg.batch_size);
+  const double gap_s = double(f.endpoints[0].unit_ps) / p * 1e-12;
+  if (gap_s > 1000)
+    blame({"traffic.load", "traffic.batch_size", "traffic.sizes"},
+          fmt::format("each endpoint would start a {} every {:.3g} s on average, longer than "
+                      "any run (1e10 ns a phase): raise traffic.load, or lower "
+                      "traffic.batch_size or the message sizes",
+                      cfg.batch_size > 1 ? "batch" : "message", gap_s));
+}
+
+// Every packet the sources will make must encode in the profile's codec,
+// in the buffers the engine allocates (the engine's own configuration and
+// buffer size, so the two cannot differ).
+void SpecValidator::validate_packets(const Spec& s, const Fabric& f) const {
+  const EngineConfig cfg = make_engine_config(s, f);
+  // A router FIFO counts whole packets: a buffer full of the shortest.
+  uint32_t maxcap = 1;
+  for (int v = 0; v < f.num_vcs && v < kMaxVcs; ++v)
+    maxcap = std::max(maxcap, f.vc_buffer_units[v]);
+  const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
+  if (fifo_entries(maxcap, minu) > kMaxFifoEntries)
+    blame({"vcs.buffer_units", "vcs.adaptive_buffer_units"},
+          fmt::format("a buffer of {} units holds up to {} packets of the shortest ({} unit{}), "
+                      "more than the {} a router FIFO keeps: set it to at most {}",
+                      maxcap, maxcap / minu, minu, minu == 1 ? "" : "s", kMaxFifoEntries - 1,
+                      kMaxFifoEntries * minu - 1));
+  std::vector<uint32_t> sizes = cfg.size_bytes;
+  if (!s.ports.empty()) sizes.push_back(1500 + kEthHeaderBytes);  // a frame at the usual MTU
+  const CodecProblem p = codec_check_messages(static_cast<CodecKind>(cfg.codec), cfg.format,
+                                              static_cast<uint32_t>(f.endpoints.size()), sizes,
+                                              cfg.reply_fraction > 0 ? cfg.reply_bytes : 0);
+  using Limit = CodecProblem::Limit;
+  switch (p.limit) {
+    case Limit::none:
+      return;
+    case Limit::max_units:
+      blame({"packet.max_units"}, p.message);
+    case Limit::header_units:
+      blame({"packet.header_units", "packet.max_units"}, p.message);
+    case Limit::endpoints:
+      blame({"topology.dims", "topology.endpoints_per_router", "topology.endpoints"}, p.message);
+    case Limit::segments:
+      blame({"packet.max_units", "traffic.sizes", "traffic.reply_bytes", "packet.header_units"},
+            p.message);
+    case Limit::message_bytes:
+      blame({"packet.header_units", "packet.max_units", "traffic.sizes", "traffic.reply_bytes"},
+            p.message);
+  }
+}
+
+}  // namespace fabemu

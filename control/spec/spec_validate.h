@@ -1,0 +1,37 @@
+// Cross-field validation of a loaded spec: what needs the whole spec
+// (routing against family, VC counts, packet against buffer sizes, ports and
+// endpoints, link rates, traffic that a run can generate, packets the codec
+// can encode). A problem is refused at the line or --set of the first field
+// involved that the user wrote (spec_refuse.h).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "control/spec/spec.h"
+#include "dataplane/core/fabric.h"
+
+namespace fabemu {
+
+class SpecValidator {
+ public:
+  SpecValidator(const std::string& file, const std::map<std::string, SpecOrigin>& origins)
+      : file_(file), origins_(origins) {}
+  // Throws SpecError on the first problem; fills what validation derives.
+  void validate(Spec& s) const;
+
+ private:
+  [[noreturn]] void blame(const std::vector<std::string>& paths, const std::string& msg) const;
+  void require_packet_fits(const Spec& s, const char* field, int units, const char* what) const;
+  void validate_link_rate(const Spec& s) const;
+  void validate_families(const Spec& s) const;
+  void validate_ports(const Spec& s, int64_t endpoints) const;
+  void validate_with_fabric(const Spec& s, int64_t endpoints) const;
+  void validate_generation(const Spec& s, const Fabric& f) const;
+  void validate_packets(const Spec& s, const Fabric& f) const;
+
+  const std::string& file_;
+  const std::map<std::string, SpecOrigin>& origins_;
+};
+
+}  // namespace fabemu

@@ -155,7 +155,7 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     // allocator's snapshot of them (counted whatever the allocator), and
     // per output the units its credit-blocked requesters wait for.
     links_b += nout * (sizeof(OutLink) + sizeof(InLink) + nv * sizeof(SenderVc) +
-                       nv * 2 * sizeof(uint32_t) + 16) +
+                       nv * 2 * sizeof(uint32_t) + sizeof(BlockedUnits)) +
                nlinks * sizeof(LinkStats);
     eps_b += nep * sizeof(Nic) +
              owned * (nv * sizeof(CreditCounter) +

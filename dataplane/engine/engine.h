@@ -75,13 +75,6 @@ int next_engine_instance();
 // Bytes that fill synthetic payloads (a fixed, recognisable pattern).
 const uint8_t* synthetic_payload();
 
-// Per VC of one output: units short, kNone where no requester was.
-struct alignas(16) BlockedUnits {
-  static constexpr uint16_t kNone = 0xFFFF;
-  uint16_t units[kMaxVcs] = {kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone};
-};
-static_assert(kMaxVcs == 8, "BlockedUnits lists one entry per VC");
-
 template <class R, class LinkLayer = NoLinkLayer>
 class Engine final : public EngineBase {
  public:

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "dataplane/core/fabric.h"
 #include "dataplane/link/credit_counter.h"
 #include "dataplane/sim/time.h"
 
@@ -43,6 +44,14 @@ struct alignas(128) SenderVc {
   CreditCounter credits;
   uint64_t packets = 0;
 };
+
+// Per VC of one output link: the fewest units a requester was short of
+// when the output last arbitrated, kNone where no requester was.
+struct alignas(16) BlockedUnits {
+  static constexpr uint16_t kNone = 0xFFFF;
+  uint16_t units[8] = {kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone};
+};
+static_assert(kMaxVcs == 8, "BlockedUnits lists one entry per VC");
 
 struct InLink {
   int32_t up_router = -1;   // -1: an endpoint's injection link

@@ -67,4 +67,5 @@ refused "FIRST:LAST:STEP" --loads 0.1:0.5
 refused "give KEY=V1,V2" --vary routing
 refused "field 'routing'" --vary routing=min,nosuch
 refused "unknown key" --set router.nosuch=1
+refused "does not exist or is not writable" --plot /nonexistent-folder/s.png
 echo "sweep: all checks passed"

@@ -24,6 +24,15 @@ nlohmann::json histogram_ns(const LatencyHistogram& h) {
   return j;
 }
 
+// A link's (or every link's) link-level retry counters, by their declared names.
+static nlohmann::json retry_json(const LinkRetryCounters& r) {
+  nlohmann::json j;
+#define FABEMU_X(name, help) j[#name] = r.name;
+  FABEMU_LINK_RETRY_COUNTERS(FABEMU_X)
+#undef FABEMU_X
+  return j;
+}
+
 nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
                            const RunStats& st, bool per_link) {
   using nlohmann::json;
@@ -116,6 +125,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
     lj[fabric.unit_name + "s"] = l.units;
     lj["utilisation"] = window > 0 ? double(l.busy_ps) / window : 0.0;
     lj["credit_stalls"] = l.credit_stalls;
+    if (st.link_retry && l.router >= 0 && l.peer_router >= 0) lj["retry"] = retry_json(l.retry);
     json vcs = json::array();
     for (int v = 0; v < fabric.num_vcs; v++)
       vcs.push_back({{"vc", v},
@@ -138,6 +148,13 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                    {"peak_occupancy", vc_peak[v]}});
   j["vcs"] = vcs;
   j["credit_stalls"] = total_stalls;
+  if (st.link_retry) {
+    LinkRetryCounters all;
+    for (const auto& l : st.links) all.merge(l.retry);
+    json r = retry_json(all);
+    r["transmit_error_discards"] = st.transmit_error_discards;
+    j["link_retry"] = std::move(r);
+  }
   j["invariants"] = {{"checks", st.invariant_checks},
                      {"credit_conservation", st.invariant_failure.empty() ? "ok" : st.invariant_failure}};
   if (!st.ports.empty() || st.realtime) {

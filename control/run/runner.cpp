@@ -95,6 +95,10 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.drain_ps = ns_to_ps(spec.run.drain_ns);
   c.workers = spec.run.workers;
   c.check_invariants = spec.run.check_invariants;
+  c.retry.enabled = spec.link.retry;
+  c.retry.window = static_cast<uint32_t>(spec.link.retry_window);
+  c.retry.timeout_ps = ns_to_ps(spec.link.retry_timeout_ns);
+  c.retry.ber = spec.link.ber;
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
   c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);

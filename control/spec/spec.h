@@ -80,6 +80,10 @@ struct Spec {
     int phits_per_unit = 5;      // flow-control unit (flit) in phits; 1 = phit is the flit
     double wire_ns = 5.0;        // SerDes + wire latency per link
     double router_rate = 1.0;    // router-to-router links' rate, a fraction of the above
+    bool retry = false;          // link-level retry (go-back-N, CRC) on router-to-router links
+    int retry_window = 0;        // packets unacknowledged; 0: cover the time-out
+    double retry_timeout_ns = 0;  // 0: per link, round trip + longest packet
+    double ber = 0;               // bit error rate of router-to-router links
   } link;
 
   struct Router {

@@ -118,6 +118,18 @@ const std::vector<Field>& fields() {
     {"link.router_rate", "number", "fraction", "1", "1", "1", "fabemu default (every link alike); " FB " §3.3 (bisection held constant: the hypercube's channels at half rate)",
      "rate of the router-to-router links as a fraction of the rate above (the endpoint links keep it), 0.01 to 1: 0.5 halves the channels, as a comparison at equal bisection bandwidth does",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.router_rate = c.bounded(n, 0.01, 1, "a router-to-router link runs at most at the rate of the endpoint links and at least at a hundredth of it"); }},
+    {"link.retry", "bool", "", "false", "false", "false", BW " §4.3 (LCB: sliding-window go-back-N, CRC); Spider LLP (CCITT CRC-16, go-back-n)",
+     "link-level retry on every router-to-router link: sequence numbers, a retransmit buffer of whole packets, the profile's CRC-16 checked at the receiver (YARC: the EOP CRC; T3E: a link CRC over the flits), go-back-N after a time-out; false: ideal links",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.retry = c.boolean(n); }},
+    {"link.retry_window", "int", "packets", "0", "0", "0", "fabemu default (" BW " §4.3: the send buffer covers the round trip)",
+     "packets a link's sender may have unacknowledged (its retransmit buffer), 0 to 65536; 0: enough to keep sending until a time-out fires (time-out / shortest packet)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.retry_window = static_cast<int>(c.integer(n, 0, 1 << 16)); }},
+    {"link.retry_timeout_ns", "number", "ns", "0", "0", "0", "fabemu default (" BW " §4.3: the sender times out and retransmits)",
+     "how long a sender waits for an acknowledgement before it sends its window again; at least a link's round trip (2 x wire + longest packet); 0: that round trip plus one longest packet, per link",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.retry_timeout_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy, true); }},
+    {"link.ber", "number", "", "0", "0", "0", "fabemu default (a perfect link); faults are the user's",
+     "bit error rate of every router-to-router link, 0 to 0.01 (errors fall on the bits the CRC checks); needs link.retry",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.ber = c.bounded(n, 0, 0.01, "above 1e-2 nearly every packet is damaged and the link makes no progress"); }},
 
     // --- router: read by the routing policies (pipeline latency per hop).
     {"router.latency_ns", "number", "ns", "", "31.25", "31.25", BW " §3 (25 stages at 800 MHz); flatfly: YARC's (" FB " §3.2 simulates a single-cycle router)",

@@ -141,6 +141,14 @@ void SpecValidator::validate(Spec& s) const {
   require_packet_fits(s, "vcs.buffer_units", s.vcs.buffer_units,
                       "VC buffer; virtual cut-through needs room for a whole packet");
 
+  if (s.link.ber > 0 && !s.link.retry)
+    blame({"link.ber", "link.retry"},
+          "bit errors without link-level retry would reach endpoints as damaged packets; set "
+          "link.retry: true, or leave link.ber out");
+  if ((s.link.retry_window > 0 || s.link.retry_timeout_ns > 0) && !s.link.retry)
+    blame({s.link.retry_window > 0 ? "link.retry_window" : "link.retry_timeout_ns"},
+          "this shapes link-level retry, which is off; set link.retry: true");
+
   if (s.router.output_speedup > 1 && s.router.output_queue_units > 0)
     require_packet_fits(s, "router.output_queue_units", s.router.output_queue_units,
                         "output queue; it would wait for room forever (0: four VC buffers)");

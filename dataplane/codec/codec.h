@@ -10,10 +10,11 @@
 #include <cstring>
 #include <string_view>
 
+#include "dataplane/codec/crc16.h"
 #include "dataplane/codec/t3e_flit.h"
 #include "dataplane/codec/yarc_phit.h"
-#include "dataplane/engine/engine_base.h"
 #include "dataplane/core/packet_meta.h"
+#include "dataplane/engine/engine_base.h"
 
 namespace fabemu {
 
@@ -101,6 +102,54 @@ inline int decode_payload(CodecKind k, const rte_mbuf* m, uint8_t* out, uint32_t
       return d.payload_bytes;
     }
   }
+}
+
+// ---- link-level protection (dataplane/link/go_back_n.h) --------------------
+// The bits a link's CRC checks in a packet of `units`, where bit errors are
+// drawn: a T3E flit's 70 bits; a YARC phit's 22 data bits, but for the EOP's
+// ok field (routers mark it after the CRC check, so the CRC leaves it out).
+// A YARC phit's 2 sideband bits carry the LCB's own sequence numbers and
+// acks, which fabemu keeps out of band.
+inline uint32_t packet_checked_bits(CodecKind k, uint32_t units) {
+  return k == CodecKind::t3e ? 70 * units : kYarcDataBits * units - 2;
+}
+
+// Flips checked bit `bit` (counted from the least significant bit of the
+// first unit's word; units are big-endian words) of the packet in m.
+inline void flip_checked_bit(CodecKind k, rte_mbuf* m, uint32_t units, uint32_t bit) {
+  const uint32_t ub = codec_unit_bytes(k), per = k == CodecKind::t3e ? 70 : kYarcDataBits;
+  const uint32_t unit = bit / per;
+  uint32_t b = bit % per;
+  if (k != CodecKind::t3e && unit == units - 1 && b >= kYarcEopOkShift)
+    b += 2;  // over the EOP's ok field, to its pad and reserved bits
+  uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*) + unit * ub + (ub - 1) - b / 8;
+  *p = static_cast<uint8_t>(*p ^ (1u << (b % 8)));
+}
+
+// The CRC the receiving link control block checks: YARC's EOP CRC-16, in the
+// packet; for T3E flits, which have no CRC field, the link's CRC-16 over the
+// flits, computed once where the packet is made (the flits do not change on
+// the way) and carried beside them.
+inline void link_crc_seal(CodecKind k, rte_mbuf* m) {
+  if (k == CodecKind::t3e)
+    meta(m)->link_crc = crc16_ccitt(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));
+}
+inline bool link_crc_ok(CodecKind k, const rte_mbuf* m) {
+  if (k == CodecKind::t3e)
+    return crc16_ccitt(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m)) ==
+           meta(m)->link_crc;
+  return yarc_crc_ok(m);
+}
+
+// A packet moved on before its CRC failed (speculative forwarding): it is
+// marked transmit error with a corrected CRC (BlackWidow §4.3; YARC: the EOP
+// ok field) so that later links take it, and its destination discards it.
+inline void mark_transmit_error(CodecKind k, rte_mbuf* m) {
+  meta(m)->flags |= kPktTransmitError;
+  if (k == CodecKind::t3e)
+    link_crc_seal(k, m);
+  else
+    yarc_mark(m, YarcOk::transmit_error);
 }
 
 }  // namespace fabemu

@@ -12,11 +12,15 @@ namespace fabemu {
 enum class TrafficClass : uint8_t { request = 0, response = 1 };
 
 enum PacketFlags : uint8_t {
-  kPktMeasured = 1u << 0,   // generated during the measurement phase
+  kPktMeasured = 1u << 0,  // generated during the measurement phase
   kPktLastSegment = 1u << 1,
-  kPktNeedsReply = 1u << 2, // a request whose destination answers with a response
-  kPktFrame = 1u << 3,      // a segment of a host's Ethernet frame (payload is real)
+  kPktNeedsReply = 1u << 2,     // a request whose destination answers with a response
+  kPktFrame = 1u << 3,          // a segment of a host's Ethernet frame (payload is real)
   kPktCreditStalled = 1u << 4,  // counted as a credit stall at the injection link
+  // Link-level retry (dataplane/link/go_back_n.h): damaged on a link, it
+  // moved on before its CRC failed, marked transmit error; its destination
+  // discards it.
+  kPktTransmitError = 1u << 5,
 };
 
 struct alignas(8) PacketMeta {
@@ -39,6 +43,7 @@ struct alignas(8) PacketMeta {
   uint8_t flags;          // PacketFlags
   uint8_t route[8];       // topology-specific route state (T3E tag, ...)
   uint16_t out_note;      // the granted candidate's RouteCandidate::note
+  uint16_t link_crc;      // T3E: the link CRC-16 over the flits (the encoding has no field)
 };
 static_assert(sizeof(PacketMeta) <= 64, "PacketMeta must fit the mbuf private area");
 inline constexpr uint16_t kMbufPrivSize = 64;

@@ -58,6 +58,7 @@
 #include "dataplane/ethernet/eth_port.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/ethernet/mac_table.h"
+#include "dataplane/link/go_back_n.h"
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_numbering.h"
 #include "dataplane/router/input_queued.h"
@@ -126,6 +127,14 @@ class Engine final : public EngineBase {
     bool mixed_rates = false;  // some router's inputs are slower than one of its outputs
     std::vector<uint32_t> snap;
     std::vector<ps_t> snap_until;
+    // Link-level retry (engine_link_layer.h): per output, the go-back-N
+    // sender and its bit errors; per input (numbered like outputs), the
+    // receiver; the test faults of this worker's outputs.
+    std::vector<GoBackNSender> lcb_tx;
+    std::vector<BitErrors> lcb_ber;
+    std::vector<GoBackNReceiver> lcb_rx;
+    std::vector<std::pair<uint32_t, LinkPacketFault>> lcb_faults;
+    uint64_t lcb_bad_out = 0;  // damaged packets that moved on marked (the drain counts them)
     std::vector<Nic> ep;                // all endpoints; only owned ones used
     std::vector<uint32_t> owned_eps;
     RunStats st;
@@ -232,6 +241,24 @@ class Engine final : public EngineBase {
     w.wheel.push(event_at(t, EventType::out_wake, o));
   }
 
+  // ---- link-level retry (engine_link_layer.h) -------------------------------
+  // Bit errors kept per transmission (more are counted, not flipped: a
+  // packet with this many is damaged beyond doubt).
+  static constexpr uint32_t kMaxBitErrorsKept = 16;
+  bool setup_link_layer(Worker& w, std::string* err);
+  bool lcb_window_full(Worker& w, uint32_t o, bool link_wake);
+  void lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, uint8_t ov, ps_t start);
+  bool lcb_fault(Worker& w, uint32_t o, LinkPacketFault::Kind* kind);
+  rte_mbuf* lcb_copy(Worker& w, const rte_mbuf* m);
+  rte_mbuf* lcb_damaged_copy(Worker& w, const rte_mbuf* m, uint32_t units, const uint32_t* pos,
+                             uint32_t n);
+  void lcb_expect_timeout(Worker& w, uint32_t o, ps_t start);
+  void lcb_cross(Worker& w, uint32_t o, rte_mbuf* m, uint8_t ov, ps_t start, LinkSeq seq);
+  void lcb_go_back(Worker& w, uint32_t o);
+  void lcb_receive(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, LinkSeq seq, bool late);
+  void lcb_excise(Worker& w, uint32_t c);
+  bool lcb_damaged_head(Worker& w, uint32_t c, bool* withhold);
+
   // ---- endpoints (engine_endpoint.h) --------------------------------------
   void on_generate(Worker& w, uint32_t e);
   void make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
@@ -309,6 +336,7 @@ class Engine final : public EngineBase {
     };
     w.wheel.for_each(packet_event);
     for (const Event& ev : w.inbox) packet_event(ev);
+    for (GoBackNSender& tx : w.lcb_tx) tx.for_each_held(f);
   }
   void send_remote(Worker& w, const Event& ev, uint32_t dest_worker) {
     w.outbox[dest_worker].push_back(ev);
@@ -384,6 +412,7 @@ class Engine final : public EngineBase {
   uint32_t max_frame_ = 0;               // largest untagged frame any port accepts
   std::vector<ReplayCursor> replay_;     // [binding]
   bool capturing_ = false;               // cfg_.capture has queues
+  bool lcb_ = false;                     // link-level retry on router-to-router links
 
   // Real time: emulated ps = (TSC - tsc0_) * ps_per_cycle_.
   enum Phase : int { kRunning, kDraining, kDone };
@@ -419,10 +448,11 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 
 }  // namespace fabemu
 
-#include "dataplane/engine/engine_setup.h"
-#include "dataplane/engine/engine_hop.h"
-#include "dataplane/engine/engine_endpoint.h"
-#include "dataplane/engine/engine_run.h"
-#include "dataplane/engine/engine_frames.h"
-#include "dataplane/engine/engine_realtime.h"
 #include "dataplane/engine/engine_capture.h"
+#include "dataplane/engine/engine_endpoint.h"
+#include "dataplane/engine/engine_frames.h"
+#include "dataplane/engine/engine_hop.h"
+#include "dataplane/engine/engine_link_layer.h"
+#include "dataplane/engine/engine_realtime.h"
+#include "dataplane/engine/engine_run.h"
+#include "dataplane/engine/engine_setup.h"

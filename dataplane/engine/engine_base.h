@@ -41,6 +41,25 @@ struct PacketFormat {
 
 struct LiveStats;
 
+// A packet a link loses or sends twice on purpose: the n-th packet (from 1)
+// the link from router `router`, port `port` sends (tests of recovery).
+struct LinkPacketFault {
+  enum class Kind : uint8_t { drop, duplicate };
+  uint32_t router = 0;
+  uint32_t port = 0;
+  uint64_t packet = 1;
+  Kind kind = Kind::drop;
+};
+
+// The data-link layer of router-to-router links: go-back-N with CRC.
+struct LinkRetryConfig {
+  bool enabled = false;
+  uint32_t window = 0;  // packets a sender may have unacknowledged; 0: cover the time-out
+  ps_t timeout_ps = 0;  // 0: 2 x wire + 2 x the longest packet, per link
+  double ber = 0;       // bit error rate of every router-to-router link
+  std::vector<LinkPacketFault> packet_faults;
+};
+
 // A port-bound endpoint as the engine sees it: control/ has opened the DPDK
 // port (dataplane/ethernet/eth_port.h) and resolved the spec's binding.
 struct PortEndpointConfig {
@@ -121,6 +140,8 @@ struct EngineConfig {
   std::function<void(const LiveStats&)> live;
   // Capture taps on links and ports (queues empty: no capture).
   CaptureTaps capture;
+  // Link-level retry on every router-to-router link (dataplane/link/go_back_n.h).
+  LinkRetryConfig retry;
 };
 
 class EngineBase {

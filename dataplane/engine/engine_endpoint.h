@@ -93,6 +93,7 @@ typename Engine<R, L>::Enqueue Engine<R, L>::enqueue_message(Worker& w, uint32_t
     if (encode_packet(static_cast<CodecKind>(cfg_.codec), m, *pm, seg_payload) == 0)
       fail(w, "packet " + std::to_string(pm->id) + " could not be encoded (" +
                   std::to_string(sb) + " payload bytes)");
+    if (lcb_) link_crc_seal(static_cast<CodecKind>(cfg_.codec), m);
     q.push(m);
     w.st.injected_packets++;
     if (measured) {
@@ -175,6 +176,14 @@ inline void Engine<R, L>::eject(Worker& w, const OutLink& ol, uint32_t o, rte_mb
   const uint32_t units = pm->units;
   const uint8_t ov = pm->vc;
   add_credit_stream(w, o, ov, units, now + ol.wire_ps + ol.unit_ps + ol.wire_ps, ol.unit_ps);
+  if (pm->flags & kPktTransmitError) [[unlikely]] {
+    // Damaged on a link and moved on before its CRC failed: its good copy
+    // comes after it (BlackWidow §4.3: "eventually discarded by the network
+    // interface at the destination").
+    w.st.transmit_error_discards++;
+    rte_pktmbuf_free(m);
+    return;
+  }
   const ps_t t = now + ol.wire_ps + dur;
   const uint32_t e = static_cast<uint32_t>(ol.peer_endpoint);
   // (A multi-packet message is answered only when its last packet completes

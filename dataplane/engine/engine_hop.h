@@ -27,6 +27,8 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
     }
     case EventType::route: {
       QEntry& q = w.router.head(e.a);
+      // (Link-level retry may have excised the packet meanwhile.)
+      if (lcb_ && (w.router.len(e.a) == 0 || q.routed)) break;
       if (compute_route(w, e.a, q)) finish_route(w, e.a, q, 0);
       break;
     }
@@ -52,6 +54,9 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       break;
     case EventType::port_replay:
       on_replay(w, e.a);
+      break;
+    case EventType::link_timeout:
+      lcb_go_back(w, e.a);
       break;
     case EventType::remote_arrive:
     case EventType::mac_learn:
@@ -192,6 +197,8 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
     arm_wake(w, o, out_free);  // busy: look again when it frees
     return;
   }
+  if (lcb_ && !oq && lcb_window_full(w, o, false)) [[unlikely]]
+    return;                                // the link's retransmit window has no room
   const uint32_t o0 = o - o % max_ports_;  // output (and input) 0 of this router
   const uint32_t ch0 = o0 * nv_;           // channel of (port 0, VC 0)
   const SenderVc* cr = &w.vcs[size_t(o) * nv_];
@@ -236,8 +243,9 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
   });
   if (won >= 0) {
     grant(w, o, won_c);
-    // The others go when the link (or an output crossing) frees.
-    if (rt.requests(o)) arm_wake(w, o, oq ? w.oq.output_free_at(o) : ol.free_ps);
+    // The others go when the link (or an output crossing) frees (now, when
+    // link-level retry excised the winner instead).
+    if (rt.requests(o)) arm_wake(w, o, std::max(now, oq ? w.oq.output_free_at(o) : ol.free_ps));
     return;
   }
   // A requester's pipeline or credits still streaming back end at `wake`;
@@ -254,6 +262,9 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   Router& rt = w.router;
   OutLink& ol = w.out[o];
   const uint32_t in_p = rt.port_of_channel(c), in_v = rt.vc_of_channel(c);
+  bool withhold = false;  // a damaged packet moves on: no credits for it
+  if (lcb_ && lcb_damaged_head(w, c, &withhold)) [[unlikely]]
+    return;  // excised: nothing crosses
   rt.withdraw(o, rt.requester(in_p, in_v));
   const QEntry e = rt.pop(c);
   const ps_t now = w.now;
@@ -268,7 +279,10 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   rt.occupy_input(c / nv_, now + dur);
   // Each freed unit's credit reaches the upstream sender after the reverse
   // link's latency, the first at now + unit + wire.
-  return_credits(w, c, e.units, now + unit + in.up_wire_ps, unit);
+  if (!withhold) [[likely]]
+    return_credits(w, c, e.units, now + unit + in.up_wire_ps, unit);
+  else
+    rt.forget(c, e.units);
   if (!oq) {
     deliver_from_link(w, rt.router_of_channel(c), o, e.m, e.units, e.out_vc);
   } else {
@@ -320,8 +334,8 @@ __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worke
     capture_packet(w, ol.stats, m, now, ov, output_packets(w, o) - 1);
   if (ol.peer_router >= 0) {
     pm->hops++;
-    if (L::kActive && !L::on_transmit(ol.stats, m, now)) {
-      // The link layer keeps the packet (retransmit buffer).
+    if (lcb_) [[unlikely]] {
+      lcb_send(w, o, m, units, ov, now);
     } else if (!ol.remote) {
       enter_input(w, ol.peer_channel0 + ov, m, now + ol.wire_ps);
     } else {
@@ -350,6 +364,8 @@ inline void Engine<R, L>::try_link(Worker& w, uint32_t o) {
     arm_link_wake(w, o, ol.free_ps);
     return;
   }
+  if (lcb_ && lcb_window_full(w, o, true)) [[unlikely]]
+    return;  // the link's retransmit window has no room
   const SenderVc* cr = &w.vcs[size_t(o) * nv_];
   uint8_t& rr = oq.rr(o);
   ps_t wake = kNever;

@@ -59,7 +59,10 @@ void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
   switch (ev.type) {
     case EventType::remote_arrive: {
       const uint32_t c = w.router.channel(router_local_[ev.a], ev.port, ev.vc);
-      enter_input(w, c, ev.m, ev.t, true);
+      if (lcb_)
+        lcb_receive(w, c, ev.m, ev.t, ev.amount, true);
+      else
+        enter_input(w, c, ev.m, ev.t, true);
       break;
     }
     case EventType::credit:
@@ -149,8 +152,10 @@ void Engine<R, L>::worker_loop(Worker& w) {
     const ps_t sent_min = w.outbox_min;
     if (nw > 1) flush_outbox(w);
     const bool stop = w.id == 0 && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed);
-    pub_[parity][w.id] = Published{std::min(w.wheel.next_time(), sent_min), w.st.injected_packets,
-                                   w.st.delivered_packets, w.failed, stop};
+    // Damaged packets that moved on count until their destination discards them.
+    pub_[parity][w.id] =
+        Published{std::min(w.wheel.next_time(), sent_min), w.st.injected_packets + w.lcb_bad_out,
+                  w.st.delivered_packets + w.st.transmit_error_discards, w.failed, stop};
     if (nw > 1) {
       barrier_->wait([&] { drain_inbox(w); });
       drain_inbox(w);
@@ -304,6 +309,7 @@ RunStats Engine<R, L>::merge() {
   out.measure_start_ps = measure_start_;
   out.measure_end_ps = measure_end_;
   out.drained = true;
+  out.link_retry = lcb_;
   for (auto& wp : workers_) {
     RunStats& s = wp->st;
     out.end_ps = std::max(out.end_ps, s.end_ps);
@@ -325,6 +331,7 @@ RunStats Engine<R, L>::merge() {
     out.accepted_units += s.accepted_units;
     for (int i = 0; i < static_cast<int>(DropReason::count); i++) out.drops[i] += s.drops[i];
     out.packet_hops += s.packet_hops;
+    out.transmit_error_discards += s.transmit_error_discards;
     out.events += s.events;
     out.captured += s.captured;
     out.capture_drops += s.capture_drops;

@@ -3,11 +3,10 @@
 // of the buffer at the far end, and where the link ends (a router input on
 // this core, one on another core through a ring, or an endpoint).
 //
-// The data-link layer attaches at the LinkLayer hooks: the engine calls
-// on_transmit when a packet is granted onto the link and on_receive when its
-// head reaches the far end. NoLinkLayer (an ideal, error-free link) makes
-// both free; go-back-N retry with CRC, bit-error injection and capture taps
-// are further LinkLayer types chosen at compile time, never per packet.
+// The data-link layer (go-back-N retry with CRC and bit errors,
+// dataplane/link/go_back_n.h) attaches where the engine grants a packet
+// onto a link and where it reaches the far input (engine_link_layer.h),
+// switched on per run: off, a hop pays one predictable branch.
 #pragma once
 #include <rte_mbuf.h>
 
@@ -65,13 +64,8 @@ struct InLink {
   uint32_t stats = 0;       // the link whose occupancy this buffer reports
 };
 
-// An ideal link: nothing lost, nothing copied, nothing recorded.
-struct NoLinkLayer {
-  static constexpr bool kActive = false;
-  // A packet leaves on `link` at `now`; false: the layer keeps it (retry).
-  static bool on_transmit(uint32_t /*link*/, rte_mbuf* /*m*/, ps_t /*now*/) { return true; }
-  // A packet's head reaches the far end; false: the receiver discards it.
-  static bool on_receive(uint32_t /*link*/, rte_mbuf* /*m*/, ps_t /*t*/) { return true; }
-};
+// The engine's link-layer template parameter (Engine<R, L>): the ideal
+// link; the data-link layer proper is chosen per run (see above).
+struct NoLinkLayer {};
 
 }  // namespace fabemu

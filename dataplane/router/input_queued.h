@@ -150,6 +150,30 @@ class InputQueuedRouter {
     return e;
   }
 
+  // ---- link-level retry (dataplane/link/go_back_n.h) ------------------------
+  // The last entry of channel c (len(c) > 0).
+  QEntry& back(uint32_t c) {
+    Channel& ch = ch_[c];
+    return ch.qlen == 1 ? ch.head : q_[size_t(c) * qcap_ + ((ch.qhead + ch.qlen - 2) & qmask_)];
+  }
+  // Removes the last entry as if it had never entered (BlackWidow §4.3: the
+  // input queue excises a packet whose CRC failed "by setting the tail
+  // pointer of the queue to the tail of the previous packet").
+  QEntry pop_back(uint32_t c) {
+    Channel& ch = ch_[c];
+    const QEntry e = back(c);
+    ch.qlen--;
+    ch.occ -= e.units;
+    ch.units_in -= e.units;
+    return e;
+  }
+  // A damaged packet that left before its CRC failed: its units are owed no
+  // credits, so they count neither in nor out (conservation).
+  void forget(uint32_t c, uint32_t units) {
+    ch_[c].units_in -= units;
+    ch_[c].units_out -= units;
+  }
+
   // ---- output requests ---------------------------------------------------------
   // Requester index of input (p, v) at an output.
   uint32_t requester(uint32_t p, uint32_t v) const { return (p << vc_shift_) | v; }

@@ -23,6 +23,8 @@ enum class EventType : uint8_t {
   mac_learn,      // another core learned MAC unit_ps behind endpoint a (real time)
   port_replay,    // a replayed host sends its next frame (a = port binding)
   link_wake,      // switch speedup: an output link looks at its output queues again (a = output)
+  link_timeout,   // link-level retry: the sender of output a goes back N
+                  // (dataplane/link/go_back_n.h)
 };
 
 struct Event {
@@ -34,7 +36,7 @@ struct Event {
   uint32_t a;       // output, channel or endpoint index (see EventType)
   uint32_t seq;     // insertion order (ties at equal t)
   uint16_t port;
-  uint16_t amount;  // credits, in flow units
+  uint16_t amount;  // credits, in flow units; remote_arrive: the link sequence number (retry)
   EventType type;
   uint8_t vc;
   uint8_t window;  // cross-core events: parity of the sender's window

@@ -48,6 +48,7 @@ void LinkStats::merge(const LinkStats& o) {
   units += o.units;
   busy_ps += o.busy_ps;
   credit_stalls += o.credit_stalls;
+  retry.merge(o.retry);
   for (int v = 0; v < kMaxVcs; v++) {
     vc_packets[v] += o.vc_packets[v];
     vc_units[v] += o.vc_units[v];

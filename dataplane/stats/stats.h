@@ -35,6 +35,32 @@ struct LatencyHistogram {
   double mean() const { return count ? double(sum) / double(count) : 0.0; }
 };
 
+// Link-level retry (dataplane/link/go_back_n.h), per link: the sender's and
+// the receiver's counts. Declared once for the JSON and the summary.
+#define FABEMU_LINK_RETRY_COUNTERS(X)                                                              \
+  X(bit_errors, "bits the link damaged (link.ber)")                                                \
+  X(crc_errors, "packets the receiver found damaged (CRC) and did not take")                       \
+  X(seq_discards,                                                                                  \
+    "packets the receiver discarded out of sequence (sent after a damaged or lost one, or twice)") \
+  X(timeouts, "times the sender timed out and went back N")                                        \
+  X(retries, "packets sent again")                                                                 \
+  X(excised, "damaged packets removed from the receiving input buffer")                            \
+  X(bad_forwarded,                                                                                 \
+    "damaged packets that had moved on before their CRC failed (marked transmit error)")           \
+  X(dropped_on_purpose, "packets lost by a test fault (link_packet_faults)")                       \
+  X(duplicated_on_purpose, "packets sent twice by a test fault (link_packet_faults)")
+
+struct LinkRetryCounters {
+#define FABEMU_X(name, help) uint64_t name = 0;
+  FABEMU_LINK_RETRY_COUNTERS(FABEMU_X)
+#undef FABEMU_X
+  void merge(const LinkRetryCounters& o) {
+#define FABEMU_X(name, help) name += o.name;
+    FABEMU_LINK_RETRY_COUNTERS(FABEMU_X)
+#undef FABEMU_X
+  }
+};
+
 struct LinkStats {
   int32_t router = -1;     // sending router (-1: endpoint injection link)
   int16_t port = -1;
@@ -48,6 +74,7 @@ struct LinkStats {
   uint64_t vc_packets[kMaxVcs] = {};
   uint64_t vc_units[kMaxVcs] = {};
   uint32_t vc_peak_occupancy[kMaxVcs] = {};  // peak downstream input buffer occupancy (units)
+  LinkRetryCounters retry;
   void merge(const LinkStats& o);  // adds o's counters (same link)
 };
 
@@ -149,6 +176,10 @@ struct RunStats {
   uint64_t accepted_units = 0;         // units delivered during measurement
   uint64_t drops[static_cast<int>(DropReason::count)] = {};
   uint64_t packet_hops = 0;            // router traversals (whole run)
+  // Link-level retry: damaged packets that had moved on marked transmit
+  // error and were discarded at their destination (their good copies came).
+  bool link_retry = false;
+  uint64_t transmit_error_discards = 0;
   uint64_t events = 0;
   // Capture (dataplane/link/capture_tap.h): records handed to the writer,
   // and records a real-time run could not hand over (the queue was full).

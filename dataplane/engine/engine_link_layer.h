@@ -1,0 +1,296 @@
+// Engine<R, Link>, continued: the data-link layer of router-to-router links
+// when link-level retry is on (cfg_.retry; dataplane/link/go_back_n.h). The
+// sender's side runs where a packet is granted onto its link: sequence
+// number, window, bit errors, the copy that crosses damaged, the time-out
+// and the resend of the window. The receiver's side runs where the packet
+// reaches the far input: sequence check, the CRC over the bytes that
+// crossed, and the input queue's clean-up of a damaged packet (BlackWidow
+// §4.3): excised from the buffer when its tail came before it could leave,
+// else it moves on marked transmit error, owed no credits, and its
+// destination discards it. Included from engine.h only.
+#pragma once
+
+namespace fabemu {
+
+template <class R, class L>
+bool Engine<R, L>::setup_link_layer(Worker& w, std::string* err) {
+  if (!lcb_) return true;
+  const size_t nout = w.out.size();
+  w.lcb_tx.assign(nout, GoBackNSender{});
+  w.lcb_ber.assign(nout, BitErrors{});
+  w.lcb_rx.assign(nout, GoBackNReceiver{});
+  w.lcb_faults.clear();
+  const uint32_t max_units = cfg_.format.max_units, min_units = std::max(1u, cfg_.format.min_units);
+  for (uint32_t o = 0; o < nout; o++) {
+    const OutLink& ol = w.out[o];
+    if (ol.peer_router < 0 || ol.unit_ps == 0) continue;
+    const uint32_t r = static_cast<uint32_t>(w.routers[o / max_ports_]), p = o % max_ports_;
+    // An acknowledgement comes back a wire after the tail arrives.
+    const ps_t round_trip = 2 * ol.wire_ps + ol.serialize(max_units);
+    ps_t timeout =
+        cfg_.retry.timeout_ps ? cfg_.retry.timeout_ps : round_trip + ol.serialize(max_units);
+    if (timeout < round_trip) {
+      *err = "link.retry_timeout_ns (" + std::to_string(double(timeout) / 1000.0) +
+             " ns) is shorter than the round trip of the link from router " + std::to_string(r) +
+             " port " + std::to_string(p) + " (" + std::to_string(double(round_trip) / 1000.0) +
+             " ns: twice its wire plus its longest packet), so good packets would be sent "
+             "again; raise it or leave it out (0: chosen per link)";
+      return false;
+    }
+    // Enough window to keep sending until a time-out fires.
+    const uint32_t window = cfg_.retry.window
+                                ? cfg_.retry.window
+                                : static_cast<uint32_t>(timeout / ol.serialize(min_units)) + 2;
+    w.lcb_tx[o].init(window, timeout);
+    w.lcb_ber[o].init(cfg_.retry.ber, cfg_.seed,
+                      0x4C434200000000ull + uint64_t(r) * max_ports_ + p);
+    for (const LinkPacketFault& lf : cfg_.retry.packet_faults)
+      if (lf.router == r && lf.port == p) w.lcb_faults.push_back({o, lf});
+  }
+  return true;
+}
+
+// Output o's window is full: it may not send until the oldest packet's
+// acknowledgement is back (a wake-up then) or, after a time-out, the resend.
+template <class R, class L>
+inline bool Engine<R, L>::lcb_window_full(Worker& w, uint32_t o, bool link_wake) {
+  GoBackNSender& tx = w.lcb_tx[o];
+  ps_t until = kNever;
+  if (!tx.enabled() || !tx.full(w.now, &until)) return false;
+  if (until != kNever) {
+    if (link_wake)
+      arm_link_wake(w, o, until);
+    else
+      arm_wake(w, o, until);
+  }
+  return true;
+}
+
+// The core grants packet m onto output o's link, which starts sending it at
+// `start` (the link serialises it from then, take_link).
+template <class R, class L>
+void Engine<R, L>::lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, uint8_t ov,
+                            ps_t start) {
+  OutLink& ol = w.out[o];
+  GoBackNSender& tx = w.lcb_tx[o];
+  LinkRetryCounters& rc = w.st.links[ol.stats].retry;
+  if (tx.recovering()) {
+    // A packet before it is missing at the far end, which discards this
+    // one: it crosses, and the window keeps it for the resend.
+    rte_mbuf_refcnt_update(m, 1);
+    lcb_cross(w, o, m, ov, start, tx.push(m, units, ov, kNever));
+    return;
+  }
+  LinkPacketFault::Kind fault{};
+  const bool faulted = !w.lcb_faults.empty() && lcb_fault(w, o, &fault);
+  uint32_t pos[kMaxBitErrorsKept];
+  const CodecKind codec = static_cast<CodecKind>(cfg_.codec);
+  const uint32_t n = w.lcb_ber[o].next(packet_checked_bits(codec, units), pos, kMaxBitErrorsKept);
+  const ps_t dur = ol.serialize(units);
+  if (n == 0 && !faulted) {
+    lcb_cross(w, o, m, ov, start, tx.push(nullptr, units, ov, start + dur + 2 * ol.wire_ps));
+    return;
+  }
+  if (n == 0 && fault == LinkPacketFault::Kind::duplicate) {
+    // Sent twice in a row: the second copy takes the link again and the far
+    // end discards it (its number is behind).
+    rc.duplicated_on_purpose++;
+    rte_mbuf* dup = lcb_copy(w, m);
+    const LinkSeq seq = tx.push(nullptr, units, ov, start + dur + 2 * ol.wire_ps);
+    lcb_cross(w, o, m, ov, start, seq);
+    if (dup) {
+      lcb_cross(w, o, dup, ov, start + dur, seq);
+      add_busy(ol.busy_ps, start + dur, dur);
+      ol.free_ps = std::max(ol.free_ps, start + 2 * dur);
+    }
+    return;
+  }
+  // Damaged or lost: the far end gets a copy with the bad bits (or nothing)
+  // and never acknowledges it; the sender keeps the packet and times out.
+  const LinkSeq seq = tx.push(m, units, ov, kNever);
+  lcb_expect_timeout(w, o, start);
+  if (faulted && fault == LinkPacketFault::Kind::drop) {
+    rc.dropped_on_purpose++;
+    return;
+  }
+  rc.bit_errors += n;
+  // (No buffer for the copy: as if the link had lost the packet.)
+  if (rte_mbuf* bad = lcb_damaged_copy(w, m, units, pos, n)) lcb_cross(w, o, bad, ov, start, seq);
+}
+
+// What crosses when bits pos[0..n) of packet m are damaged: a copy with
+// those bits flipped (the sender's packet stays intact for the resend).
+template <class R, class L>
+rte_mbuf* Engine<R, L>::lcb_damaged_copy(Worker& w, const rte_mbuf* m, uint32_t units,
+                                         const uint32_t* pos, uint32_t n) {
+  rte_mbuf* bad = lcb_copy(w, m);
+  if (bad)
+    for (uint32_t i = 0; i < n; i++)
+      flip_checked_bit(static_cast<CodecKind>(cfg_.codec), bad, units, pos[i]);
+  return bad;
+}
+
+// A test fault on the packet output o is sending (the n-th since the start).
+template <class R, class L>
+bool Engine<R, L>::lcb_fault(Worker& w, uint32_t o, LinkPacketFault::Kind* kind) {
+  const uint64_t n = output_packets(w, o);
+  for (const auto& [fo, lf] : w.lcb_faults) {
+    if (fo == o && lf.packet == n) {
+      *kind = lf.kind;
+      return true;
+    }
+  }
+  return false;
+}
+
+// A copy of packet m (bytes and metadata) from this worker's buffers.
+template <class R, class L>
+rte_mbuf* Engine<R, L>::lcb_copy(Worker& w, const rte_mbuf* m) {
+  rte_mbuf* c = nullptr;
+  if (!w.pool.alloc_bulk(&c, 1)) return nullptr;
+  const uint16_t len = rte_pktmbuf_data_len(m);
+  std::memcpy(rte_pktmbuf_append(c, len), rte_pktmbuf_mtod(m, const uint8_t*), len);
+  *meta(c) = *meta(m);
+  return c;
+}
+
+// The sender of output o will time out on the transmission that started at
+// `start` (the first such since its last resend).
+template <class R, class L>
+void Engine<R, L>::lcb_expect_timeout(Worker& w, uint32_t o, ps_t start) {
+  GoBackNSender& tx = w.lcb_tx[o];
+  if (tx.recovering()) return;
+  tx.expect_timeout(start);
+  w.wheel.push(event_at(tx.rewind_at(), EventType::link_timeout, o));
+}
+
+// What output o's link sends from `start` reaches the far end a wire later.
+template <class R, class L>
+inline void Engine<R, L>::lcb_cross(Worker& w, uint32_t o, rte_mbuf* m, uint8_t ov, ps_t start,
+                                    LinkSeq seq) {
+  const OutLink& ol = w.out[o];
+  if (!ol.remote) {
+    lcb_receive(w, ol.peer_channel0 + ov, m, start + ol.wire_ps, seq, false);
+    return;
+  }
+  Event ev =
+      event_at(start + ol.wire_ps, EventType::remote_arrive, static_cast<uint32_t>(ol.peer_router));
+  ev.m = m;
+  ev.port = ol.peer_port;
+  ev.vc = ov;
+  ev.amount = seq;
+  send_remote(w, ev, ol.peer_worker);
+}
+
+// Output o's sender timed out: it sends its whole window again, oldest
+// first, after the packet on the link now; the core's next packets follow.
+template <class R, class L>
+void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
+  GoBackNSender& tx = w.lcb_tx[o];
+  if (!tx.recovering() || tx.rewind_at() != w.now) return;
+  OutLink& ol = w.out[o];
+  LinkRetryCounters& rc = w.st.links[ol.stats].retry;
+  const CodecKind codec = static_cast<CodecKind>(cfg_.codec);
+  const uint32_t n = tx.go_back(w.now);
+  rc.timeouts++;
+  ps_t start = std::max(w.now, ol.free_ps);
+  for (uint32_t i = 0; i < n; i++) {
+    RetryEntry& e = tx.entry(i);
+    rte_mbuf* m = e.m;
+    const LinkSeq seq = tx.seq_of(i);
+    const ps_t dur = ol.serialize(e.units);
+    rc.retries++;
+    add_busy(ol.busy_ps, start, dur);
+    if (tx.recovering()) {  // one before it was damaged again: the far end discards it
+      rte_mbuf_refcnt_update(m, 1);
+      lcb_cross(w, o, m, e.vc, start, seq);
+    } else {
+      uint32_t pos[kMaxBitErrorsKept];
+      const uint32_t nb =
+          w.lcb_ber[o].next(packet_checked_bits(codec, e.units), pos, kMaxBitErrorsKept);
+      if (nb == 0) {
+        e.m = nullptr;
+        e.acked_at = start + dur + 2 * ol.wire_ps;
+        lcb_cross(w, o, m, e.vc, start, seq);
+      } else {
+        rc.bit_errors += nb;
+        lcb_expect_timeout(w, o, start);
+        if (rte_mbuf* bad = lcb_damaged_copy(w, m, e.units, pos, nb))
+          lcb_cross(w, o, bad, e.vc, start, seq);
+      }
+    }
+    start += dur;
+  }
+  ol.free_ps = start;
+  // The core's packets wait for the link (and, when the window is full, for
+  // acknowledgements: try_output looks at that).
+  if (w.oq.enabled()) {
+    if (w.oq.nonempty(o)) arm_link_wake(w, o, start);
+  } else if (w.router.requests(o)) {
+    arm_wake(w, o, start);
+  }
+}
+
+// Packet m, number seq, reaches input channel c (its head at `arrive`).
+template <class R, class L>
+void Engine<R, L>::lcb_receive(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, LinkSeq seq,
+                               bool late) {
+  const uint32_t in = c / nv_, v = c % nv_;
+  GoBackNReceiver& rx = w.lcb_rx[in];
+  if (!rx.in_sequence(seq)) {
+    w.st.links[w.in[in].stats].retry.seq_discards++;
+    rte_pktmbuf_free(m);
+    return;
+  }
+  // The damaged copy of this packet is the last entry of the buffer (what
+  // came after it was discarded) and its tail came long ago: excise it.
+  if ((rx.damaged_vcs >> v) & 1) lcb_excise(w, c);
+  if (link_crc_ok(static_cast<CodecKind>(cfg_.codec), m)) {
+    rx.took();
+  } else {
+    w.st.links[w.in[in].stats].retry.crc_errors++;
+    rx.damaged_vcs = static_cast<uint8_t>(rx.damaged_vcs | (1u << v));
+  }
+  enter_input(w, c, m, arrive, late);
+}
+
+// Removes the damaged packet at the back of channel c, as if it had not come.
+template <class R, class L>
+void Engine<R, L>::lcb_excise(Worker& w, uint32_t c) {
+  Router& rt = w.router;
+  const uint32_t in = c / nv_, v = c % nv_;
+  w.lcb_rx[in].damaged_vcs = static_cast<uint8_t>(w.lcb_rx[in].damaged_vcs & ~(1u << v));
+  if (rt.len(c) == 0) return;
+  if (rt.len(c) == 1 && rt.head(c).routed) {  // it was requesting its output
+    const QEntry& h = rt.head(c);
+    const uint32_t o = rt.output(rt.router_of_channel(c), h.out_port);
+    rt.withdraw(o, rt.requester(rt.port_of_channel(c), v));
+    w.pending[size_t(o) * nv_ + h.out_vc] -= h.units;
+  }
+  const QEntry e = rt.pop_back(c);
+  w.st.links[w.in[in].stats].retry.excised++;
+  rte_pktmbuf_free(e.m);
+}
+
+// Channel c's head is granted: if it is a damaged copy, either its tail (and
+// with it the CRC failure) has come, and it is excised (true: nothing
+// crosses), or it moves on before the failure is known, marked transmit
+// error, and its credits are not returned (*withhold).
+template <class R, class L>
+bool Engine<R, L>::lcb_damaged_head(Worker& w, uint32_t c, bool* withhold) {
+  const uint32_t in = c / nv_, v = c % nv_;
+  if (!((w.lcb_rx[in].damaged_vcs >> v) & 1) || w.router.len(c) != 1) return false;
+  QEntry& h = w.router.head(c);
+  if (w.now >= h.arrive + h.units * w.in[in].unit_ps) {
+    lcb_excise(w, c);
+    return true;
+  }
+  w.lcb_rx[in].damaged_vcs = static_cast<uint8_t>(w.lcb_rx[in].damaged_vcs & ~(1u << v));
+  w.st.links[w.in[in].stats].retry.bad_forwarded++;
+  w.lcb_bad_out++;
+  mark_transmit_error(static_cast<CodecKind>(cfg_.codec), h.m);
+  *withhold = true;
+  return false;
+}
+
+}  // namespace fabemu

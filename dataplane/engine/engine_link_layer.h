@@ -85,7 +85,9 @@ void Engine<R, L>::lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, 
   const bool faulted = !w.lcb_faults.empty() && lcb_fault(w, o, &fault);
   uint32_t pos[kMaxBitErrorsKept];
   const CodecKind codec = static_cast<CodecKind>(cfg_.codec);
-  const uint32_t n = w.lcb_ber[o].next(packet_checked_bits(codec, units), pos, kMaxBitErrorsKept);
+  const uint32_t bits = packet_checked_bits(codec, units);
+  rc.checked_bits += bits;
+  const uint32_t n = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
   const ps_t dur = ol.serialize(units);
   if (n == 0 && !faulted) {
     lcb_cross(w, o, m, ov, start, tx.push(nullptr, units, ov, start + dur + 2 * ol.wire_ps));
@@ -206,8 +208,9 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
       lcb_cross(w, o, m, e.vc, start, seq);
     } else {
       uint32_t pos[kMaxBitErrorsKept];
-      const uint32_t nb =
-          w.lcb_ber[o].next(packet_checked_bits(codec, e.units), pos, kMaxBitErrorsKept);
+      const uint32_t bits = packet_checked_bits(codec, e.units);
+      rc.checked_bits += bits;
+      const uint32_t nb = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
       if (nb == 0) {
         e.m = nullptr;
         e.acked_at = start + dur + 2 * ol.wire_ps;

@@ -38,6 +38,8 @@ struct LatencyHistogram {
 // Link-level retry (dataplane/link/go_back_n.h), per link: the sender's and
 // the receiver's counts. Declared once for the JSON and the summary.
 #define FABEMU_LINK_RETRY_COUNTERS(X)                                                              \
+  X(checked_bits,                                                                                  \
+    "bits sent under the CRC, resends included (bit_errors / checked_bits: the BER seen)")         \
   X(bit_errors, "bits the link damaged (link.ber)")                                                \
   X(crc_errors, "packets the receiver found damaged (CRC) and did not take")                       \
   X(seq_discards,                                                                                  \

@@ -371,13 +371,15 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                          l.events_over_bound, ns_text(bound));
             std::fflush(stderr);
           };
-          c.progress = [tty, start = std::chrono::steady_clock::now()](double frac, ps_t now,
-                                                                        uint64_t delivered) {
+          c.progress = [tty,
+                        start = std::chrono::steady_clock::now()](const EngineConfig::Progress& p) {
             const double wall =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             std::string line = fmt::format(
                 "[fabemu] {:5.1f}%  emulated {:.1f} us  delivered {} packets  wall {:.1f} s",
-                frac * 100.0, double(now) / 1e6, delivered, wall);
+                p.fraction * 100.0, double(p.now) / 1e6, p.delivered, wall);
+            if (p.retry)
+              line += fmt::format("  link CRC errors {} retries {}", p.crc_errors, p.retries);
             if (tty)
               fmt::print(stderr, "\r{}   ", line);
             else
@@ -431,6 +433,17 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                             : "not checked (run.check_invariants)",
         j["performance"]["packet_hops_per_s"].get<double>() / 1e6, spec.run.workers,
         spec.run.workers == 1 ? "" : "s", st.wall_s, double(st.end_ps) / 1e6);
+    if (j.contains("link_retry")) {
+      const auto& r = j["link_retry"];
+      const double bits = r["checked_bits"].get<double>();
+      fmt::print(
+          "link retry CRC errors {}  time-outs {}  packets resent {}  excised {}  marked and "
+          "discarded at the destination {}  (BER seen {:.2g})\n",
+          r["crc_errors"].get<uint64_t>(), r["timeouts"].get<uint64_t>(),
+          r["retries"].get<uint64_t>(), r["excised"].get<uint64_t>(),
+          r["transmit_error_discards"].get<uint64_t>(),
+          bits > 0 ? r["bit_errors"].get<double>() / bits : 0.0);
+    }
     for (int i = 0; i < static_cast<int>(DropReason::count); i++)
       if (st.drops[i])
         fmt::print("dropped    {} {}: {}\n", st.drops[i], drop_reason_name(static_cast<DropReason>(i)),

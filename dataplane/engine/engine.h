@@ -135,6 +135,7 @@ class Engine final : public EngineBase {
     std::vector<GoBackNReceiver> lcb_rx;
     std::vector<std::pair<uint32_t, LinkPacketFault>> lcb_faults;
     uint64_t lcb_bad_out = 0;  // damaged packets that moved on marked (the drain counts them)
+    uint64_t lcb_crc_errors = 0, lcb_retries = 0;  // totals for the progress line
     std::vector<Nic> ep;                // all endpoints; only owned ones used
     std::vector<uint32_t> owned_eps;
     RunStats st;
@@ -398,6 +399,10 @@ class Engine final : public EngineBase {
   struct alignas(64) Published {
     ps_t next_time;
     uint64_t injected, delivered;
+    // Link-level retry: damaged packets moved on, not yet discarded at their
+    // destination (the drain waits for them); counts for the progress line.
+    int64_t marked_in_flight;
+    uint64_t crc_errors, retries;
     bool failed;
     bool stop;  // worker 0's reading of cfg_.stop, so that every worker stops in one window
   };

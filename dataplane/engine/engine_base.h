@@ -115,7 +115,14 @@ struct EngineConfig {
   std::vector<std::vector<int>> worker_cpus;
   // Progress: called from the main thread about every progress_s wall seconds.
   double progress_s = 1.0;
-  std::function<void(double fraction, ps_t now, uint64_t delivered)> progress;
+  struct Progress {
+    double fraction = 0;  // of the run's emulated time
+    ps_t now = 0;
+    uint64_t delivered = 0;
+    bool retry = false;  // link-level retry is on: its counts follow
+    uint64_t crc_errors = 0, retries = 0;
+  };
+  std::function<void(const Progress&)> progress;
   // Per-packet delivery hook for tests (slow; nullptr in normal runs). It is
   // called on the worker core that delivers, so it must be thread-safe.
   std::function<void(uint64_t packet_id, uint32_t src, uint32_t dst, ps_t latency_ps, uint32_t hops)>

@@ -195,6 +195,7 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
   const CodecKind codec = static_cast<CodecKind>(cfg_.codec);
   const uint32_t n = tx.go_back(w.now);
   rc.timeouts++;
+  w.lcb_retries += n;
   ps_t start = std::max(w.now, ol.free_ps);
   for (uint32_t i = 0; i < n; i++) {
     RetryEntry& e = tx.entry(i);
@@ -252,6 +253,7 @@ void Engine<R, L>::lcb_receive(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, 
     rx.took();
   } else {
     w.st.links[w.in[in].stats].retry.crc_errors++;
+    w.lcb_crc_errors++;
     rx.damaged_vcs = static_cast<uint8_t>(rx.damaged_vcs | (1u << v));
   }
   enter_input(w, c, m, arrive, late);

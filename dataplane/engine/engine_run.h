@@ -153,9 +153,14 @@ void Engine<R, L>::worker_loop(Worker& w) {
     if (nw > 1) flush_outbox(w);
     const bool stop = w.id == 0 && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed);
     // Damaged packets that moved on count until their destination discards them.
-    pub_[parity][w.id] =
-        Published{std::min(w.wheel.next_time(), sent_min), w.st.injected_packets + w.lcb_bad_out,
-                  w.st.delivered_packets + w.st.transmit_error_discards, w.failed, stop};
+    pub_[parity][w.id] = Published{std::min(w.wheel.next_time(), sent_min),
+                                   w.st.injected_packets,
+                                   w.st.delivered_packets,
+                                   int64_t(w.lcb_bad_out) - int64_t(w.st.transmit_error_discards),
+                                   w.lcb_crc_errors,
+                                   w.lcb_retries,
+                                   w.failed,
+                                   stop};
     if (nw > 1) {
       barrier_->wait([&] { drain_inbox(w); });
       drain_inbox(w);
@@ -174,19 +179,30 @@ void Engine<R, L>::worker_loop(Worker& w) {
     }
     ps_t gnext = kNever;
     uint64_t inj = 0, del = 0;
+    int64_t marked = 0;
     bool any_failed = false;
     for (int i = 0; i < nw; i++) {
       const Published& p = pub_[parity][i];
       gnext = std::min(gnext, p.next_time);
       inj += p.injected;
       del += p.delivered;
+      marked += p.marked_in_flight;
       any_failed |= p.failed;
     }
     if (w.id == 0 && cfg_.progress && cfg_.progress_s > 0) {
       const auto now = std::chrono::steady_clock::now();
       if (std::chrono::duration<double>(now - last_progress).count() >= cfg_.progress_s) {
         last_progress = now;
-        cfg_.progress(std::min(1.0, double(wend) / double(std::max<ps_t>(1, total_ps))), wend, del);
+        EngineConfig::Progress pr;
+        pr.fraction = std::min(1.0, double(wend) / double(std::max<ps_t>(1, total_ps)));
+        pr.now = wend;
+        pr.delivered = del;
+        pr.retry = lcb_;
+        for (int i = 0; i < nw; i++) {
+          pr.crc_errors += pub_[parity][i].crc_errors;
+          pr.retries += pub_[parity][i].retries;
+        }
+        cfg_.progress(pr);
       }
     }
     if (any_failed) break;
@@ -197,7 +213,7 @@ void Engine<R, L>::worker_loop(Worker& w) {
     }
     // Drained: the sources are done (their time is over, or nothing is left
     // to happen anywhere, as after a single batch) and every packet arrived.
-    if ((wend >= gen_end_ || gnext == kNever) && inj == del) {
+    if ((wend >= gen_end_ || gnext == kNever) && inj == del && marked == 0) {
       w.st.drained = true;
       w.st.end_ps = wend;
       break;

@@ -126,6 +126,10 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
     lj["utilisation"] = window > 0 ? double(l.busy_ps) / window : 0.0;
     lj["credit_stalls"] = l.credit_stalls;
     if (st.link_retry && l.router >= 0 && l.peer_router >= 0) lj["retry"] = retry_json(l.retry);
+    if (cfg.faults_possible)
+      lj["state"] = {{"went_down", l.went_down},
+                     {"down_ns", double(l.down_ps) / 1e3},
+                     {"down_at_end", l.down_at_end}};
     json vcs = json::array();
     for (int v = 0; v < fabric.num_vcs; v++)
       vcs.push_back({{"vc", v},

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "control/run/capture_plan.h"
+#include "control/run/fault_plan.h"
 #include "control/run/replay_load.h"
 #include "control/spec/spec_fields.h"
 #include "control/topology/registry.h"
@@ -258,9 +259,17 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     cfg.capture.queues = capture->queues();
     cfg.capture.lossless = !cfg.realtime;
   }
+  // Faults: the engine applies their port changes at their times, and the
+  // tables programmed around each one take over then.
+  const FaultPlan faults = plan_faults(spec, res.fabric);
+  for (const FaultPlan::Step& s : faults.steps)
+    cfg.faults.insert(cfg.faults.end(), s.changes.begin(), s.changes.end());
+  cfg.faults_possible = !faults.empty();
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
+  for (const FaultPlan::Step& s : faults.steps)
+    if (s.routing) routing->reprogram(*engine, spec, s.fabric, s.fault.at);
   if (prepare) prepare(*engine, *routing, res.fabric);
   res.stats = engine->run();
   if (capture) {
@@ -272,6 +281,21 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     res.stats.capture_interfaces = capture_interfaces;
   }
   res.json = report_json(spec, res.fabric, cfg, res.stats, per_link_json);
+  if (!faults.empty()) {
+    nlohmann::json log = nlohmann::json::array();
+    FaultState state(res.fabric);
+    for (const FaultPlan::Step& s : faults.steps) {
+      std::vector<EngineFault> ignored;
+      std::string why;
+      state.apply(s.fault, spec.link.retry, &ignored, &why);
+      log.push_back({{"at_ns", double(s.fault.at) / 1e3},
+                     {"fault", s.fault.text},
+                     {"applied", s.fault.at <= res.stats.end_ps},
+                     {"dead_links", state.dead_links()},
+                     {"dead_routers", state.dead_routers()}});
+    }
+    res.json["faults"] = std::move(log);
+  }
   return res;
 }
 

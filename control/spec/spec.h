@@ -159,6 +159,9 @@ struct Spec {
     int queue_records = 4096;           // per worker, between it and the writer thread
   } capture;
 
+  // Faults at emulated times (control/spec/faults.h), in the order written.
+  std::vector<std::string> faults;
+
   // Explicit endpoint placement; empty: the topology builder's default.
   std::vector<EndpointMap> endpoint_map;
 

@@ -307,6 +307,11 @@ const std::vector<Field>& fields() {
        s.capture.queue_records = static_cast<int>(v);
      }},
 
+    // --- faults: links and routers that die, come back or turn noisy (control/run/fault_plan.h).
+    {"faults", "list of strings", "", "[]", "[]", "[]", BW " §7.7 (dead link, router; tables around the fault's shadow); " T3E " §2, §9 (routes around a link)",
+     "faults at emulated times, e.g. [\"20us link=r0:p33 down\", \"50us link=r0:p33 up\", \"10us router=5 down\", \"0ns link=r2:p1 ber=1e-5\"]; a dead link's sender discards what is bound for it, what was on the wire is lost, and the clos and torus tables are reprogrammed around it (counted in the drop reasons); `fabemu fault` does the same while a run goes on",
+     read_faults},
+
     // --- endpoints: optional explicit placement, read by the topology builders.
     {"endpoints", "list of {id, router, port}", "", "[]", "[]", "[]", "fabemu default (the topology's own placement)",
      "explicit endpoint placement; each id and each router port at most once",

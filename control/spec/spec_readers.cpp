@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "control/spec/capture_taps.h"
+#include "control/spec/faults.h"
 #include "control/spec/spec_fields.h"
 
 namespace fabemu {
@@ -114,6 +115,19 @@ void read_capture_taps(Spec& s, const YAML::Node& n, const Ctx& c) {
     v.push_back(t);
   }
   s.capture.taps = std::move(v);
+}
+
+void read_faults(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of faults, e.g. [\"20us link=r0:p33 down\"]");
+  std::vector<std::string> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const std::string t = c.item(i).text(n[i], "a fault such as \"20us link=r0:p33 down\"");
+    FaultSpec f;
+    std::string why;
+    if (!parse_fault(t, true, &f, &why)) c.item(i).fail(n[i], why);
+    v.push_back(t);
+  }
+  s.faults = std::move(v);
 }
 
 void read_capture_types(Spec& s, const YAML::Node& n, const Ctx& c) {

@@ -21,6 +21,7 @@ std::vector<int> read_int_list(const YAML::Node& n, const Ctx& c, int64_t lo, in
                                const char* what);
 void read_capture_taps(Spec& s, const YAML::Node& n, const Ctx& c);
 void read_capture_types(Spec& s, const YAML::Node& n, const Ctx& c);
+void read_faults(Spec& s, const YAML::Node& n, const Ctx& c);
 void read_macs(Spec& s, const YAML::Node& n, const Ctx& c);
 // `ports:` through its item rows of the table, refusing ambiguous bindings.
 void read_ports(Spec& s, const YAML::Node& n, const Ctx& c);

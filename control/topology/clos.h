@@ -42,6 +42,11 @@ int64_t clos_bisection_links(const Spec& spec, const Fabric& fabric);
 // spec.router.latency_ns at every hop; adaptive responses as in the paper.
 YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric);
 
+// A fabric with faults (FabricPort::dead, FabricRouter::dead): up-routing
+// fault entries around each fault's shadow (clos_faults.cpp); program_yarc_tables
+// calls it. Healthy fabrics: no change.
+void add_yarc_fault_entries(YarcTables& t, const Fabric& fabric);
+
 // Bytes the YARC tables of `fabric` take (RoutingInfo::table_bytes).
 uint64_t yarc_table_bytes(const Fabric& fabric);
 

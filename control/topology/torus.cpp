@@ -188,6 +188,7 @@ T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric) {
     t.turn_ps[p] = minus_wire(turn, wire[p]);
     t.endpoint_ps[p] = minus_wire(endpoint, wire[p]);
   }
+  t3e_route_around_faults(t, fabric);
   return t;
 }
 

@@ -39,6 +39,11 @@ int64_t torus_bisection_links(const Spec& spec, const Fabric& fabric);
 // Throws std::invalid_argument when the fabric has fewer than 4 VCs.
 T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric);
 
+// A fabric with faults (FabricPort::dead, FabricRouter::dead): source table
+// entries whose path meets a fault rewritten around it, or marked
+// unroutable (torus_faults.cpp); program_t3e_tables calls it.
+void t3e_route_around_faults(T3eTables& t, const Fabric& fabric);
+
 // True when no VC-table bit asks for VC1 on a route that would cross a
 // dateline from that router (destination ordinates alias mod 8, as in the
 // T3E's 8-entry tables); otherwise false and *why names the first offender.

@@ -24,6 +24,10 @@ struct FabricPort {
   ps_t unit_ps = 0;          // time one flow-control unit (phit or flit) occupies the link
   ps_t wire_ps = 0;          // SerDes + wire latency of the link leaving this port
   uint8_t label = 0;         // topology-specific port class (torus direction, up/down)
+  // A fault (control/run/fault_plan.h): the link at this port is dead, both
+  // directions, or (endpoint port) the endpoint's link. Routing tables
+  // programmed for a fabric with faults route around what is dead.
+  bool dead = false;
   bool connected() const { return peer_router >= 0 || endpoint >= 0; }
 };
 
@@ -31,6 +35,7 @@ struct FabricRouter {
   int32_t id = 0;
   std::array<int32_t, 3> coord{0, 0, 0};  // torus/mesh coordinates; clos: (rank, index, 0)
   int32_t rank = 0;
+  bool dead = false;  // a fault: the router stopped (its ports are marked dead too)
   std::vector<FabricPort> ports;
 };
 

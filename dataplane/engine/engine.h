@@ -42,6 +42,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,7 @@ class Engine final : public EngineBase {
       : tables_(std::make_shared<const Tables>(std::move(tables))), f_(fabric), cfg_(cfg) {}
 
   RunStats run() override;
+  bool inject_faults(const std::vector<EngineFault>& changes) override;
 
   // New routing tables (routing/table_slot.h): publish_tables from any
   // thread while running, adopted by each worker at its next window edge;
@@ -136,6 +138,14 @@ class Engine final : public EngineBase {
     std::vector<std::pair<uint32_t, LinkPacketFault>> lcb_faults;
     uint64_t lcb_bad_out = 0;  // damaged packets that moved on marked (the drain counts them)
     uint64_t lcb_crc_errors = 0, lcb_retries = 0;  // totals for the progress line
+    uint32_t lcb_ber_changes = 0;  // faults that set a link's BER (a fresh seed each)
+    // Faults (engine_faults.h): the next scheduled one, those given while
+    // running already applied, per output the time its link went down
+    // (kNever: up), and the packets lost to faults (the drain counts them).
+    size_t next_fault = 0;
+    uint32_t rt_faults_seen = 0;
+    std::vector<ps_t> down_since;
+    uint64_t fault_lost = 0;
     std::vector<Nic> ep;                // all endpoints; only owned ones used
     std::vector<uint32_t> owned_eps;
     RunStats st;
@@ -259,6 +269,29 @@ class Engine final : public EngineBase {
   void lcb_receive(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, LinkSeq seq, bool late);
   void lcb_excise(Worker& w, uint32_t c);
   bool lcb_damaged_head(Worker& w, uint32_t c, bool* withhold);
+
+  // ---- faults (engine_faults.h) ---------------------------------------------------
+  void apply_faults(Worker& w, ps_t now);
+  void apply_fault(Worker& w, const EngineFault& f);
+  ps_t next_fault_at(const Worker& w) const {
+    return faults_ && w.next_fault < cfg_.faults.size() ? cfg_.faults[w.next_fault].at : kNever;
+  }
+  void set_output_dead(Worker& w, uint32_t o, bool down);
+  void set_input_dead(Worker& w, uint32_t i, bool down);
+  void flush_router(Worker& w, uint32_t lr);
+  void excise_damaged(Worker& w, uint32_t i);
+  void drop_back(Worker& w, uint32_t c, DropReason why);
+  ps_t read_out_discarded(Worker& w, uint32_t c, uint32_t units);
+  void refuse_at_dead_input(Worker& w, uint32_t c, rte_mbuf* m);
+  void discard_unroutable(Worker& w, uint32_t c);
+  void discard_at_dead_port(Worker& w, rte_mbuf* m) {
+    rte_pktmbuf_free(m);
+    count_lost(w, DropReason::dead_port, 1);
+  }
+  void count_lost(Worker& w, DropReason why, uint64_t n) {
+    w.st.drops[static_cast<int>(why)] += n;
+    w.fault_lost += n;
+  }
 
   // ---- endpoints (engine_endpoint.h) --------------------------------------
   void on_generate(Worker& w, uint32_t e);
@@ -403,6 +436,7 @@ class Engine final : public EngineBase {
     // destination (the drain waits for them); counts for the progress line.
     int64_t marked_in_flight;
     uint64_t crc_errors, retries;
+    uint64_t lost;  // packets lost to faults (counted; the drain does not wait for them)
     bool failed;
     bool stop;  // worker 0's reading of cfg_.stop, so that every worker stops in one window
   };
@@ -418,6 +452,12 @@ class Engine final : public EngineBase {
   std::vector<ReplayCursor> replay_;     // [binding]
   bool capturing_ = false;               // cfg_.capture has queues
   bool lcb_ = false;                     // link-level retry on router-to-router links
+  bool faults_ = false;                  // cfg_.faults_possible: the fault checks are armed
+  // Faults given while running (inject_faults), appended under the lock;
+  // the count tells the workers there are new ones.
+  std::mutex rt_faults_mu_;
+  std::vector<EngineFault> rt_faults_;
+  std::atomic<uint32_t> rt_faults_n_{0};
 
   // Real time: emulated ps = (TSC - tsc0_) * ps_per_cycle_.
   enum Phase : int { kRunning, kDraining, kDone };
@@ -455,6 +495,7 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 
 #include "dataplane/engine/engine_capture.h"
 #include "dataplane/engine/engine_endpoint.h"
+#include "dataplane/engine/engine_faults.h"
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_hop.h"
 #include "dataplane/engine/engine_link_layer.h"

@@ -60,6 +60,26 @@ struct LinkRetryConfig {
   std::vector<LinkPacketFault> packet_faults;
 };
 
+// One change of a fabric's state, as the engine applies it at a window edge
+// (control/run/fault_plan.h expands a spec's fault into these; the engine
+// applies each at emulated time `at`, or, given while running, at each
+// worker's next window edge).
+struct EngineFault {
+  enum class Op : uint8_t {
+    port_down,     // router R's port P: its output discards what it is granted, and what
+                   // was on the wire towards the far input (router link) or from the
+                   // endpoint (endpoint port) is lost
+    port_up,       // the port carries traffic again
+    router_flush,  // router R died: what its input buffers and output queues hold is lost
+    ber,           // bit errors at rate `ber` on the link leaving router R's port P
+  };
+  ps_t at = 0;
+  int32_t router = -1;
+  int16_t port = -1;
+  Op op = Op::port_down;
+  double ber = 0;
+};
+
 // A port-bound endpoint as the engine sees it: control/ has opened the DPDK
 // port (dataplane/ethernet/eth_port.h) and resolved the spec's binding.
 struct PortEndpointConfig {
@@ -149,6 +169,11 @@ struct EngineConfig {
   CaptureTaps capture;
   // Link-level retry on every router-to-router link (dataplane/link/go_back_n.h).
   LinkRetryConfig retry;
+  // Faults at emulated times (sorted by `at`); any faults at all (here or
+  // while running, EngineBase::inject_faults) need `faults_possible`, which
+  // arms the checks (one predictable branch per grant when off).
+  std::vector<EngineFault> faults;
+  bool faults_possible = false;
 };
 
 class EngineBase {
@@ -156,6 +181,10 @@ class EngineBase {
   virtual ~EngineBase() = default;
   // Runs warm-up, measurement and drain; returns the statistics.
   virtual RunStats run() = 0;
+  // While run() goes on, from any thread: state changes each worker applies
+  // at its next window edge (their `at` is ignored). False when the engine
+  // was not made with faults_possible.
+  virtual bool inject_faults(const std::vector<EngineFault>& changes) = 0;
 };
 
 }  // namespace fabemu

@@ -28,7 +28,8 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
     case EventType::route: {
       QEntry& q = w.router.head(e.a);
       // (Link-level retry may have excised the packet meanwhile.)
-      if (lcb_ && (w.router.len(e.a) == 0 || q.routed)) break;
+      // (Or a fault dropped it.)
+      if ((lcb_ || faults_) && (w.router.len(e.a) == 0 || q.routed)) break;
       if (compute_route(w, e.a, q)) finish_route(w, e.a, q, 0);
       break;
     }
@@ -69,6 +70,10 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
 template <class R, class L>
 inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, bool late) {
   Router& rt = w.router;
+  if (faults_ && w.in[c / nv_].dead) [[unlikely]] {
+    refuse_at_dead_input(w, c, m);
+    return;
+  }
   const uint32_t units = meta(m)->units;
   const uint32_t v = rt.vc_of_channel(c);
   if (rt.occupancy(c) + units > cap_[v] || rt.len(c) >= qcap_) {
@@ -120,6 +125,10 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
                      QueueView(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0])};
   R::route(*w.tables.tables, ctx, r, static_cast<uint8_t>(rt.port_of_channel(c)), *pm, w.rc);
   if (w.rc.count == 0) {
+    if (faults_) {  // unreachable after a fault
+      discard_unroutable(w, c);
+      return false;
+    }
     fail(w, "no route at router " + std::to_string(r) + " for a packet to endpoint " +
                 std::to_string(pm->dst) + " (routing tables are incomplete)");
     return false;
@@ -275,7 +284,9 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   const InLink& in = w.in[c / nv_];
   const ps_t unit = oq ? in.unit_ps : ol.unit_ps;
   const ps_t dur = e.units * unit;
-  if (!oq) take_link(w, o, e.units, e.out_vc);
+  const bool dead = faults_ && ol.dead;
+  if (!oq && !dead) [[likely]]
+    take_link(w, o, e.units, e.out_vc);
   rt.occupy_input(c / nv_, now + dur);
   // Each freed unit's credit reaches the upstream sender after the reverse
   // link's latency, the first at now + unit + wire.
@@ -283,7 +294,10 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
     return_credits(w, c, e.units, now + unit + in.up_wire_ps, unit);
   else
     rt.forget(c, e.units);
-  if (!oq) {
+  if (dead) [[unlikely]] {
+    w.pending[size_t(o) * nv_ + e.out_vc] -= e.units;
+    discard_at_dead_port(w, e.m);
+  } else if (!oq) {
     deliver_from_link(w, rt.router_of_channel(c), o, e.m, e.units, e.out_vc);
   } else {
     w.oq.occupy_output(o, now + dur);
@@ -375,8 +389,13 @@ inline void Engine<R, L>::try_link(Worker& w, uint32_t o) {
     if (cr[v].credits.available(h.units, now, &wake)) {
       rr = static_cast<uint8_t>(v + 1 == nv_ ? 0 : v + 1);
       const OqEntry e = oq.pop(o, v);
-      take_link(w, o, e.units, static_cast<uint8_t>(v));
-      deliver_from_link(w, o / max_ports_, o, e.m, e.units, static_cast<uint8_t>(v));
+      if (faults_ && ol.dead) [[unlikely]] {
+        w.pending[size_t(o) * nv_ + v] -= e.units;
+        discard_at_dead_port(w, e.m);
+      } else {
+        take_link(w, o, e.units, static_cast<uint8_t>(v));
+        deliver_from_link(w, o / max_ports_, o, e.m, e.units, static_cast<uint8_t>(v));
+      }
       if (oq.nonempty(o)) arm_link_wake(w, o, ol.free_ps);
       // Room in the queue: a requester that found it full may cross now.
       if (w.router.requests(o)) arm_wake(w, o, std::max(now, oq.output_free_at(o)));

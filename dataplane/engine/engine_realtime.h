@@ -142,6 +142,7 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
     if (tsc < next_house) continue;
     next_house = tsc + house_cycles;
     tables_.refresh(w.tables, emu_now(tsc));  // new routing tables take effect here
+    if (faults_) apply_faults(w, std::max(w.now, emu_now(tsc)));  // and faults
     // Housekeeping: link state, counters for the others, phase changes.
     for (uint32_t d : w.devices) {
       if (tsc - link_check[d] < hz / 10) continue;
@@ -150,7 +151,8 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
     }
     live_[w.id].behind.store(w.behind, std::memory_order_relaxed);
     live_[w.id].injected.store(w.st.injected_packets, std::memory_order_relaxed);
-    live_[w.id].delivered.store(w.st.delivered_packets, std::memory_order_release);
+    // (Packets lost to faults count as done for the drain.)
+    live_[w.id].delivered.store(w.st.delivered_packets + w.fault_lost, std::memory_order_release);
     if (tsc >= next_progress) {
       tick++;
       next_progress += progress_cycles;

@@ -131,7 +131,12 @@ void Engine<R, L>::worker_loop(Worker& w) {
     // Tables published or scheduled by control/ take effect at a window
     // edge; a scheduled change ends the window it falls in.
     tables_.refresh(w.tables, wstart);
-    const ps_t wend = std::min(wstart + window_, std::max(wstart + 1, tables_.next_change(w.tables)));
+    // Faults likewise: a scheduled one ends the window before it.
+    if (faults_) [[unlikely]]
+      apply_faults(w, wstart);
+    const ps_t wend =
+        std::min({wstart + window_, std::max(wstart + 1, tables_.next_change(w.tables)),
+                  std::max(wstart + 1, next_fault_at(w))});
     // Every event of this window.
     for (;;) {
       const ps_t t = w.wheel.next_time();
@@ -159,6 +164,7 @@ void Engine<R, L>::worker_loop(Worker& w) {
                                    int64_t(w.lcb_bad_out) - int64_t(w.st.transmit_error_discards),
                                    w.lcb_crc_errors,
                                    w.lcb_retries,
+                                   w.fault_lost,
                                    w.failed,
                                    stop};
     if (nw > 1) {
@@ -180,6 +186,7 @@ void Engine<R, L>::worker_loop(Worker& w) {
     ps_t gnext = kNever;
     uint64_t inj = 0, del = 0;
     int64_t marked = 0;
+    uint64_t lost = 0;
     bool any_failed = false;
     for (int i = 0; i < nw; i++) {
       const Published& p = pub_[parity][i];
@@ -187,6 +194,7 @@ void Engine<R, L>::worker_loop(Worker& w) {
       inj += p.injected;
       del += p.delivered;
       marked += p.marked_in_flight;
+      lost += p.lost;
       any_failed |= p.failed;
     }
     if (w.id == 0 && cfg_.progress && cfg_.progress_s > 0) {
@@ -213,7 +221,7 @@ void Engine<R, L>::worker_loop(Worker& w) {
     }
     // Drained: the sources are done (their time is over, or nothing is left
     // to happen anywhere, as after a single batch) and every packet arrived.
-    if ((wend >= gen_end_ || gnext == kNever) && inj == del && marked == 0) {
+    if ((wend >= gen_end_ || gnext == kNever) && inj == del + lost && marked == 0) {
       w.st.drained = true;
       w.st.end_ps = wend;
       break;
@@ -223,6 +231,10 @@ void Engine<R, L>::worker_loop(Worker& w) {
       break;
     }
     wstart = std::max(wend, gnext);
+    // A window edge falls on every fault's instant, events or not (what was
+    // on the wire then is judged then).
+    if (faults_) [[unlikely]]
+      wstart = std::min(wstart, std::max(wend, next_fault_at(w)));
   }
 }
 
@@ -305,6 +317,10 @@ void Engine<R, L>::fold_link_counters(Worker& w) {
       ls.units += sv.credits.taken();
     }
     ol.busy_ps = ol.credit_stalls = 0;  // (called once, at the end of the run)
+    if (ol.dead) {
+      ls.down_at_end = true;
+      ls.down_ps += std::max(w.now, w.down_since[o]) - w.down_since[o];
+    }
   }
   for (size_t c = 0; c < w.router.channels(); c++) {
     const InLink& in = w.in[c / nv_];
@@ -373,6 +389,9 @@ RunStats Engine<R, L>::merge() {
       out.ports[b].replay_unsent = promised - std::min(promised, out.ports[b].replay_sent);
     }
   }
+  // Packets lost to faults are counted under their own reasons.
+  uint64_t lost = 0;
+  for (const auto& w : workers_) lost += w->fault_lost;
   if (cfg_.realtime) {
     // Measured until the sources stopped: when the run was behind, that is
     // earlier than the wall clock's end.
@@ -380,11 +399,11 @@ RunStats Engine<R, L>::merge() {
     for (auto& wp : workers_) gen_stop = std::max(gen_stop, std::min(wp->gen_stop_ps, out.end_ps));
     out.measure_end_ps = std::max(gen_stop, measure_start_);
     // Packets cross cores: only the totals say whether the fabric emptied.
-    out.drained = out.injected_packets == out.delivered_packets;
+    out.drained = out.injected_packets == out.delivered_packets + lost;
   }
-  if (out.injected_packets > out.delivered_packets)
+  if (out.injected_packets > out.delivered_packets + lost)
     out.drops[static_cast<int>(DropReason::undelivered_at_end)] =
-        out.injected_packets - out.delivered_packets;
+        out.injected_packets - out.delivered_packets - lost;
   return out;
 }
 

@@ -69,6 +69,7 @@ bool Engine<R, L>::setup(std::string* err) {
   if (!setup_ports(err)) return false;
   capturing_ = !cfg_.capture.queues.empty();
   lcb_ = cfg_.retry.enabled;
+  faults_ = cfg_.faults_possible || !cfg_.faults.empty();
   if (capturing_) {
     const CaptureTaps& ct = cfg_.capture;
     if (ct.queues.size() != size_t(nw) || ct.link_iface.size() != link_proto_.size() ||
@@ -386,6 +387,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     }
   }
   if (!setup_link_layer(w, err)) return false;
+  if (faults_) w.down_since.assign(w.out.size(), kNever);
   const uint32_t limit = worker_buffer_limit(cfg_, f_, w.id);  // engine_memory.h
   // Data room: DPDK's headroom plus the longest encoded packet (codec.h).
   const uint16_t room = packet_data_room(static_cast<CodecKind>(cfg_.codec), cfg_.format.max_units);

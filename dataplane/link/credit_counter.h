@@ -124,6 +124,12 @@ class CreditCounter {
     }
   }
 
+  // Units taken for a packet the far buffer will never hold (a link's
+  // retransmit buffer, lost when the link died): as if never taken.
+  void untake(uint32_t units) {
+    taken_ -= units;
+    settled_ += units;
+  }
   // Credits that arrive all at once (tests).
   void add(uint32_t units) {
     settled_ += units;

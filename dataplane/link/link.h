@@ -32,6 +32,7 @@ struct alignas(64) OutLink {
   uint16_t peer_worker = 0;
   uint32_t stats = 0;       // index into the link statistics
   bool remote = false;      // the far end is on another core
+  bool dead = false;        // a fault: what is granted to it is discarded (engine_faults.h)
   ps_t serialize(uint32_t units) const { return units * unit_ps; }
 };
 static_assert(sizeof(OutLink) == 64, "a link's sender is one cache line");
@@ -62,6 +63,7 @@ struct InLink {
   ps_t up_wire_ps = 0;      // credits travel the reverse direction of the link
   ps_t unit_ps = 0;         // one flow unit on the link into this input
   uint32_t stats = 0;       // the link whose occupancy this buffer reports
+  bool dead = false;        // a fault: what arrives is discarded (engine_faults.h)
 };
 
 // The engine's link-layer template parameter (Engine<R, L>): the ideal

@@ -167,6 +167,20 @@ class InputQueuedRouter {
     ch.units_in -= e.units;
     return e;
   }
+  // ---- faults (engine_faults.h) ---------------------------------------------------
+  // Removes the last entry as lost: as far as credits go it left (they go
+  // back to the sender), though it was never sent on.
+  QEntry drop_back(uint32_t c) {
+    const QEntry e = pop_back(c);
+    ch_[c].units_in += e.units;
+    ch_[c].units_out += e.units;
+    return e;
+  }
+  // A packet discarded as it arrived (its input is dead): in and out at once.
+  void pass_through(uint32_t c, uint32_t units) {
+    ch_[c].units_in += units;
+    ch_[c].units_out += units;
+  }
   // A damaged packet that left before its CRC failed: its units are owed no
   // credits, so they count neither in nor out (conservation).
   void forget(uint32_t c, uint32_t units) {

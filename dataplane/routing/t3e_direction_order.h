@@ -29,6 +29,7 @@
 //   [0..2] destination router coordinates (x, y, z)
 //   [3]    bits 0..5: directions of the deterministic path (bit d = travel d);
 //          bit 6: adaptivity allowed (table entry; not used by this policy)
+//          bit 7: unroutable (a fault left no path; the router gives no output)
 //   [4]    PE port of the destination endpoint on its router
 //   [5]    direction of the last hop taken (0..5), 6 = ejected, 0xFF = none
 //
@@ -51,6 +52,7 @@ inline constexpr int kT3eDirections = 6;
 inline constexpr uint8_t kT3eFirstPePort = 6;
 inline constexpr uint8_t kT3eAdaptiveVc = 4;
 inline constexpr uint8_t kT3ePathAdaptive = 1u << 6;  // path entry: adaptivity allowed
+inline constexpr uint8_t kT3eUnroutable = 1u << 7;    // path entry: no route (after a fault)
 inline constexpr uint8_t kT3eNoDirection = 0xFF;
 inline constexpr uint8_t kT3eEjected = 6;
 
@@ -128,6 +130,8 @@ struct T3eDirectionOrder {
                     const PacketMeta& m, RouteCandidates& out) {
     const int d = next_direction(t, router, m);
     out.adaptive = false;
+    if (m.route[3] & kT3eUnroutable) [[unlikely]]
+      return;
     if (d == kT3eDirections) {
       out.add(m.route[4], m.vc);
       return;

@@ -127,10 +127,12 @@ struct YarcUpDown {
   }
 
   // The up-routing entry that wins for dst (highest matching index), or -1.
+  // An entry with no ports still wins: after a fault, its subtree is
+  // unreachable from here.
   static int up_entry(const YarcRouterTable& rt, uint32_t dst) {
     for (int e = kYarcUpEntries - 1; e >= 0; --e) {
       const YarcUpEntry& u = rt.up[e];
-      if (u.valid && u.n && yarc_match(u.location, u.mask, dst)) return e;
+      if (u.valid && yarc_match(u.location, u.mask, dst)) return e;
     }
     return -1;
   }
@@ -152,7 +154,9 @@ struct YarcUpDown {
       return;
     }
     const int e = up_entry(rt, dst);
-    if (e < 0) return;  // no route: a broken table (trace_route reports it)
+    // No route: a broken table (trace_route reports it), or an entry with no
+    // uplinks left after a fault (the engine discards and counts the packet).
+    if (e < 0 || rt.up[e].n == 0) return;
     const YarcUpEntry& u = rt.up[e];
     const uint32_t pick = yarc_mod(hash(rt, in_port, m), u.reciprocal, u.n);
     if (!(m.route[0] & kYarcA)) {

@@ -49,6 +49,9 @@ void LinkStats::merge(const LinkStats& o) {
   busy_ps += o.busy_ps;
   credit_stalls += o.credit_stalls;
   retry.merge(o.retry);
+  went_down += o.went_down;
+  down_ps += o.down_ps;
+  down_at_end = down_at_end || o.down_at_end;
   for (int v = 0; v < kMaxVcs; v++) {
     vc_packets[v] += o.vc_packets[v];
     vc_units[v] += o.vc_units[v];

@@ -77,6 +77,11 @@ struct LinkStats {
   uint64_t vc_units[kMaxVcs] = {};
   uint32_t vc_peak_occupancy[kMaxVcs] = {};  // peak downstream input buffer occupancy (units)
   LinkRetryCounters retry;
+  // Faults (engine_faults.h): times the link went down, how long it was
+  // down, and whether it still was at the end.
+  uint32_t went_down = 0;
+  ps_t down_ps = 0;
+  bool down_at_end = false;
   void merge(const LinkStats& o);  // adds o's counters (same link)
 };
 
@@ -146,12 +151,15 @@ struct LiveStats {
 };
 
 // Drop reasons are declared once; JSON and the summary print the same names.
-#define FABEMU_DROP_REASONS(X)                                                   \
-  X(source_queue_full, "message not generated: source queue at its bound")       \
-  X(reassembly_overflow, "reassembly table full at the destination endpoint")    \
-  X(mbuf_pool_empty, "message not generated: packet buffer pool exhausted")      \
-  X(no_route, "routing tables gave no output for the packet")                   \
-  X(undelivered_at_end, "still in the fabric when the drain limit ran out")         \
+#define FABEMU_DROP_REASONS(X)                                                                \
+  X(source_queue_full, "message not generated: source queue at its bound")                    \
+  X(reassembly_overflow, "reassembly table full at the destination endpoint")                 \
+  X(mbuf_pool_empty, "message not generated: packet buffer pool exhausted")                   \
+  X(no_route, "routing tables gave no output for the packet (unroutable after a fault)")      \
+  X(dead_port, "discarded at a dead port: bound for a dead link or router, or sent into one") \
+  X(lost_in_flight, "on a link (or in its retransmit buffer) when the link died")             \
+  X(lost_in_dead_router, "in a router's buffers when the router died")                        \
+  X(undelivered_at_end, "still in the fabric when the drain limit ran out")                   \
   X(shed_overload, "message not generated: the real-time run was behind (run.overload: shed)")
 
 enum class DropReason : uint8_t {

@@ -1,0 +1,118 @@
+#include "control/run/fault_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "control/spec/spec_refuse.h"
+
+namespace fabemu {
+
+bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFault>* changes,
+                       std::string* why) {
+  const int32_t nr = static_cast<int32_t>(fabric_.routers.size());
+  if (f.router < 0 || f.router >= nr) {
+    *why = fmt::format("'{}': router {} does not exist (the fabric has routers 0 to {})", f.text,
+                       f.router, nr - 1);
+    return false;
+  }
+  const auto key = [&](int32_t r, int p) {
+    const FabricPort& fp = fabric_.routers[size_t(r)].ports[size_t(p)];
+    return std::min(std::make_pair(r, p), std::make_pair(fp.peer_router, int(fp.peer_port)));
+  };
+  if (f.target == FaultSpec::Target::link) {
+    const auto& ports = fabric_.routers[size_t(f.router)].ports;
+    if (f.port < 0 || f.port >= int(ports.size()) || ports[size_t(f.port)].peer_router < 0) {
+      std::string links;
+      for (size_t p = 0; p < ports.size(); p++)
+        if (ports[p].peer_router >= 0) links += (links.empty() ? "" : ", ") + std::to_string(p);
+      *why = fmt::format(
+          "'{}': port {} of router {} is not a link to another router (its router links are "
+          "ports {}); endpoint links cannot be faulted",
+          f.text, f.port, f.router, links.empty() ? "none" : links);
+      return false;
+    }
+    if (f.kind == FaultSpec::Kind::ber) {
+      if (!retry_on) {
+        *why = fmt::format("'{}': bit errors need link-level retry (set link.retry: true)", f.text);
+        return false;
+      }
+      changes->push_back({f.at, f.router, int16_t(f.port), EngineFault::Op::ber, f.ber});
+      const FabricPort& fp = ports[size_t(f.port)];
+      changes->push_back({f.at, fp.peer_router, fp.peer_port, EngineFault::Op::ber, f.ber});
+      return true;
+    }
+    if (f.kind == FaultSpec::Kind::down)
+      links_down_.insert(key(f.router, f.port));
+    else
+      links_down_.erase(key(f.router, f.port));
+  } else if (f.kind == FaultSpec::Kind::down) {
+    if (!routers_down_.count(f.router))
+      changes->push_back({f.at, f.router, -1, EngineFault::Op::router_flush, 0});
+    routers_down_.insert(f.router);
+  } else {
+    routers_down_.erase(f.router);
+  }
+  // The ports whose state changed, every one of them (both ends of a link).
+  for (int32_t r = 0; r < nr; r++) {
+    FabricRouter& fr = fabric_.routers[size_t(r)];
+    fr.dead = routers_down_.count(r) > 0;
+    for (size_t p = 0; p < fr.ports.size(); p++) {
+      FabricPort& fp = fr.ports[p];
+      if (!fp.connected()) continue;
+      bool dead = fr.dead;
+      if (fp.peer_router >= 0)
+        dead = dead || routers_down_.count(fp.peer_router) > 0 ||
+               links_down_.count(key(r, int(p))) > 0;
+      if (dead == fp.dead) continue;
+      fp.dead = dead;
+      changes->push_back({f.at, r, int16_t(p),
+                          dead ? EngineFault::Op::port_down : EngineFault::Op::port_up, 0});
+    }
+  }
+  return true;
+}
+
+int FaultState::dead_links() const {
+  int n = 0;
+  for (size_t r = 0; r < fabric_.routers.size(); r++)
+    for (size_t p = 0; p < fabric_.routers[r].ports.size(); p++) {
+      const FabricPort& fp = fabric_.routers[r].ports[p];
+      if (fp.dead && fp.peer_router >= 0 &&
+          std::make_pair(int32_t(r), int(p)) < std::make_pair(fp.peer_router, int(fp.peer_port)))
+        n++;
+    }
+  return n;
+}
+
+int FaultState::dead_routers() const { return static_cast<int>(routers_down_.size()); }
+
+FaultPlan plan_faults(const Spec& spec, const Fabric& fabric) {
+  FaultPlan plan;
+  std::vector<FaultSpec> faults;
+  for (size_t i = 0; i < spec.faults.size(); i++) {
+    FaultSpec f;
+    std::string why;
+    if (!parse_fault(spec.faults[i], true, &f, &why))
+      refuse_spec(spec, {"faults"}, fmt::format("faults[{}]: {}", i, why));
+    faults.push_back(f);
+  }
+  std::stable_sort(faults.begin(), faults.end(),
+                   [](const FaultSpec& a, const FaultSpec& b) { return a.at < b.at; });
+  FaultState state(fabric);
+  for (const FaultSpec& f : faults) {
+    FaultPlan::Step step;
+    step.fault = f;
+    std::string why;
+    if (!state.apply(f, spec.link.retry, &step.changes, &why))
+      refuse_spec(spec, {"faults"}, why);
+    step.routing = std::any_of(step.changes.begin(), step.changes.end(), [](const EngineFault& c) {
+      return c.op == EngineFault::Op::port_down || c.op == EngineFault::Op::port_up;
+    });
+    step.fabric = state.fabric();
+    plan.steps.push_back(std::move(step));
+  }
+  return plan;
+}
+
+}  // namespace fabemu

@@ -1,0 +1,53 @@
+// A spec's faults (control/spec/faults.h) resolved against its fabric: for
+// each fault in time order, the fabric as it is afterwards (dead ports and
+// routers marked, for the routing tables programmed around them) and the
+// per-port changes the engine applies (dataplane/engine/engine_base.h,
+// EngineFault). The same serves the control socket's faults while a run
+// goes on (FaultState) and `fabemu describe` of a degraded fabric.
+#pragma once
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "control/spec/faults.h"
+#include "control/spec/spec.h"
+#include "dataplane/core/fabric.h"
+#include "dataplane/engine/engine_base.h"
+
+namespace fabemu {
+
+// Which links and routers are down, and the fabric marked accordingly.
+class FaultState {
+ public:
+  explicit FaultState(const Fabric& healthy) : fabric_(healthy) {}
+  // Applies fault f: the port changes the engine must make (at f.at), in
+  // *changes. False, with *why (what is wrong and what to do), when f names
+  // no router, no router-to-router link, or a BER without link-level retry.
+  bool apply(const FaultSpec& f, bool retry_on, std::vector<EngineFault>* changes,
+             std::string* why);
+  const Fabric& fabric() const { return fabric_; }
+  int dead_links() const;    // router-to-router links down (each counted once)
+  int dead_routers() const;
+
+ private:
+  Fabric fabric_;
+  std::set<std::pair<int32_t, int>> links_down_;  // (router, port) of the lower end
+  std::set<int32_t> routers_down_;
+};
+
+struct FaultPlan {
+  struct Step {
+    FaultSpec fault;
+    std::vector<EngineFault> changes;
+    Fabric fabric;         // after this fault
+    bool routing = false;  // the fault changed which links are dead: tables change
+  };
+  std::vector<Step> steps;  // in time order (stable for equal times)
+  bool empty() const { return steps.empty(); }
+};
+
+// Refuses (SpecError at the `faults` key) a fault the fabric does not have.
+FaultPlan plan_faults(const Spec& spec, const Fabric& fabric);
+
+}  // namespace fabemu

@@ -1,0 +1,100 @@
+#include "control/spec/faults.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+namespace fabemu {
+namespace {
+
+bool whole_number(const std::string& s, size_t* i, int* out) {
+  const char* b = s.data() + *i;
+  const char* e = s.data() + s.size();
+  const auto r = std::from_chars(b, e, *out);
+  if (r.ec != std::errc() || *out < 0) return false;
+  *i = static_cast<size_t>(r.ptr - s.data());
+  return true;
+}
+
+bool real_number(const std::string& s, double* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  *out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(*out);
+}
+
+// "20us", "1500ns", "2ms", "0"
+bool emulated_time(const std::string& s, ps_t* at) {
+  struct Unit {
+    const char* suffix;
+    double ps;
+  };
+  static const Unit units[] = {{"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}};
+  if (s == "0") return *at = 0, true;
+  for (const Unit& u : units) {
+    const size_t n = std::string(u.suffix).size();
+    if (s.size() <= n || s.compare(s.size() - n, n, u.suffix) != 0) continue;
+    double v = 0;
+    if (!real_number(s.substr(0, s.size() - n), &v) || v < 0 || v * u.ps > 1e19) return false;
+    *at = static_cast<ps_t>(std::llround(v * u.ps));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::string* why) {
+  *f = FaultSpec{};
+  f->text = text;
+  const auto bad = [&](const std::string& what) {
+    *why = "'" + text + "' is not a fault: " + what + "; a fault is " +
+           (with_time ? std::string(kFaultForms)
+                      : std::string("TARGET WHAT, e.g. \"link=r0:p33 down\" or \"router=5 up\""));
+    return false;
+  };
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  const size_t want = with_time ? 3 : 2;
+  if (words.size() != want)
+    return bad("it has " + std::to_string(words.size()) + " words, not " + std::to_string(want));
+  size_t k = 0;
+  if (with_time && !emulated_time(words[k++], &f->at))
+    return bad("'" + words[0] + "' is not a time such as 20us, 1500ns or 2ms");
+  const std::string& target = words[k++];
+  size_t i = 0;
+  if (target.rfind("link=r", 0) == 0) {
+    f->target = FaultSpec::Target::link;
+    i = 6;
+    if (!whole_number(target, &i, &f->router) || target.compare(i, 2, ":p") != 0)
+      return bad("write the link as link=rR:pP");
+    i += 2;
+    if (!whole_number(target, &i, &f->port) || i != target.size())
+      return bad("write the link as link=rR:pP");
+  } else if (target.rfind("router=", 0) == 0) {
+    f->target = FaultSpec::Target::router;
+    i = 7;
+    if (!whole_number(target, &i, &f->router) || i != target.size())
+      return bad("write the router as router=R");
+  } else {
+    return bad("the target '" + target + "' is neither link=rR:pP nor router=R");
+  }
+  const std::string& what = words[k];
+  if (what == "down") {
+    f->kind = FaultSpec::Kind::down;
+  } else if (what == "up") {
+    f->kind = FaultSpec::Kind::up;
+  } else if (what.rfind("ber=", 0) == 0) {
+    f->kind = FaultSpec::Kind::ber;
+    if (f->target != FaultSpec::Target::link) return bad("bit errors are set on a link");
+    if (!real_number(what.substr(4), &f->ber) || f->ber < 0 || f->ber >= 0.5)
+      return bad("the bit error rate is a number from 0 to below 0.5, e.g. ber=1e-5");
+  } else {
+    return bad("'" + what + "' is neither down, up nor ber=X");
+  }
+  return true;
+}
+
+}  // namespace fabemu

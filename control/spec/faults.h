@@ -1,0 +1,43 @@
+// What a fault names (spec `faults`, `fabemu fault` over the control socket):
+//
+//   TIME TARGET WHAT        in the spec: at emulated TIME (20us, 1500ns, 2ms)
+//   TARGET WHAT             on the control socket: now
+//
+//   TARGET  link=rR:pP      the link at router R's port P, both directions
+//           router=R        router R, every link into and out of it
+//   WHAT    down | up       dead (all lanes) or back
+//           ber=X           bit errors at rate X on the link (link.retry on)
+//
+// Parsed here for the spec's syntax check; resolved against the fabric (the
+// router and port exist, the port is a router-to-router link) by
+// control/run/fault_plan.h. The papers' behaviour: BlackWidow §7.7 (a dead
+// link's sender discards what is bound for it; system software reprograms
+// the up-routing tables around the fault's shadow), T3E §2 and §9 (routes
+// that avoid the link, adaptivity disabled).
+#pragma once
+#include <string>
+
+#include "dataplane/sim/time.h"
+
+namespace fabemu {
+
+struct FaultSpec {
+  ps_t at = 0;  // emulated time (spec); the control socket: now
+  enum class Target { link, router } target = Target::link;
+  int router = -1, port = -1;
+  enum class Kind { down, up, ber } kind = Kind::down;
+  double ber = 0;
+  std::string text;  // as written, for messages and reports
+};
+
+// False with *why saying what is wrong and what is accepted. with_time: the
+// text starts with its emulated time (the spec's form).
+bool parse_fault(const std::string& text, bool with_time, FaultSpec* fault, std::string* why);
+
+// The grammar, for help texts and messages.
+inline constexpr const char* kFaultForms =
+    "TIME TARGET WHAT, e.g. \"20us link=r0:p33 down\", \"50us link=r0:p33 up\", \"10us router=5 "
+    "down\", \"0ns link=r2:p1 ber=1e-5\" (TIME in ns, us or ms; TARGET link=rR:pP or router=R; "
+    "WHAT down, up or ber=X)";
+
+}  // namespace fabemu

@@ -1,0 +1,203 @@
+// Engine<R, Link>, continued: faults (EngineFault; control/run/fault_plan.h
+// expands a spec's or the control socket's fault into them). Applied at a
+// window edge, each worker doing the part it owns:
+//  - a dead port's output discards what the router grants it (BlackWidow
+//    §7.7: "the sending port [discards] any packets destined to the dead
+//    port"), and its link's retransmit buffer is lost;
+//  - the far input loses what was still on the wire (its tail had not come
+//    by the fault's instant); an endpoint port loses the endpoint's link
+//    both ways, and what the endpoint injects into it is discarded;
+//  - a dead router loses what its buffers held;
+//  - a packet the reprogrammed tables give no output is discarded at its
+//    router (no_route).
+// Every such packet is counted with its reason (DropReason) and its credits
+// go back as if it had left, so credits stay conserved and the run drains.
+// Included from engine.h only.
+#pragma once
+
+namespace fabemu {
+
+template <class R, class L>
+bool Engine<R, L>::inject_faults(const std::vector<EngineFault>& changes) {
+  if (!faults_) return false;
+  std::lock_guard<std::mutex> g(rt_faults_mu_);
+  rt_faults_.insert(rt_faults_.end(), changes.begin(), changes.end());
+  rt_faults_n_.store(static_cast<uint32_t>(rt_faults_.size()), std::memory_order_release);
+  return true;
+}
+
+// At a window edge at emulated time `now`: the scheduled faults whose time
+// has come, then those given while running.
+template <class R, class L>
+void Engine<R, L>::apply_faults(Worker& w, ps_t now) {
+  if (now > w.now) w.now = now;
+  while (w.next_fault < cfg_.faults.size() && cfg_.faults[w.next_fault].at <= now)
+    apply_fault(w, cfg_.faults[w.next_fault++]);
+  const uint32_t n = rt_faults_n_.load(std::memory_order_acquire);
+  if (n == w.rt_faults_seen) return;
+  std::vector<EngineFault> fresh;
+  {
+    std::lock_guard<std::mutex> g(rt_faults_mu_);
+    fresh.assign(rt_faults_.begin() + w.rt_faults_seen, rt_faults_.begin() + n);
+  }
+  w.rt_faults_seen = n;
+  for (const EngineFault& f : fresh) apply_fault(w, f);
+}
+
+template <class R, class L>
+void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
+  if (f.router < 0 || uint32_t(f.router) >= nrouters_) return;
+  const bool mine = router_worker_[f.router] == w.id;
+  if (f.op == EngineFault::Op::router_flush) {
+    if (mine) flush_router(w, router_local_[f.router]);
+    return;
+  }
+  const FabricPort& fp = f_.routers[size_t(f.router)].ports[size_t(f.port)];
+  const uint32_t o = router_local_[f.router] * max_ports_ + uint32_t(f.port);
+  if (f.op == EngineFault::Op::ber) {
+    if (mine && lcb_ && w.lcb_tx[o].enabled())
+      w.lcb_ber[o].init(f.ber, cfg_.seed ^ (uint64_t(w.lcb_ber_changes++) << 40),
+                        0x4C434200000000ull + uint64_t(f.router) * max_ports_ + uint32_t(f.port));
+    return;
+  }
+  const bool down = f.op == EngineFault::Op::port_down;
+  if (mine) {
+    set_output_dead(w, o, down);
+    if (fp.endpoint >= 0) set_input_dead(w, o, down);  // the endpoint's link, both ways
+  }
+  if (fp.peer_router >= 0 && router_worker_[fp.peer_router] == w.id)
+    set_input_dead(w, router_local_[fp.peer_router] * max_ports_ + uint32_t(fp.peer_port), down);
+}
+
+template <class R, class L>
+void Engine<R, L>::set_output_dead(Worker& w, uint32_t o, bool down) {
+  OutLink& ol = w.out[o];
+  if (ol.dead == down) return;
+  ol.dead = down;
+  LinkStats& ls = w.st.links[ol.stats];
+  if (!down) {
+    ls.down_ps += w.now - w.down_since[o];
+    w.down_since[o] = kNever;
+    return;
+  }
+  ls.went_down++;
+  w.down_since[o] = w.now;
+  // What the retransmit buffer still holds never reached the far end.
+  if (lcb_ && w.lcb_tx[o].enabled())
+    count_lost(w, DropReason::lost_in_flight,
+               w.lcb_tx[o].reset([&](uint32_t units, uint8_t vc) {
+                 w.vcs[size_t(o) * nv_ + vc].credits.untake(units);
+               }));
+  // Its requesters are granted and discarded (grant()).
+  if (w.router.requests(o)) arm_wake(w, o, w.now);
+  if (w.oq.enabled() && w.oq.nonempty(o)) arm_link_wake(w, o, w.now);
+}
+
+// Input i (numbered like outputs) loses its link: what had not wholly
+// arrived by now is lost.
+template <class R, class L>
+void Engine<R, L>::set_input_dead(Worker& w, uint32_t i, bool down) {
+  InLink& in = w.in[i];
+  if (lcb_ && in.up_router >= 0) {
+    excise_damaged(w, i);
+    w.lcb_rx[i] = GoBackNReceiver{};  // numbering starts again with the link
+  }
+  if (in.dead == down) return;
+  in.dead = down;
+  if (!down) return;
+  Router& rt = w.router;
+  for (uint32_t v = 0; v < nv_; v++) {
+    const uint32_t c = i * nv_ + v;
+    while (rt.len(c) && rt.back(c).arrive + rt.back(c).units * in.unit_ps > w.now)
+      drop_back(w, c, DropReason::lost_in_flight);
+  }
+}
+
+// Router lr stopped: every packet in its input buffers and output queues is lost.
+template <class R, class L>
+void Engine<R, L>::flush_router(Worker& w, uint32_t lr) {
+  Router& rt = w.router;
+  for (uint32_t p = 0; p < max_ports_; p++) {
+    const uint32_t o = lr * max_ports_ + p;
+    if (lcb_ && w.in[o].up_router >= 0) excise_damaged(w, o);
+    for (uint32_t v = 0; v < nv_; v++) {
+      const uint32_t c = o * nv_ + v;
+      while (rt.len(c)) drop_back(w, c, DropReason::lost_in_dead_router);
+      if (w.oq.enabled())
+        while ((w.oq.nonempty(o) >> v) & 1) {
+          rte_pktmbuf_free(w.oq.pop(o, v).m);
+          count_lost(w, DropReason::lost_in_dead_router, 1);
+        }
+    }
+  }
+}
+
+// Link-level retry: a damaged copy at the back of input i's buffers goes
+// as if it had not come (it was never good; its sender still holds the
+// packet and its credits, engine_link_layer.h), before anything is lost.
+template <class R, class L>
+void Engine<R, L>::excise_damaged(Worker& w, uint32_t i) {
+  for (uint32_t v = 0; v < nv_; v++)
+    if ((w.lcb_rx[i].damaged_vcs >> v) & 1) lcb_excise(w, i * nv_ + v);
+}
+
+// The last packet of channel c is lost: it leaves as far as credits are
+// concerned (they go back to the sender), and is freed and counted.
+template <class R, class L>
+void Engine<R, L>::drop_back(Worker& w, uint32_t c, DropReason why) {
+  Router& rt = w.router;
+  if (rt.len(c) == 1 && rt.head(c).routed) {  // it was requesting its output
+    const QEntry& h = rt.head(c);
+    const uint32_t o = rt.output(rt.router_of_channel(c), h.out_port);
+    rt.withdraw(o, rt.requester(rt.port_of_channel(c), rt.vc_of_channel(c)));
+    w.pending[size_t(o) * nv_ + h.out_vc] -= h.units;
+  }
+  const QEntry e = rt.drop_back(c);
+  const ps_t out = read_out_discarded(w, c, e.units);
+  if (rt.len(c) == 0) rt.remember_departure(c, w.now, out);
+  rte_pktmbuf_free(e.m);
+  count_lost(w, why, 1);
+}
+
+// A discarded packet of `units` leaves input channel c's buffer as a granted
+// one would: read out after what the input is sending, its credits streaming
+// back behind it (a counter's streams never overlap, credit_counter.h).
+// Returns when its tail is out.
+template <class R, class L>
+ps_t Engine<R, L>::read_out_discarded(Worker& w, uint32_t c, uint32_t units) {
+  Router& rt = w.router;
+  const uint32_t i = c / nv_;
+  const InLink& in = w.in[i];
+  const ps_t start = std::max(w.now, rt.input_free_at(i));
+  rt.occupy_input(i, start + units * in.unit_ps);
+  return_credits(w, c, units, start + in.unit_ps + in.up_wire_ps, in.unit_ps);
+  return start + units * in.unit_ps;
+}
+
+// Packet m reaches input channel c, whose link is dead: discarded, and its
+// credits go back (only an endpoint injects into a dead router's input).
+template <class R, class L>
+void Engine<R, L>::refuse_at_dead_input(Worker& w, uint32_t c, rte_mbuf* m) {
+  const uint32_t units = meta(m)->units;
+  w.router.pass_through(c, units);
+  read_out_discarded(w, c, units);
+  rte_pktmbuf_free(m);
+  count_lost(w, DropReason::dead_port, 1);
+}
+
+// The head of channel c has no route (a fault left its destination
+// unreachable from here): discarded; the packet behind it is routed next.
+template <class R, class L>
+void Engine<R, L>::discard_unroutable(Worker& w, uint32_t c) {
+  Router& rt = w.router;
+  const QEntry e = rt.pop(c);
+  const ps_t out = read_out_discarded(w, c, e.units);
+  rte_pktmbuf_free(e.m);
+  count_lost(w, DropReason::no_route, 1);
+  if (rt.len(c))
+    setup_head(w, c, out);
+  else
+    rt.remember_departure(c, w.now, out);
+}
+
+}  // namespace fabemu

@@ -11,9 +11,10 @@
 
 #include "control/analysis/analysis.h"
 #include "control/cli/cli.h"
-#include "control/spec/capture_taps.h"
+#include "control/run/fault_plan.h"
 #include "control/run/run_memory.h"
 #include "control/run/runner.h"
+#include "control/spec/capture_taps.h"
 #include "control/spec/spec_error.h"
 #include "control/spec/spec_loader.h"
 #include "control/spec/spec_refuse.h"
@@ -89,6 +90,7 @@ Fabric runnable_fabric(const Spec& spec) {
                             "affinity): set run.workers to at most {}",
                             spec.run.workers, spec.run.workers, cpus, cpus));
   check_run_memory(spec, f, available_memory());
+  plan_faults(spec, f);  // each fault names a router and link the fabric has
   return f;
 }
 

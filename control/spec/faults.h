@@ -1,7 +1,8 @@
-// What a fault names (spec `faults`, `fabemu fault` over the control socket):
+// What a fault names (spec `faults`; the same text without its time is what a
+// running process will take from a control socket, not built yet):
 //
 //   TIME TARGET WHAT        in the spec: at emulated TIME (20us, 1500ns, 2ms)
-//   TARGET WHAT             on the control socket: now
+//   TARGET WHAT             while running: now (parse_fault with_time = false)
 //
 //   TARGET  link=rR:pP      the link at router R's port P, both directions
 //           router=R        router R, every link into and out of it

@@ -309,7 +309,7 @@ const std::vector<Field>& fields() {
 
     // --- faults: links and routers that die, come back or turn noisy (control/run/fault_plan.h).
     {"faults", "list of strings", "", "[]", "[]", "[]", BW " §7.7 (dead link, router; tables around the fault's shadow); " T3E " §2, §9 (routes around a link)",
-     "faults at emulated times, e.g. [\"20us link=r0:p33 down\", \"50us link=r0:p33 up\", \"10us router=5 down\", \"0ns link=r2:p1 ber=1e-5\"]; a dead link's sender discards what is bound for it, what was on the wire is lost, and the clos and torus tables are reprogrammed around it (counted in the drop reasons); `fabemu fault` does the same while a run goes on",
+     "faults at emulated times, e.g. [\"20us link=r0:p33 down\", \"50us link=r0:p33 up\", \"10us router=5 down\", \"0ns link=r2:p1 ber=1e-5\"]; a dead link's sender discards what is bound for it, what was on the wire is lost, and the clos and torus tables are reprogrammed around it (counted in the drop reasons); other families' tables are not reprogrammed (their packets to a dead port are discarded and counted)",
      read_faults},
 
     // --- endpoints: optional explicit placement, read by the topology builders.

@@ -317,9 +317,9 @@ void Engine<R, L>::fold_link_counters(Worker& w) {
       ls.units += sv.credits.taken();
     }
     ol.busy_ps = ol.credit_stalls = 0;  // (called once, at the end of the run)
-    if (ol.dead) {
+    if (ol.dead) {                      // merge() adds the time to the end of the run
       ls.down_at_end = true;
-      ls.down_ps += std::max(w.now, w.down_since[o]) - w.down_since[o];
+      ls.down_since = w.down_since[o];
     }
   }
   for (size_t c = 0; c < w.router.channels(); c++) {
@@ -389,6 +389,8 @@ RunStats Engine<R, L>::merge() {
       out.ports[b].replay_unsent = promised - std::min(promised, out.ports[b].replay_sent);
     }
   }
+  for (LinkStats& l : out.links)
+    if (l.down_at_end && out.end_ps > l.down_since) l.down_ps += out.end_ps - l.down_since;
   // Packets lost to faults are counted under their own reasons.
   uint64_t lost = 0;
   for (const auto& w : workers_) lost += w->fault_lost;

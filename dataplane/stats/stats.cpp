@@ -52,6 +52,7 @@ void LinkStats::merge(const LinkStats& o) {
   went_down += o.went_down;
   down_ps += o.down_ps;
   down_at_end = down_at_end || o.down_at_end;
+  down_since = std::min(down_since, o.down_since);
   for (int v = 0; v < kMaxVcs; v++) {
     vc_packets[v] += o.vc_packets[v];
     vc_units[v] += o.vc_units[v];

@@ -82,6 +82,7 @@ struct LinkStats {
   uint32_t went_down = 0;
   ps_t down_ps = 0;
   bool down_at_end = false;
+  ps_t down_since = kNever;        // when it went down the last time (down_at_end)
   void merge(const LinkStats& o);  // adds o's counters (same link)
 };
 

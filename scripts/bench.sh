@@ -29,6 +29,21 @@ print(f"t3e 8x8x8, 64 B, load 0.5, {sys.argv[2]} worker(s): "
       f"accepted load {j['accepted_load']:.3f})")
 PY
 done
+# The same 1-worker case with link-level retry on every link: no bit errors
+# (the cost of the data-link layer) and at BER 1e-4.
+for ber in 0 1e-4; do
+  "$bin" run "$FABEMU_ROOT/topologies/t3e-8x8x8.yaml" --quiet --json "$out/r$ber.json" \
+    --set traffic.load=0.5 --set "traffic.sizes=[64]" --set run.workers=1 \
+    --set run.measure_ns="$measure" --set run.progress_s=0 --set link.retry=true \
+    --set link.ber=$ber || true
+  python3 - "$out/r$ber.json" "$ber" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); p = j["performance"]; r = j["link_retry"]
+print(f"t3e 8x8x8, 64 B, load 0.5, 1 worker, link retry at BER {sys.argv[2]}: "
+      f"{p['packet_hops_per_s_per_worker']/1e6:.3f} M packet-hops/s per worker "
+      f"({r['crc_errors']} CRC errors, {r['retries']} packets resent; accepted load {j['accepted_load']:.3f})")
+PY
+done
 # The same 1-worker case with every link captured (pcapng written by the
 # writer thread; virtual time waits for it, so nothing is dropped).
 "$bin" run "$FABEMU_ROOT/topologies/t3e-8x8x8.yaml" --quiet --json "$out/cap.json" \

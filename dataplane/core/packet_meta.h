@@ -21,6 +21,11 @@ enum PacketFlags : uint8_t {
   // moved on before its CRC failed, marked transmit error; its destination
   // discards it.
   kPktTransmitError = 1u << 5,
+  // Link-level retry: a copy that crossed a link with bits flipped. The
+  // receiver runs the CRC over such copies only: an intact crossing is the
+  // sealed bytes themselves (go_back_n.h: the sender drew the errors when it
+  // sent), so its CRC would pass; a flipped one is judged by the CRC alone.
+  kPktFlippedBits = 1u << 6,
 };
 
 struct alignas(8) PacketMeta {

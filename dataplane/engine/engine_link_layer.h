@@ -86,7 +86,7 @@ void Engine<R, L>::lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, 
   uint32_t pos[kMaxBitErrorsKept];
   const CodecKind codec = static_cast<CodecKind>(cfg_.codec);
   const uint32_t bits = packet_checked_bits(codec, units);
-  rc.checked_bits += bits;
+  tx.checked_bits += bits;  // (folded into the link's counters at the end)
   const uint32_t n = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
   const ps_t dur = ol.serialize(units);
   if (n == 0 && !faulted) {
@@ -126,9 +126,11 @@ template <class R, class L>
 rte_mbuf* Engine<R, L>::lcb_damaged_copy(Worker& w, const rte_mbuf* m, uint32_t units,
                                          const uint32_t* pos, uint32_t n) {
   rte_mbuf* bad = lcb_copy(w, m);
-  if (bad)
+  if (bad) {
     for (uint32_t i = 0; i < n; i++)
       flip_checked_bit(static_cast<CodecKind>(cfg_.codec), bad, units, pos[i]);
+    meta(bad)->flags |= kPktFlippedBits;
+  }
   return bad;
 }
 
@@ -210,7 +212,7 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
     } else {
       uint32_t pos[kMaxBitErrorsKept];
       const uint32_t bits = packet_checked_bits(codec, e.units);
-      rc.checked_bits += bits;
+      tx.checked_bits += bits;
       const uint32_t nb = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
       if (nb == 0) {
         e.m = nullptr;
@@ -249,7 +251,7 @@ void Engine<R, L>::lcb_receive(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, 
   // The damaged copy of this packet is the last entry of the buffer (what
   // came after it was discarded) and its tail came long ago: excise it.
   if ((rx.damaged_vcs >> v) & 1) lcb_excise(w, c);
-  if (link_crc_ok(static_cast<CodecKind>(cfg_.codec), m)) {
+  if (!(meta(m)->flags & kPktFlippedBits) || link_crc_ok(static_cast<CodecKind>(cfg_.codec), m)) {
     rx.took();
   } else {
     w.st.links[w.in[in].stats].retry.crc_errors++;

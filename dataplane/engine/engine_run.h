@@ -317,6 +317,10 @@ void Engine<R, L>::fold_link_counters(Worker& w) {
       ls.units += sv.credits.taken();
     }
     ol.busy_ps = ol.credit_stalls = 0;  // (called once, at the end of the run)
+    if (lcb_ && o < w.lcb_tx.size()) {
+      ls.retry.checked_bits += w.lcb_tx[o].checked_bits;
+      w.lcb_tx[o].checked_bits = 0;
+    }
     if (ol.dead) {                      // merge() adds the time to the end of the run
       ls.down_at_end = true;
       ls.down_since = w.down_since[o];

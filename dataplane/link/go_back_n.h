@@ -56,6 +56,9 @@ class GoBackNSender {
     rewind_at_ = kNever;
   }
   bool enabled() const { return !q_.empty(); }
+  // Bits sent under the CRC, resends included (kept here, on the sender's
+  // own line, and folded into LinkRetryCounters at the end of the run).
+  uint64_t checked_bits = 0;
   ps_t timeout_ps() const { return timeout_ps_; }
 
   // Entries whose acknowledgement is back by `now` leave the window.

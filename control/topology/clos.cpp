@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "control/analysis/analysis.h"
 #include "control/spec/spec_error.h"
@@ -113,29 +115,57 @@ int64_t clos_bisection_links(const Spec& spec, const Fabric& fabric) {
   return r1 * spec.topology.uplinks / 2;
 }
 
+namespace {
+
+// The first destination under each router, from the wiring: a rank-1
+// router i roots 32i.. (its subtree's slots, used or not); a higher one the
+// lowest subtree below it. So root detect and down-port maps hold for any
+// number of ranks (the fat trees of control/analysis/fat_tree_model.h too).
+std::vector<uint32_t> subtree_first_destinations(const Fabric& fabric) {
+  std::vector<uint32_t> first(fabric.routers.size(), ~0u);
+  int top = 0;
+  for (const FabricRouter& r : fabric.routers) top = std::max(top, r.rank);
+  for (int rank = 1; rank <= top; ++rank)
+    for (size_t ri = 0; ri < fabric.routers.size(); ++ri) {
+      const FabricRouter& r = fabric.routers[ri];
+      if (r.rank != rank) continue;
+      if (rank == 1) {
+        first[ri] = static_cast<uint32_t>(r.coord[1]) << kSubtreeBits;
+        continue;
+      }
+      for (const FabricPort& fp : r.ports)
+        if (fp.peer_router >= 0 && fp.label == kClosDown)
+          first[ri] = std::min(first[ri], first[static_cast<size_t>(fp.peer_router)]);
+    }
+  return first;
+}
+
+}  // namespace
+
 YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
   YarcTables t;
   t.latency_ps = static_cast<ps_t>(std::llround(spec.router.latency_ns * 1000.0));
   t.adaptive_responses = true;
   t.routers.resize(fabric.routers.size());
+  const std::vector<uint32_t> first = subtree_first_destinations(fabric);
   for (size_t ri = 0; ri < fabric.routers.size(); ++ri) {
     const FabricRouter& r = fabric.routers[ri];
     YarcRouterTable& rt = t.routers[ri];
     const int rank = r.rank;
-    const int index = r.coord[1];
     const int span_bits = kSubtreeBits * rank;  // destinations below: 32^rank
     // Root detect: rank-1 router i roots destinations 32i..32i+31 (location
-    // 32i, mask 0x1F); every rank-2 router roots the whole network of up to
-    // 1024 endpoints (location 0, mask 0x3FF).
-    const uint32_t location = rank == 1 ? static_cast<uint32_t>(index) << kSubtreeBits : 0;
-    rt.root_location = static_cast<uint16_t>(location & kYarcDestMask);
-    rt.root_mask = static_cast<uint16_t>(((1u << span_bits) - 1) & kYarcDestMask);
+    // 32i, mask 0x1F); a rank-2 router roots its 1024-destination subtree
+    // (the whole network at rank 2: location 0, mask 0x3FF).
+    const uint32_t mask = (1u << span_bits) - 1;
+    rt.root_location = static_cast<uint16_t>(first[ri] & ~mask & kYarcDestMask);
+    rt.root_mask = static_cast<uint16_t>(mask & kYarcDestMask);
     // Hash bits: rank 1 uses 0..7, rank 2 5..12, rank 3 10..14 (section 7.8.2).
     rt.hash_shift = static_cast<uint8_t>(kSubtreeBits * (rank - 1));
     rt.down_shift = static_cast<uint8_t>(kSubtreeBits * (rank - 1));
     rt.down_mask = (1u << kSubtreeBits) - 1;
-    // Logical -> physical port map from the wiring: at rank 1 logical j is
-    // the endpoint with dst & 31 == j; at rank 2 logical i is rank-1 router i.
+    // Logical -> physical port map from the wiring: logical j is the
+    // endpoint, or the subtree below, whose destinations have j in the
+    // bits this rank shifts out.
     for (int l = 0; l < kYarcPorts; ++l) rt.port_map[l] = static_cast<uint8_t>(l);
     uint64_t up = 0;
     for (size_t p = 0; p < r.ports.size(); ++p) {
@@ -147,7 +177,8 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
         if (fp.label == kClosUp)
           up |= uint64_t{1} << p;
         else if (peer.rank == rank - 1)
-          rt.port_map[peer.coord[1] & rt.down_mask] = static_cast<uint8_t>(p);
+          rt.port_map[(first[fp.peer_router] >> rt.down_shift) & rt.down_mask] =
+              static_cast<uint8_t>(p);
       }
     }
     // Healthy network: a single entry matching every destination, all uplinks.

@@ -174,7 +174,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", "direction_order", "updown", "min", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order; clos: updown, adaptive; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube",
+     "routing algorithm for the family: torus: direction_order, dimension_order; clos: updown, adaptive; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.

@@ -15,6 +15,7 @@
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/routing_registration.h"
+#include "dataplane/routing/torus_dimension_order.h"
 
 namespace fabemu {
 
@@ -108,9 +109,9 @@ int64_t torus_bisection_links(const Spec& spec, const Fabric& fabric) {
 
 T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric) {
   if (fabric.num_vcs < 4)
-    throw std::invalid_argument(fmt::format(
-        "routing direction_order needs 4 VCs (request and response dateline pairs), have {}",
-        fabric.num_vcs));
+    throw std::invalid_argument(
+        fmt::format("routing {} needs 4 VCs (request and response dateline pairs), have {}",
+                    fabric.routing, fabric.num_vcs));
   T3eTables t;
   const int nr = static_cast<int>(fabric.routers.size());
   t.num_routers = nr;
@@ -236,6 +237,14 @@ FABEMU_REGISTER_ROUTING(policy_routing<T3eDirectionOrder>(
     "torus", "direction_order",
     "T3E direction-order routing (+X +Y +Z -X -Y -Z) from a source table, dateline VC pairs "
     "for requests (VC0/VC1) and responses (VC2/VC3)",
+    5, 4, true, program_t3e_tables, t3e_table_bytes));
+
+// The same tables, dimensions in order X, Y, Z (the BlackWidow paper's
+// torus in Table 4).
+FABEMU_REGISTER_ROUTING(policy_routing<TorusDimensionOrder>(
+    "torus", "dimension_order",
+    "minimal dimension-order routing (X, then Y, then Z, each the shorter way round) on the T3E "
+    "source table and dateline VC pairs",
     5, 4, true, program_t3e_tables, t3e_table_bytes));
 
 }  // namespace

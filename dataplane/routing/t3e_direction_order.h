@@ -108,13 +108,18 @@ struct T3eDirectionOrder {
     m.vc = pair_base(m);
   }
 
-  // First remaining direction in T3E order, or 6 when the packet has arrived.
-  static int next_direction(const Tables& t, int32_t router, const PacketMeta& m) {
+  // The directions the packet still has to travel: bit d is set when its
+  // path takes direction d and dimension t3e_dim(d) still differs.
+  static unsigned pending_directions(const Tables& t, int32_t router, const PacketMeta& m) {
     const std::array<uint8_t, 3>& c = t.coord[static_cast<size_t>(router)];
-    // Bit d of 'pending' is set when dimension t3e_dim(d) still differs.
     const unsigned differ = (c[0] != m.route[0] ? 0x09u : 0u) | (c[1] != m.route[1] ? 0x12u : 0u) |
                             (c[2] != m.route[2] ? 0x24u : 0u);
-    const unsigned pending = differ & m.route[3] & 0x3Fu;
+    return differ & m.route[3] & 0x3Fu;
+  }
+
+  // First remaining direction in T3E order, or 6 when the packet has arrived.
+  static int next_direction(const Tables& t, int32_t router, const PacketMeta& m) {
+    const unsigned pending = pending_directions(t, router, m);
     return pending ? __builtin_ctz(pending) : kT3eDirections;
   }
 
@@ -128,7 +133,15 @@ struct T3eDirectionOrder {
 
   static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t router, uint8_t in_port,
                     const PacketMeta& m, RouteCandidates& out) {
-    const int d = next_direction(t, router, m);
+    route_direction(t, router, in_port, m, next_direction(t, router, m), out);
+  }
+
+  // The candidate for leaving in direction d (kT3eDirections: ejection),
+  // with its VC: the pair's VC table bit on entering a direction, kept going
+  // straight, VC1 leaving a dateline node. (Shared with the dimension order
+  // of torus_dimension_order.h, which picks d another way.)
+  static void route_direction(const Tables& t, int32_t router, uint8_t in_port, const PacketMeta& m,
+                              int d, RouteCandidates& out) {
     out.adaptive = false;
     if (m.route[3] & kT3eUnroutable) [[unlikely]]
       return;

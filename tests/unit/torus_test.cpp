@@ -1,4 +1,5 @@
-// T3E torus and direction-order routing (Scott & Thorson 1996, sections 2-4).
+// T3E torus and direction-order routing (Scott & Thorson 1996, sections 2-4),
+// and the minimal dimension-order routing on the same tables.
 #include "control/topology/torus.h"
 
 #include <gtest/gtest.h>
@@ -6,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "control/analysis/analysis.h"
@@ -13,6 +15,7 @@
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "dataplane/routing/t3e_direction_order.h"
+#include "dataplane/routing/torus_dimension_order.h"
 #include "tests/support/fabric_specs.h"
 
 namespace fabemu {
@@ -135,8 +138,10 @@ TEST(TorusBisection, CutAcrossTheLargestDimension) {
 
 // Checks one traced route against the T3E rules; returns the number of VC
 // switches it made.
+// dimension_order: the route must take X, then Y, then Z
+// (TorusDimensionOrder) rather than the T3E's +X +Y +Z -X -Y -Z.
 int check_route(const T3eTables& t, const Fabric& f, uint32_t src, uint32_t dst, TrafficClass cls,
-                const std::vector<HopTrace>& path) {
+                const std::vector<HopTrace>& path, bool dimension_order = false) {
   const FabricEndpoint& se = f.endpoints[src];
   const FabricEndpoint& de = f.endpoints[dst];
   const auto& sc = f.routers[se.router].coord;
@@ -157,8 +162,13 @@ int check_route(const T3eTables& t, const Fabric& f, uint32_t src, uint32_t dst,
     const HopTrace& h = path[i];
     const int d = h.out_port;
     EXPECT_LT(d, 6);
-    // Direction order, and each direction is the shortest one (ties +).
-    EXPECT_GE(d, prev_dir) << "direction order violated " << src << " -> " << dst;
+    // Direction (or dimension) order, and each direction is the shortest
+    // one (ties +).
+    if (dimension_order)
+      EXPECT_GE(d % 3, prev_dir < 0 ? 0 : prev_dir % 3)
+          << "dimension order " << src << " -> " << dst;
+    else
+      EXPECT_GE(d, prev_dir) << "direction order violated " << src << " -> " << dst;
     EXPECT_EQ(d, shortest_direction(d % 3, sc[d % 3], dc[d % 3], t.k[d % 3]));
     // Request and response VC pairs are disjoint.
     EXPECT_TRUE(h.out_vc == base || h.out_vc == base + 1) << int(h.out_vc);
@@ -189,6 +199,7 @@ int check_route(const T3eTables& t, const Fabric& f, uint32_t src, uint32_t dst,
   return switches;
 }
 
+template <class Policy = T3eDirectionOrder>
 void check_all_pairs(const Spec& spec, const T3eTables* custom = nullptr) {
   const Fabric f = build_torus(spec);
   const T3eTables t = custom ? *custom : program_t3e_tables(spec, f);
@@ -197,8 +208,8 @@ void check_all_pairs(const Spec& spec, const T3eTables* custom = nullptr) {
   for (uint32_t s = 0; s < e; ++s)
     for (uint32_t d = 0; d < e; ++d)
       for (TrafficClass cls : {TrafficClass::request, TrafficClass::response}) {
-        const auto path = trace_route<T3eDirectionOrder>(t, f, trace_meta(s, d, 2, cls));
-        switches += check_route(t, f, s, d, cls, path);
+        const auto path = trace_route<Policy>(t, f, trace_meta(s, d, 2, cls));
+        switches += check_route(t, f, s, d, cls, path, std::is_same_v<Policy, TorusDimensionOrder>);
         if (::testing::Test::HasFailure()) return;
       }
   // Some routes continue across a dateline (k >= 3), so switches happen.
@@ -212,6 +223,32 @@ TEST(TorusRouting, EveryPairMinimalInDirectionOrderOddAndTwo) {
   check_all_pairs(t3e_spec(5, 2, 3, 2));
 }
 TEST(TorusRouting, EveryPairMinimalInDirectionOrder222) { check_all_pairs(t3e_spec(2, 2, 2)); }
+
+TEST(TorusRouting, EveryPairMinimalInDimensionOrder) {
+  check_all_pairs<TorusDimensionOrder>(t3e_spec(4, 4, 4));
+  check_all_pairs<TorusDimensionOrder>(t3e_spec(5, 2, 3, 2));
+}
+
+TEST(TorusRouting, DimensionOrderTravelsXThenYThenZ) {
+  // The BlackWidow paper's torus (Table 4, "minimal, dimension order
+  // routing"): (-X, +Y, +Z) travels X, then Y, then Z, where the T3E's
+  // direction order (below) takes Y and Z first.
+  Spec spec = t3e_spec(4, 4, 4);
+  spec.routing = "dimension_order";
+  const Fabric f = build_torus(spec);
+  const uint32_t src = torus_router_id(spec.topology.dims, 2, 0, 0);
+  const uint32_t dst = torus_router_id(spec.topology.dims, 1, 1, 1);
+  const auto p = make_route_tracer(spec, f)(trace_meta(src, dst, 2, TrafficClass::request));
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[0].out_port, 3);  // -X
+  EXPECT_EQ(p[1].out_port, 1);  // +Y
+  EXPECT_EQ(p[2].out_port, 2);  // +Z
+  EXPECT_EQ(p[3].out_port, 6);  // PE
+  const RoutingInfo* r = Registry::get().routing("torus", "dimension_order");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->min_vcs, 4);
+  EXPECT_TRUE(r->deadlock_free);
+}
 
 TEST(TorusRouting, DirectionOrderNotDimensionOrder) {
   // Paper Figure 3: (-X, +Y, +Z) travels Y, then Z, then X.
@@ -336,12 +373,15 @@ TEST(TorusRouting, NeedsFourVcs) {
 TEST(TorusDeadlock, ChannelDependencyGraphAcyclic) {
   for (const auto& dims : {std::array<int, 3>{2, 2, 2}, std::array<int, 3>{4, 4, 4},
                            std::array<int, 3>{8, 8, 8}, std::array<int, 3>{3, 5, 4}}) {
-    const Spec spec = t3e_spec(dims[0], dims[1], dims[2]);
-    const Fabric f = build_torus(spec);
-    const DeadlockReport rep = check_deadlock(spec, f);
-    EXPECT_TRUE(rep.deadlock_free) << f.name << ": " << rep.description;
-    EXPECT_EQ(rep.unroutable, 0u) << f.name;
-    EXPECT_GT(rep.dependencies, 0u) << f.name;
+    for (const char* routing : {"direction_order", "dimension_order"}) {
+      Spec spec = t3e_spec(dims[0], dims[1], dims[2]);
+      spec.routing = routing;
+      const Fabric f = build_torus(spec);
+      const DeadlockReport rep = check_deadlock(spec, f);
+      EXPECT_TRUE(rep.deadlock_free) << f.name << " " << routing << ": " << rep.description;
+      EXPECT_EQ(rep.unroutable, 0u) << f.name;
+      EXPECT_GT(rep.dependencies, 0u) << f.name;
+    }
   }
 }
 

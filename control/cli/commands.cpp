@@ -1,7 +1,6 @@
 #include "control/cli/commands.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <functional>
@@ -11,6 +10,7 @@
 
 #include "control/analysis/analysis.h"
 #include "control/cli/cli.h"
+#include "control/cli/output.h"
 #include "control/run/fault_plan.h"
 #include "control/run/run_memory.h"
 #include "control/run/runner.h"
@@ -62,21 +62,6 @@ bool load(const SpecArgs& args, Spec* spec, std::ostream& err) {
   return false;
 }
 
-bool write_json(const nlohmann::json& j, const std::string& path, std::ostream& out,
-                std::ostream& err) {
-  if (path == "-") {
-    out << j.dump(2) << "\n";
-    return true;
-  }
-  std::ofstream f(path);
-  f << j.dump(2) << "\n";
-  if (!f) {
-    err << "fabemu: cannot write " << path << ": check the directory exists and is writable\n";
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 Fabric build_fabric(const Spec& spec) { return build_spec_fabric(spec); }
@@ -117,37 +102,6 @@ int check_command(const SpecArgs& args, std::ostream& out, std::ostream& err) {
 }
 
 namespace {
-
-// 2147352576 -> "2.15G": counts in prose rows (the routes row keeps digits).
-std::string count_text(double n) {
-  if (n >= 1e9) return fmt::format("{:.3g}G", n / 1e9);
-  if (n >= 1e6) return fmt::format("{:.3g}M", n / 1e6);
-  if (n >= 1e4) return fmt::format("{:.3g}k", n / 1e3);
-  return fmt::format("{}", static_cast<uint64_t>(n));
-}
-
-std::string duration_text(double s) {
-  if (s < 90) return fmt::format("{:.0f} s", s);
-  if (s < 5400) return fmt::format("{:.0f} min", s / 60);
-  return fmt::format("{:.1f} h", s / 3600);
-}
-
-// A progress line on err for a long analysis: rewritten in place on a
-// terminal, a line every 10 s elsewhere (logs).
-SweepProgressFn describe_progress(std::ostream& err) {
-  const bool tty = &err == &std::cerr && isatty(STDERR_FILENO);
-  return [&err, tty, printed = -1e9](const SweepProgress& p) mutable {
-    if (!tty && !p.last && p.seconds - printed < 10) return;
-    printed = p.seconds;
-    const double frac = p.routes_total ? double(p.routes_done) / double(p.routes_total) : 1.0;
-    std::string line = fmt::format(
-        "fabemu describe: traced {} of {} routes ({:.0f}%), {}", count_text(double(p.routes_done)),
-        count_text(double(p.routes_total)), 100 * frac, duration_text(p.seconds));
-    if (!p.last && frac > 0)
-      line += fmt::format(", about {} left", duration_text(p.seconds * (1 - frac) / frac));
-    err << (tty ? "\r\033[K" : "") << line << (tty && !p.last ? "" : "\n") << std::flush;
-  };
-}
 
 // The describe rows that depend on how the routes were traced (exact or
 // sampled, FabricSummary): how, and the hop counts (write_hop_rows); the
@@ -266,7 +220,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
     SampleOptions sample;
     sample.max_routes = opts.max_routes;
     sample.sample_routes = opts.sample_routes;
-    sample.progress = describe_progress(err);
+    sample.progress = progress_line(err, "fabemu describe", "routes");
     sum = summarize(spec, f, sample);
   } catch (const std::exception& e) {
     err << args.file << ": analysis failed: " << e.what() << "\n";

@@ -1,0 +1,27 @@
+// What the subcommands print: counts and durations in prose, a progress
+// line on stderr for long work, JSON to a file or stdout.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "control/analysis/route_sample.h"
+
+namespace fabemu {
+
+// 2147352576 -> "2.15G", 41000 -> "41k", 999 -> "999".
+std::string count_text(double n);
+// 42 -> "42 s", 600 -> "10 min", 7200 -> "2.0 h".
+std::string duration_text(double seconds);
+
+// A progress line on err for a long sweep, "PREFIX: traced 1.2M of 4M NOUN
+// (30%), 12 s, about 28 s left": rewritten in place on a terminal, a line
+// every 10 s elsewhere (logs).
+SweepProgressFn progress_line(std::ostream& err, std::string prefix, std::string noun);
+
+// Writes j (indented) to `path`, or to out when path is "-"; on failure says
+// so on err and returns false.
+bool write_json(const nlohmann::json& j, const std::string& path, std::ostream& out,
+                std::ostream& err);
+
+}  // namespace fabemu

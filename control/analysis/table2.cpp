@@ -44,6 +44,7 @@ Table2Network measure(const Spec& spec, const Fabric& f, const Table2Options& o,
   SampleOptions sample;
   sample.max_routes = o.max_routes;
   sample.sample_routes = o.sample_routes;
+  sample.seed = o.sample_seed;
   if (o.progress)
     sample.progress = [fn = o.progress, what](const SweepProgress& p) { fn(what, p); };
   const FabricSummary sum = summarize(spec, f, sample, 1);

@@ -47,6 +47,7 @@ struct Table2Options {
   std::map<int, std::array<int, 3>> torus_dims;  // shapes by size; default cubic_torus_dims
   uint64_t max_routes = SampleOptions::kDefaultMaxRoutes;
   uint64_t sample_routes = SampleOptions::kDefaultSampleRoutes;
+  uint64_t sample_seed = 1;  // which sources are sampled above max_routes
   std::function<void(const std::string& what, const SweepProgress&)> progress;
 };
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "control/cli/analyze_cli.h"
 #include "control/cli/commands.h"
 #include "control/cli/tool_command.h"
 #include "control/run/runner.h"
@@ -120,6 +121,8 @@ int fabemu_main(int argc, char** argv) {
       ->type_name("FILE");
   run->footer("The spec is validated first: a bad spec exits 2 and nothing starts.");
 
+  AnalyzeCli analyze(app);
+
   // Listed for --help only: `fabemu pcap ...` goes to the analyzer as it
   // is (below), so that the analyzer's own options and --help apply.
   app.add_subcommand("pcap",
@@ -159,6 +162,7 @@ int fabemu_main(int argc, char** argv) {
     std::cerr << app.help() << "\nfabemu: a subcommand is required\n";
     return kExitUsage;
   }
+  if (!analyze.table_named(argc, argv, std::cerr)) return kExitUsage;
 
   try {
     app.parse(argc, argv);
@@ -178,6 +182,7 @@ int fabemu_main(int argc, char** argv) {
       return run_spec_command(run_args, run_opts, std::cout, std::cerr);
     }
     if (*reference) return spec_reference_command(std::cout);
+    if (analyze.chosen()) return analyze.run(std::cout, std::cerr);
   } catch (const std::exception& e) {
     std::cerr << "fabemu: " << e.what() << "\n";
     return kExitRunFailed;

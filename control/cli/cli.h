@@ -1,4 +1,4 @@
-// The fabemu command line (CLI11): check, describe, run and the hidden
+// The fabemu command line (CLI11): check, describe, run, analyze and the hidden
 // spec-reference. fabemu_main maps every outcome to an exit status so that
 // scripts can tell a bad spec from a failed run.
 #pragma once

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <utility>
@@ -36,6 +37,24 @@ SweepProgressFn progress_line(std::ostream& err, std::string prefix, std::string
       line += fmt::format(", about {} left", duration_text(p.seconds * (1 - frac) / frac));
     err << (tty ? "\r\033[K" : "") << line << (tty && !p.last ? "" : "\n") << std::flush;
   };
+}
+
+std::string json_path_problem(const std::string& path) {
+  if (path == "-") return "";
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file(path);
+  if (fs::is_directory(file, ec))
+    return fmt::format("--json {} is a directory: give a file name", path);
+  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    return fmt::format("--json {}: the directory {} does not exist: create it first", path,
+                       dir.string());
+  const bool exists = fs::exists(file, ec);
+  if (access(exists ? path.c_str() : dir.c_str(), W_OK) != 0)
+    return fmt::format("--json {}: {} is not writable: choose a file you may write", path,
+                       exists ? path : dir.string());
+  return "";
 }
 
 bool write_json(const nlohmann::json& j, const std::string& path, std::ostream& out,

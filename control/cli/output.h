@@ -19,6 +19,10 @@ std::string duration_text(double seconds);
 // every 10 s elsewhere (logs).
 SweepProgressFn progress_line(std::ostream& err, std::string prefix, std::string noun);
 
+// Before a long analysis: "" when `path` ("-": stdout) can be written,
+// else why not and what to do, so that a bad --json fails before the work.
+std::string json_path_problem(const std::string& path);
+
 // Writes j (indented) to `path`, or to out when path is "-"; on failure says
 // so on err and returns false.
 bool write_json(const nlohmann::json& j, const std::string& path, std::ostream& out,

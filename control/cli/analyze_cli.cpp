@@ -1,0 +1,150 @@
+#include "control/cli/analyze_cli.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <string_view>
+
+#include "control/cli/cli.h"
+
+namespace fabemu {
+
+namespace {
+
+// The options every table has: --threads and --json.
+void add_run_options(CLI::App* table, AnalyzeRun& run) {
+  table
+      ->add_option("--threads", run.threads,
+                   "worker threads [default: one per core]; the figures do not depend on it")
+      ->check(CLI::Range(1, 1024))
+      ->type_name("N");
+  table->add_option("--json", run.json_out, "also write the figures as JSON to OUT ('-': stdout)")
+      ->type_name("OUT");
+}
+
+}  // namespace
+
+AnalyzeCli::AnalyzeCli(CLI::App& app) {
+  CLI::App* analyze = app.add_subcommand(
+      "analyze",
+      "Compute the seed papers' analytical tables from fabemu's routing tables: BlackWidow "
+      "Table 4 (worst-case link utilisation under random permutations) and Table 2 (zero-load "
+      "latency, folded Clos vs torus)");
+  analyze->require_subcommand(1);
+  analyze->footer(
+      "Each table prints fabemu's figures beside the paper's with the difference, then every "
+      "assumption made; --json writes the figures too. Progress goes to stderr.");
+
+  table4_ = analyze->add_subcommand(
+      "table4",
+      "BlackWidow Table 4: average worst-case link utilisation over random permutations of a "
+      "3-D torus (dimension order) and a radix-64 fat tree with path diversity 1 to 32");
+  table4_
+      ->add_option("--sizes", t4_sizes_,
+                   "endpoint counts, 64 to 32K (512, 4K, 32K), comma separated [default: "
+                   "64,512,4K,32K: the tori 4^3 to 32^3]")
+      ->delimiter(',')
+      ->type_name("N,...");
+  table4_
+      ->add_option("--network", t4_networks_,
+                   "which networks: torus, fat-tree or both, comma separated [default: both]")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"torus", "fat-tree"}))
+      ->type_name("NAME,...");
+  table4_
+      ->add_option("--diversity", t4_.diversities,
+                   "fat-tree path diversities: paths per transfer, 1 to 32, comma separated")
+      ->delimiter(',')
+      ->type_name("D,...")
+      ->capture_default_str();
+  table4_
+      ->add_option("--permutations", t4_.permutations,
+                   "random permutations per network (the paper: 10000; a 32K fat tree takes "
+                   "about 0.15 s of two cores each)")
+      ->check(CLI::Range(1u, 100000000u))
+      ->type_name("N")
+      ->capture_default_str();
+  table4_->add_option("--seed", t4_.seed, "seed of the permutations and block addresses")
+      ->type_name("S")
+      ->capture_default_str();
+  add_run_options(table4_, t4_run_);
+  table4_->footer(
+      "The full default run (10000 permutations up to 32K endpoints) takes about half an hour "
+      "on two cores, most of it the 32K fat tree; --permutations 1000 gives the same figures to "
+      "about 0.02 in a tenth of the time.");
+
+  table2_ = analyze->add_subcommand(
+      "table2",
+      "BlackWidow Table 2: zero-load latency of a radix-64 folded Clos and a 3-D torus at 576, "
+      "2304, 9216 and 30720 endpoints, BlackWidow technology, router bandwidth held constant");
+  table2_
+      ->add_option("--sizes", t2_sizes_,
+                   "endpoint counts, 64 to 32K, comma separated [default: 576,2304,9216,30720]")
+      ->delimiter(',')
+      ->type_name("N,...");
+  table2_->add_option("--router-ns", t2_.router_ns, "router delay tr at every router crossed")
+      ->type_name("NS")
+      ->capture_default_str();
+  table2_->add_option("--packet-bits", t2_.packet_bits, "packet length L")
+      ->type_name("BITS")
+      ->capture_default_str();
+  table2_->add_option("--wire-ns", t2_.wire_ns, "wire and cable delay of every link")
+      ->type_name("NS")
+      ->capture_default_str();
+  table2_
+      ->add_option("--torus-dims", t2_dims_,
+                   "the torus shape for a size, e.g. 576=4x12x12 (repeatable or comma "
+                   "separated) [default: the shape closest to a cube]")
+      ->delimiter(',')
+      ->type_name("N=KXxKYxKZ");
+  table2_->add_flag("--exact", t2_exact_,
+                    "trace every route at every size (minutes at 30720) instead of a sample of "
+                    "sources above 2896 endpoints");
+  table2_->add_option("--seed", t2_.sample_seed, "seed of the sampled sources above 2896 endpoints")
+      ->type_name("S")
+      ->capture_default_str();
+  add_run_options(table2_, t2_run_);
+}
+
+bool AnalyzeCli::table_named(int argc, char** argv, std::ostream& err) const {
+  if (argc < 2 || std::string_view(argv[1]) != "analyze") return true;
+  if (argc > 2 &&
+      (argv[2][0] == '-' || argv[2] == table4_->get_name() || argv[2] == table2_->get_name()))
+    return true;
+  err << "fabemu analyze: "
+      << (argc > 2 ? fmt::format("unknown table '{}'", argv[2]) : std::string("no table named"))
+      << ": give table4 (worst-case link utilisation) or table2 (zero-load latency); "
+         "`fabemu analyze --help` says more\n";
+  return false;
+}
+
+bool AnalyzeCli::chosen() const { return *table4_ || *table2_; }
+
+int AnalyzeCli::run(std::ostream& out, std::ostream& err) {
+  if (*table4_) {
+    std::string why;
+    if (!t4_sizes_.empty() && !parse_sizes(t4_sizes_, &t4_.sizes, &why)) {
+      err << "fabemu analyze table4: " << why << "\n";
+      return kExitUsage;
+    }
+    if (!t4_networks_.empty()) {
+      t4_.torus = std::count(t4_networks_.begin(), t4_networks_.end(), "torus") > 0;
+      t4_.fat_tree = std::count(t4_networks_.begin(), t4_networks_.end(), "fat-tree") > 0;
+    }
+    return analyze_table4_command(t4_, t4_run_, out, err);
+  }
+  if (*table2_) {
+    std::string why;
+    if ((!t2_sizes_.empty() && !parse_sizes(t2_sizes_, &t2_.sizes, &why)) ||
+        !parse_torus_dims(t2_dims_, &t2_.torus_dims, &why)) {
+      err << "fabemu analyze table2: " << why << "\n";
+      return kExitUsage;
+    }
+    if (t2_exact_) t2_.max_routes = 0;
+    return analyze_table2_command(t2_, t2_run_, out, err);
+  }
+  return kExitUsage;
+}
+
+}  // namespace fabemu

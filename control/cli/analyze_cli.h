@@ -1,0 +1,44 @@
+// The command line of `fabemu analyze table4|table2` (CLI11): its options,
+// their help, and turning them into the analyses' options
+// (analyze_command.h), so that cli.cpp only adds it to the app.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "control/analysis/table2.h"
+#include "control/analysis/table4.h"
+#include "control/cli/analyze_command.h"
+
+namespace CLI {
+class App;
+}
+
+namespace fabemu {
+
+class AnalyzeCli {
+ public:
+  // Adds `analyze` and its subcommands to app.
+  explicit AnalyzeCli(CLI::App& app);
+  // After parsing: true when `analyze ...` was given.
+  bool chosen() const;
+  // Runs the chosen table; the exit status (cli.h).
+  int run(std::ostream& out, std::ostream& err);
+  // Before parsing `fabemu analyze [TABLE]`: with no table, or one that is
+  // not known, says which there are on err and returns false (CLI11 would
+  // only say that a subcommand is required).
+  bool table_named(int argc, char** argv, std::ostream& err) const;
+
+ private:
+  CLI::App* table4_ = nullptr;
+  CLI::App* table2_ = nullptr;
+  Table4Options t4_;
+  std::vector<std::string> t4_sizes_, t4_networks_;
+  AnalyzeRun t4_run_;
+  Table2Options t2_;
+  std::vector<std::string> t2_sizes_, t2_dims_;
+  AnalyzeRun t2_run_;
+  bool t2_exact_ = false;
+};
+
+}  // namespace fabemu

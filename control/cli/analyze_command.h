@@ -1,0 +1,40 @@
+// `fabemu analyze`: the seed papers' analytical tables, computed from the
+// routes fabemu's routing tables give (control/analysis/table2.h, table4.h).
+// Each prints the table with the paper's value and the difference beside
+// fabemu's, then every assumption it made; progress goes to err.
+#pragma once
+#include <array>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "control/analysis/table2.h"
+#include "control/analysis/table4.h"
+
+namespace fabemu {
+
+// How a table is run and written, apart from what it computes.
+struct AnalyzeRun {
+  std::string json_out;  // also write the figures as JSON there ("-": stdout; "": none)
+  int threads = 0;       // worker threads (a TBB arena of this many); 0: one per core
+};
+
+// BlackWidow Table 4: worst-case link utilisation over random permutations.
+// Returns kExitOk, kExitUsage on bad options (nothing computed), or
+// kExitRunFailed when a route is unroutable or the JSON cannot be written.
+int analyze_table4_command(const Table4Options& opts, const AnalyzeRun& run, std::ostream& out,
+                           std::ostream& err);
+
+// BlackWidow Table 2: zero-load latency of the folded Clos and the torus.
+int analyze_table2_command(const Table2Options& opts, const AnalyzeRun& run, std::ostream& out,
+                           std::ostream& err);
+
+// "512", "4K", "32k" -> endpoint counts; false with *why naming the bad item.
+bool parse_sizes(const std::vector<std::string>& items, std::vector<int>* sizes, std::string* why);
+
+// "576=8x8x9" items -> torus shapes by size; false with *why.
+bool parse_torus_dims(const std::vector<std::string>& items,
+                      std::map<int, std::array<int, 3>>* dims, std::string* why);
+
+}  // namespace fabemu

@@ -25,6 +25,8 @@ enum class EventType : uint8_t {
   link_wake,      // switch speedup: an output link looks at its output queues again (a = output)
   link_timeout,   // link-level retry: the sender of output a goes back N
                   // (dataplane/link/go_back_n.h)
+  tile,           // inside a tiled router: a row bus, column channel or buffer's credits (port =
+                  // what, a = which; router/yarc_tiled.h)
 };
 
 struct Event {

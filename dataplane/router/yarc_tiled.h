@@ -1,0 +1,230 @@
+// The YARC router microarchitecture (Scott et al., "The BlackWidow
+// High-Radix Clos Network", ISCA 2006, sections 3, 4.2 and 7.5-7.6) as a
+// router model: 64 ports as an 8x8 array of tiles (the subswitch degree p
+// configurable, yarc_tile_geometry.h). A packet
+//   1. arrives in the input buffer of its port (256 phits per VC, virtual
+//      cut-through on the external link: InputQueuedRouter's FIFOs and
+//      credits, which this class extends) and is routed at its head to an
+//      output, hence an output column;
+//   2. crosses its input's row bus into the row buffer at that column's
+//      subswitch (yarc_row_buffers.h, 16 phits per VC);
+//   3. is switched by the p x p subswitch, the first arbitration stage, onto
+//      the column channel of its output, into the column buffer for its row
+//      there (yarc_subswitch.h, yarc_column_buffers.h, 10 phits per VC);
+//   4. wins the output port in the second stage (the engine's output
+//      arbitration over the column buffers' heads, as over input FIFOs in
+//      the input-queued model) and leaves on the link.
+// Inside, flow control is wormhole at phit granularity, modelled per packet
+// with phit-counted buffers (yarc_wormhole.h): a packet longer than a row
+// or column buffer leaves its tail behind and holds that buffer (and so its
+// row's traffic to that column) until its head moves on. At zero load a
+// packet goes through the 25 stages in exactly the router's pipeline
+// latency (31.25 ns at 800 MHz).
+//
+// The model is driven through a Host (the engine, or a test) that owns
+// time and the links:
+//   ps_t now() const;
+//   void schedule(const Event&);    // a router event (EventType::tile) for on_event()
+//   void route_head(uint32_t c);    // input channel c has a new head: route it, then
+//                                   // call head_routed (at once or later)
+//   void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every);
+//                                   // input buffer credits to the upstream sender
+//                                   // (first: the first has left the buffer)
+//   void wake_output(uint32_t o, ps_t t);  // output o has a requester ready at t
+// No allocation on the hot path once the transit pool has grown, no virtual
+// call, no lock.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataplane/router/input_queued.h"
+#include "dataplane/router/yarc_column_buffers.h"
+#include "dataplane/router/yarc_row_buffers.h"
+#include "dataplane/router/yarc_subswitch.h"
+#include "dataplane/router/yarc_tile_geometry.h"
+#include "dataplane/router/yarc_transit.h"
+#include "dataplane/router/yarc_wormhole.h"
+#include "dataplane/sim/event.h"
+
+namespace fabemu {
+
+class YarcTiledRouter : public InputQueuedRouter {
+ public:
+  // What an EventType::tile event is about (Event::port); Event::a indexes it.
+  enum TileEvent : uint16_t {
+    kRowBus,         // a row bus looks at its input's heads again (a = input)
+    kColumnChannel,  // a column channel arbitrates again (a = channel)
+    kRowCredits,     // credits a row buffer's counter had no room for (a = row buffer)
+    kColumnCredits,  // the same for a column buffer (a = column buffer)
+  };
+  // A packet the second stage granted, for the link.
+  struct Granted {
+    rte_mbuf* m;
+    uint32_t units;
+    uint8_t vc;
+  };
+
+  // After InputQueuedRouter::init(routers, g.ports, g.nv, ...).
+  void init_tiles(uint32_t routers, const TileGeometry& g, uint32_t min_units) {
+    g_ = g;
+    const uint32_t ports = routers * g.ports;
+    rows_.init(ports, g, min_units);
+    sub_.init(ports, g);
+    cols_.init(ports, g, min_units);
+    ib_tail_.assign(size_t(ports) * g.nv, 0);
+    unit_in_.assign(ports, g.cycle_ps);
+    unit_out_.assign(ports, g.cycle_ps);
+    transit_.clear();
+    transit_.reserve(size_t(ports) * 4);
+  }
+  // Bytes init_tiles() allocates (the transit pool grows with use).
+  static size_t tiles_bytes(uint32_t routers, const TileGeometry& g, uint32_t min_units) {
+    const uint32_t ports = routers * g.ports;
+    return RowBuffers::bytes(ports, g, min_units) + Subswitches::bytes(ports, g) +
+           ColumnBuffers::bytes(ports, g, min_units) +
+           size_t(ports) * (g.nv * sizeof(ps_t) + 2 * sizeof(ps_t)) +
+           size_t(ports) * 4 * (sizeof(Transit) + sizeof(uint32_t));
+  }
+  // The unit times of the links into and out of port index `port`.
+  void set_link_units(uint32_t port, ps_t in, ps_t out) {
+    unit_in_[port] = in ? in : g_.cycle_ps;
+    unit_out_[port] = out ? out : g_.cycle_ps;
+  }
+  const TileGeometry& geometry() const { return g_; }
+
+  // ---- 1. the input buffer ---------------------------------------------------
+  // The head of input channel c has its output (out_port, out_vc, routed set
+  // by the host); the output may not take it before out_ready (the router's
+  // pipeline, a slower input link).
+  template <class Host>
+  void head_routed(Host& h, uint32_t c, ps_t out_ready) {
+    QEntry& e = head(c);
+    e.ready = out_ready;
+    arm_bus(h, c / nv(), std::max(e.arrive + g_.input_ps, ib_tail_[c]));
+  }
+
+  template <class Host>
+  void on_event(Host& h, const Event& ev) {
+    switch (ev.port) {
+      case kRowBus:
+        if (rows_.bus_wake(ev.a) == ev.t) rows_.bus_wake(ev.a) = kNever;
+        row_bus(h, ev.a);
+        break;
+      case kColumnChannel:
+        if (sub_.wake(ev.a) == ev.t) sub_.wake(ev.a) = kNever;
+        column_channel(h, ev.a);
+        break;
+      case kRowCredits:
+        rows_.buffers().resume(ev.a, CreditRun{ev.amount, ev.t, ev.unit_ps});
+        if (rows_.buffers().take_waiting(ev.a)) arm_bus(h, rows_.input_of(ev.a), ev.t);
+        break;
+      case kColumnCredits:
+        cols_.buffers().resume(ev.a, CreditRun{ev.amount, ev.t, ev.unit_ps});
+        if (cols_.buffers().take_waiting(ev.a)) arm_column(h, cols_.channel_of(ev.a), ev.t);
+        break;
+    }
+  }
+
+  // ---- 4. the second arbitration stage ------------------------------------------
+  // The packet at the head of the column buffer behind requester i of
+  // output o (InputQueuedRouter's request bits: i = (row group, VC)).
+  Transit& column_head(uint32_t o, uint32_t i) {
+    const uint32_t cb = cols_.of_requester(o, requester_port(i), requester_vc(i));
+    return transit_[cols_.buffers().fifo().head(cb)];
+  }
+  // Output o (its link's unit time: unit_out) grants requester i now.
+  template <class Host>
+  Granted output_grant(Host& h, uint32_t o, uint32_t i);
+
+  // ---- accounting ---------------------------------------------------------------
+  // Every packet inside the tiles (between its input buffer and its output).
+  template <class F>
+  void for_each_transit(F&& f) const {
+    for_each_record([&](const Transit& t) { f(t.m); });
+  }
+  // Credit conservation of every row and column buffer: credits held by
+  // its sender + credits still owed by the packets in it + credits on
+  // their way back but not yet in the counter = its size. Empty when it
+  // holds (a description of the first buffer where it does not).
+  std::string check_tiles() const;
+
+ private:
+  // ---- 2. the row bus -----------------------------------------------------------
+  template <class Host>
+  void arm_bus(Host& h, uint32_t in, ps_t t) {
+    arm(h, rows_.bus_wake(in), t, kRowBus, in);
+  }
+  template <class Host>
+  void row_bus(Host& h, uint32_t in);
+  template <class Host>
+  void cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n, ps_t d1);
+  template <class Host>
+  void release_input_tail(Host& h, Transit& t, const PhitRun& run);
+  template <class Host>
+  void give_row_credits(Host& h, Transit& t, const CreditRun& r);
+
+  // ---- 3. the subswitch -----------------------------------------------------------
+  template <class Host>
+  void arm_column(Host& h, uint32_t cc, ps_t t) {
+    arm(h, sub_.wake(cc), t, kColumnChannel, cc);
+  }
+  // The column channel a packet in a row buffer wants.
+  uint32_t channel_of(const Transit& t) const {
+    const uint32_t in = t.ib / nv();
+    const uint32_t port = in % g_.ports;
+    return sub_.channel(in - port + t.out_port, g_.row_group(port));
+  }
+  template <class Host>
+  void request_subswitch(Host& h, uint32_t t);
+  template <class Host>
+  void column_channel(Host& h, uint32_t cc);
+  template <class Host>
+  void switch_packet(Host& h, uint32_t cc, uint32_t rb, uint32_t cb, uint32_t n2, ps_t d2);
+  template <class Host>
+  void request_output(Host& h, uint32_t t);
+  template <class Host>
+  void give_column_credits(Host& h, uint32_t cb, Transit& t, const CreditRun& r);
+
+  // ps between a packet's phits across a stage starting at `start`: one per
+  // core cycle, unless its tail (at tail_in) arrives from a slower link
+  // later than that would need (cut-through cannot outrun its own tail).
+  ps_t spacing(ps_t tail_in, ps_t start, uint32_t units, ps_t upstream_every) const {
+    if (upstream_every > g_.cycle_ps && tail_in > start + units * g_.cycle_ps)
+      return upstream_every;
+    return g_.cycle_ps;
+  }
+  // One pending wake-up per row bus or column channel: the earliest.
+  template <class Host>
+  void arm(Host& h, ps_t& wake, ps_t t, TileEvent kind, uint32_t a) {
+    if (t == kNever || t >= wake) return;
+    wake = t;
+    h.schedule(tile_event(t, kind, a));
+  }
+  static Event tile_event(ps_t t, TileEvent kind, uint32_t a) {
+    Event e = event_at(t, EventType::tile, a);
+    e.port = kind;
+    return e;
+  }
+  template <class F>
+  void for_each_record(F&& f) const {
+    for (const WormholeBuffers* b : {&rows_.buffers(), &cols_.buffers()})
+      for (size_t i = 0; i < b->size(); i++)
+        for (uint32_t k = 0; k < b->fifo().len(i); k++) f(transit_[b->fifo().at(i, k)]);
+  }
+
+  TileGeometry g_;
+  RowBuffers rows_;
+  Subswitches sub_;
+  ColumnBuffers cols_;
+  TransitPool transit_;
+  // [input channel]: the last packet to leave the input buffer has left it
+  // whole then (kNever: a long packet's tail, not known yet).
+  std::vector<ps_t> ib_tail_;
+  std::vector<ps_t> unit_in_, unit_out_;  // [port index]: link unit times
+};
+
+}  // namespace fabemu
+
+#include "dataplane/router/yarc_tiled_flow.h"

@@ -1,0 +1,312 @@
+// YarcTiledRouter, continued: a packet's way from its input buffer across
+// the row bus, the subswitch and the column channel to its output, and the
+// credits its phits give back as they leave each buffer (section 7.5:
+// wormhole inside, yarc_wormhole.h). Included from yarc_tiled.h only.
+#pragma once
+
+namespace fabemu {
+
+// The row bus of input `in` takes the head of one of its VCs (their turns
+// round robin) when it is routed, through the input stages, the packet
+// before it has left the input buffer whole, and its row buffer has room
+// for it.
+template <class Host>
+void YarcTiledRouter::row_bus(Host& h, uint32_t in) {
+  const ps_t now = h.now();
+  if (rows_.bus_free(in) > now) {
+    arm_bus(h, in, rows_.bus_free(in));
+    return;
+  }
+  const uint32_t n_v = nv();
+  uint8_t& turn = rows_.bus_turn(in);
+  ps_t wake = kNever;
+  for (uint32_t k = 0, v = turn; k < n_v; k++, v = v + 1 == n_v ? 0 : v + 1) {
+    const uint32_t c = in * n_v + v;
+    if (len(c) == 0) continue;
+    const QEntry& e = head(c);
+    if (!e.routed) continue;  // the host routes it later (an adaptive head's arrival)
+    const ps_t go = std::max(e.arrive + g_.input_ps, ib_tail_[c]);
+    if (go > now) {
+      wake = std::min(wake, go);  // kNever: release_input_tail wakes it
+      continue;
+    }
+    const uint32_t rb = rows_.index(in, g_.column_group(e.out_port), v);
+    const uint32_t n = phits_in(e.units, g_.row_units);
+    const ps_t d1 = spacing(e.arrive + e.units * unit_in_[in], now, e.units, unit_in_[in]);
+    const ps_t s = stream_start(rows_.buffers().credits(rb), n, now, d1);
+    if (s == kNever) {
+      rows_.buffers().set_waiting(rb);
+      continue;
+    }
+    if (s > now) {
+      wake = std::min(wake, s);
+      continue;
+    }
+    turn = static_cast<uint8_t>(v + 1 == n_v ? 0 : v + 1);
+    cross_row_bus(h, c, rb, n, d1);
+    // A head of another VC waits for the bus.
+    for (uint32_t u = 0; u < n_v; u++)
+      if (u != v && len(in * n_v + u) && head(in * n_v + u).routed) {
+        arm_bus(h, in, rows_.bus_free(in));
+        break;
+      }
+    return;
+  }
+  arm_bus(h, in, wake);
+}
+
+// The head of input channel c crosses the row bus into row buffer rb, n of
+// its phits at once, one every d1.
+template <class Host>
+void YarcTiledRouter::cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n, ps_t d1) {
+  const ps_t now = h.now();
+  const QEntry e = pop(c);
+  const uint32_t t = transit_.alloc();
+  Transit& tr = transit_[t];
+  tr = Transit{};
+  tr.m = e.m;
+  tr.arrive = e.arrive;
+  tr.out_ready = e.ready;
+  tr.s_rb = now;
+  tr.ready = now + g_.row_bus_ps + g_.subswitch_ps;
+  tr.ib = c;
+  tr.rb = rb;
+  tr.d1 = static_cast<uint32_t>(d1);
+  tr.units = e.units;
+  tr.out_port = e.out_port;
+  tr.out_vc = e.out_vc;
+  tr.rb_owed = static_cast<uint16_t>(n);
+  tr.ib_owed = static_cast<uint16_t>(e.units - n);
+  rows_.buffers().credits(rb).take(n);
+  rows_.bus_free(c / nv()) = now + n * d1;
+  // The input buffer: the phits the row buffer takes leave now; a longer
+  // packet's tail waits for its head to move on (release_input_tail).
+  const PhitRun a{now, d1, 0, n};
+  h.return_credits(c, n, a.leave(0) + d1, d1);
+  ib_tail_[c] = tr.ib_owed ? kNever : a.end();
+  TransitFifos& q = rows_.buffers().fifo();
+  const bool first = q.len(rb) == 0;
+  q.push(rb, t);
+  if (first) request_subswitch(h, t);
+  if (len(c)) h.route_head(c);
+}
+
+// The last of a long packet's phits in its input buffer leave (run).
+template <class Host>
+void YarcTiledRouter::release_input_tail(Host& h, Transit& t, const PhitRun& run) {
+  h.return_credits(t.ib, run.count(), run.leave(run.from) + run.every, run.every);
+  t.ib_owed = static_cast<uint16_t>(t.ib_owed - run.count());
+  if (t.ib_owed) return;
+  ib_tail_[t.ib] = run.end();
+  if (len(t.ib) && head(t.ib).routed)
+    arm_bus(h, t.ib / nv(), std::max({h.now(), run.end(), head(t.ib).arrive + g_.input_ps}));
+}
+
+template <class Host>
+void YarcTiledRouter::give_row_credits(Host& h, Transit& t, const CreditRun& r) {
+  if (r.n == 0) return;
+  t.rb_owed = static_cast<uint16_t>(t.rb_owed - r.n);
+  WormholeBuffers& b = rows_.buffers();
+  if (!b.give_back(t.rb, r, h.now())) {
+    Event ev = tile_event(r.first, kRowCredits, t.rb);
+    ev.amount = static_cast<uint16_t>(r.n);
+    ev.unit_ps = r.every;
+    h.schedule(ev);
+  } else if (b.take_waiting(t.rb)) {
+    arm_bus(h, rows_.input_of(t.rb), h.now());
+  }
+}
+
+// Packet t is now the head of its row buffer: it requests its column
+// channel, for when it is through the subswitch's input stages and the
+// packet before it has left the row buffer whole.
+template <class Host>
+void YarcTiledRouter::request_subswitch(Host& h, uint32_t t) {
+  const Transit& tr = transit_[t];
+  const uint32_t cc = channel_of(tr);
+  const uint32_t port = (tr.ib / nv()) % g_.ports;
+  sub_.request(cc, sub_.requester(g_.row_slot(port), tr.ib % nv()));
+  arm_column(h, cc, std::max(tr.ready, rows_.buffers().tail_out(tr.rb)));
+}
+
+// Column channel cc (first arbitration stage) takes one of the row buffer
+// heads that want it when it is free and their column buffer has room.
+template <class Host>
+void YarcTiledRouter::column_channel(Host& h, uint32_t cc) {
+  const ps_t now = h.now();
+  if (sub_.requests(cc) == 0) return;
+  if (sub_.free_at(cc) > now) {
+    arm_column(h, cc, sub_.free_at(cc));
+    return;
+  }
+  const uint32_t o = sub_.output_of(cc);
+  const uint32_t out_port = o % g_.ports;
+  const uint32_t in0 = o - out_port + g_.first_input(sub_.row_group_of(cc));
+  const uint32_t column = g_.column_group(out_port);
+  WormholeBuffers& rb_buf = rows_.buffers();
+  WormholeBuffers& cb_buf = cols_.buffers();
+  ps_t wake = kNever, d2 = 0;
+  uint32_t won_rb = 0, won_cb = 0, n2 = 0;
+  const int32_t won = sub_.arbitrate(cc, [&](uint32_t i) {
+    const uint32_t rb = rows_.index(in0 + sub_.requester_slot(i), column, sub_.requester_vc(i));
+    const Transit& t = transit_[rb_buf.fifo().head(rb)];
+    const ps_t go = std::max(t.ready, rb_buf.tail_out(rb));
+    if (go > now) {
+      wake = std::min(wake, go);  // kNever: output_grant wakes it
+      return false;
+    }
+    const uint32_t cb = cols_.index(cc, t.out_vc);
+    const uint32_t n = phits_in(t.units, g_.column_units);
+    const ps_t d = spacing(t.s_rb + t.units * t.d1 + g_.row_bus_ps, now, t.units, t.d1);
+    const ps_t s = stream_start(cb_buf.credits(cb), n, now, d);
+    if (s == kNever) {
+      cb_buf.set_waiting(cb);
+      return false;
+    }
+    if (s > now) {
+      wake = std::min(wake, s);
+      return false;
+    }
+    won_rb = rb;
+    won_cb = cb;
+    n2 = n;
+    d2 = d;
+    return true;
+  });
+  if (won < 0) {
+    arm_column(h, cc, wake);
+    return;
+  }
+  sub_.withdraw(cc, static_cast<uint32_t>(won));
+  switch_packet(h, cc, won_rb, won_cb, n2, d2);
+  if (sub_.requests(cc)) arm_column(h, cc, sub_.free_at(cc));
+}
+
+// The head of row buffer rb goes onto column channel cc into column buffer
+// cb, n2 of its phits at once, one every d2.
+template <class Host>
+void YarcTiledRouter::switch_packet(Host& h, uint32_t cc, uint32_t rb, uint32_t cb, uint32_t n2,
+                                    ps_t d2) {
+  const ps_t now = h.now();
+  WormholeBuffers& rb_buf = rows_.buffers();
+  WormholeBuffers& cb_buf = cols_.buffers();
+  const uint32_t t = rb_buf.fifo().pop(rb);
+  Transit& tr = transit_[t];
+  tr.s_cc = now;
+  tr.d2 = static_cast<uint32_t>(d2);
+  tr.cb = cb;
+  tr.cb_owed = static_cast<uint16_t>(n2);
+  cb_buf.credits(cb).take(n2);
+  sub_.free_at(cc) = now + n2 * d2;
+  // The row buffer: the phits the column buffer takes leave now, the rest
+  // as the output drains it (output_grant).
+  const uint32_t n1 = phits_in(tr.units, g_.row_units);
+  const PhitRun r1{now, d2, 0, n2};
+  give_row_credits(h, tr, credits_of(r1, tr.units, n1));
+  rb_buf.tail_out(rb) = tr.units > n2 ? kNever : r1.end();
+  // A tail still in the input buffer moves into the room this frees.
+  if (tr.ib_owed)
+    release_input_tail(
+        h, tr,
+        follow(n1, std::min<uint32_t>(tr.units, n1 + n2), tr.s_rb + n1 * tr.d1, tr.d1, r1, n1));
+  if (rb_buf.fifo().len(rb)) request_subswitch(h, rb_buf.fifo().head(rb));
+  // Into the column buffer: its head requests the output once through the
+  // column channel and the output stages, never before the pipeline allows,
+  // nor so early that the output link would outrun the tail.
+  const ps_t unit_out = unit_out_[sub_.output_of(cc)];
+  ps_t ready = std::max(now + g_.column_ps + g_.output_ps, tr.out_ready);
+  if (d2 > unit_out) ready = std::max(ready, now + g_.column_ps + (tr.units - 1) * (d2 - unit_out));
+  tr.ready = ready;
+  TransitFifos& q = cb_buf.fifo();
+  const bool first = q.len(cb) == 0;
+  q.push(cb, t);
+  if (first) request_output(h, t);
+}
+
+template <class Host>
+void YarcTiledRouter::request_output(Host& h, uint32_t t) {
+  const Transit& tr = transit_[t];
+  const uint32_t o = sub_.output_of(cols_.channel_of(tr.cb));
+  request(o, requester(sub_.row_group_of(cols_.channel_of(tr.cb)), tr.out_vc));
+  h.wake_output(o, tr.ready);
+}
+
+template <class Host>
+void YarcTiledRouter::give_column_credits(Host& h, uint32_t cb, Transit& t, const CreditRun& r) {
+  if (r.n == 0) return;
+  t.cb_owed = static_cast<uint16_t>(t.cb_owed - r.n);
+  WormholeBuffers& b = cols_.buffers();
+  if (!b.give_back(cb, r, h.now())) {
+    Event ev = tile_event(r.first, kColumnCredits, cb);
+    ev.amount = static_cast<uint16_t>(r.n);
+    ev.unit_ps = r.every;
+    h.schedule(ev);
+  } else if (b.take_waiting(cb)) {
+    arm_column(h, cols_.channel_of(cb), h.now());
+  }
+}
+
+// The second stage granted the head of the column buffer behind requester
+// i of output o: it leaves on the link now, one phit per link unit, and
+// the phits it left behind upstream follow.
+template <class Host>
+YarcTiledRouter::Granted YarcTiledRouter::output_grant(Host& h, uint32_t o, uint32_t i) {
+  const ps_t now = h.now();
+  withdraw(o, i);
+  const uint32_t cb = cols_.of_requester(o, requester_port(i), requester_vc(i));
+  WormholeBuffers& cb_buf = cols_.buffers();
+  const uint32_t t = cb_buf.fifo().pop(cb);
+  Transit& tr = transit_[t];
+  const uint32_t units = tr.units;
+  const uint32_t n1 = phits_in(units, g_.row_units), n2 = phits_in(units, g_.column_units);
+  const PhitRun out{now, unit_out_[o], 0, units};
+  give_column_credits(h, cb, tr, credits_of(out, units, n2));
+  if (units > n2) {
+    // The rest of the packet leaves its row buffer as the column buffer
+    // drains, and any tail in the input buffer behind it.
+    const PhitRun r1{tr.s_cc, tr.d2, 0, n2};
+    const PhitRun r2 = follow(n2, units, r1.end(), tr.d2, out, n2);
+    give_row_credits(h, tr, credits_of(r2, units, n1));
+    WormholeBuffers& rb_buf = rows_.buffers();
+    rb_buf.tail_out(tr.rb) = r2.end();
+    if (rb_buf.fifo().len(tr.rb)) {
+      const Transit& next = transit_[rb_buf.fifo().head(tr.rb)];
+      arm_column(h, channel_of(next), std::max({now, next.ready, r2.end()}));
+    }
+    if (tr.ib_owed) {
+      const PhitRun b = follow(n1, n1 + n2, tr.s_rb + n1 * tr.d1, tr.d1, r1, n1);
+      release_input_tail(h, tr, follow(n1 + n2, units, b.end(), tr.d1, r2, n1));
+    }
+  }
+  if (cb_buf.fifo().len(cb)) request_output(h, cb_buf.fifo().head(cb));
+  const Granted g{tr.m, units, tr.out_vc};
+  transit_.release(t);
+  return g;
+}
+
+inline std::string YarcTiledRouter::check_tiles() const {
+  const WormholeBuffers& rb_buf = rows_.buffers();
+  const WormholeBuffers& cb_buf = cols_.buffers();
+  std::vector<uint64_t> rb_owed(rb_buf.size(), 0), cb_owed(cb_buf.size(), 0);
+  for_each_record([&](const Transit& t) {
+    rb_owed[t.rb] += t.rb_owed;
+    cb_owed[t.cb] += t.cb_owed;  // 0 until switched
+  });
+  auto check = [](const char* what, const WormholeBuffers& b, const std::vector<uint64_t>& owed,
+                  std::string* bad) {
+    for (size_t i = 0; i < b.size() && bad->empty(); i++) {
+      const uint64_t total = b.credits(i).held() + b.deferred(i) + owed[i];
+      if (total != b.cap())
+        *bad = std::string(what) + " " + std::to_string(i) + ": credits " +
+               std::to_string(b.credits(i).held()) + " + on their way " +
+               std::to_string(b.deferred(i)) + " + owed by its packets " + std::to_string(owed[i]) +
+               " != " + std::to_string(b.cap());
+    }
+  };
+  std::string bad;
+  check("row buffer", rb_buf, rb_owed, &bad);
+  check("column buffer", cb_buf, cb_owed, &bad);
+  return bad;
+}
+
+}  // namespace fabemu

@@ -22,6 +22,7 @@
 #include "dataplane/link/link.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/output_queues.h"
+#include "dataplane/router/yarc_tiled.h"
 #include "dataplane/sim/event.h"
 #include "dataplane/sim/timing_wheel.h"
 #include "dataplane/stats/stats.h"
@@ -148,6 +149,12 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     const uint64_t nout = uint64_t(nlr) * max_ports;
     routers_b += InputQueuedRouter::state_bytes(nlr, max_ports, nv, cfg.input_speedup) +
                  nlr * sizeof(Rng);
+    if (cfg.tiles.on)  // row buses and buffers, subswitches, column buffers
+      routers_b += YarcTiledRouter::tiles_bytes(
+          nlr,
+          TileGeometry::make(max_ports, cfg.tiles.degree, nv, cfg.tiles.row_units,
+                             cfg.tiles.column_units, kPsPerNs),
+          cfg.format.min_units);
     fifo_b += InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap) +
               OutputQueues::state_bytes(static_cast<uint32_t>(nout), nv, cfg.output_speedup,
                                         nout * output_queue_packets(cfg, vc_units));

@@ -104,6 +104,10 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
   c.output_queue_units = static_cast<uint32_t>(spec.router.output_queue_units);
+  c.tiles.on = spec.router.model == "yarc_tiled";
+  c.tiles.degree = static_cast<uint32_t>(spec.router.subswitch_degree);
+  c.tiles.row_units = static_cast<uint32_t>(spec.router.row_buffer_units);
+  c.tiles.column_units = static_cast<uint32_t>(spec.router.column_buffer_units);
   c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
   c.batch_size =

@@ -96,6 +96,10 @@ struct Spec {
     int output_speedup = 1;      // packets one output may accept at a time
     int output_queue_units = 0;  // each output VC queue (output_speedup > 1); 0: see spec_fields
     std::string allocator = "default";  // default (the routing's) | greedy | sequential
+    std::string model = "input_queued";  // input_queued | yarc_tiled (router/yarc_tiled.h)
+    int subswitch_degree = 8;            // yarc_tiled: p of the p x p subswitches
+    int row_buffer_units = 16;           // yarc_tiled: each row buffer VC, phits
+    int column_buffer_units = 10;        // yarc_tiled: each column buffer VC, phits
   } router;
 
   struct Vcs {

@@ -160,6 +160,23 @@ const std::vector<Field>& fields() {
     {"router.allocator", "string", "", "", "", "default", FB " §3.1 (greedy MIN AD and UGAL; sequential UGAL-S and CLOS AD); Table 1 (folded Clos: adaptive sequential)",
      "how the inputs of a router see each other's adaptive routing decisions (routings clos adaptive, flatfly min_ad, ugal, ugal_s, clos_ad): default (the routing algorithm's own, as the paper has it), greedy (all decide on the queue state of the cycle's start, updated en masse once per cycle of one packet) or sequential (each decision counts for the next at once)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.allocator = c.one_of(n, {"default", "greedy", "sequential"}); }, "clos, flatfly"},
+    {"router.model", "string", "", "input_queued", "yarc_tiled", "input_queued", BW " §3 (YARC: 8x8 tiles), §7.5 (wormhole inside), §7.6 (subswitch degree)",
+     "router microarchitecture: input_queued (virtual cut-through input FIFOs, one arbitration at the outputs) or yarc_tiled (the YARC's 64 ports as tiles: input buffers, row buses into 16-phit row buffers, p x p subswitches onto column channels into 10-phit column buffers, two arbitration stages, wormhole inside; clos family only)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.model = c.one_of(n, {"input_queued", "yarc_tiled"}); }},
+    {"router.subswitch_degree", "int", "ports", "", "8", "", BW " §7.6 and Table 3 (p = 2, 4, 8, 16, 32; YARC: 8)",
+     "router.model yarc_tiled: p, the inputs and outputs of each subswitch; a radix-64 router is (64/p)^2 of them; 2, 4, 8, 16 or 32",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       const int64_t p = c.integer(n, std::numeric_limits<int32_t>::min(), kIntMax);
+       if (p != 2 && p != 4 && p != 8 && p != 16 && p != 32)
+         c.fail(n, fmt::format("a radix-64 router is built of p x p subswitches with p a power of two that divides it: give 2, 4, 8, 16 or 32, not {}", p));
+       s.router.subswitch_degree = static_cast<int>(p);
+     }, "clos"},
+    {"router.row_buffer_units", "int", "phits", "", "16", "", BW " §7.5 (16 phits)",
+     "router.model yarc_tiled: each row buffer per VC, 1..4096",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.row_buffer_units = static_cast<int>(c.integer(n, 1, 4096)); }, "clos"},
+    {"router.column_buffer_units", "int", "phits", "", "10", "", BW " §7.5 (10 phits: the credit latency over the column lines)",
+     "router.model yarc_tiled: each column buffer per VC, 1..4096",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.column_buffer_units = static_cast<int>(c.integer(n, 1, 4096)); }, "clos"},
 
     // --- vcs: read by the engine (credits and buffers per port and VC).
     {"vcs.count", "int", "VCs", "5", "2", "2", T3E " §1 (5 VCs); " BW " §4.2 (request, response); " FB " §3.1 (VAL: one VC per phase)",

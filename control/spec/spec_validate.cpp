@@ -36,6 +36,7 @@
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/engine/engine_sizing.h"
 #include "dataplane/ethernet/ether.h"
+#include "dataplane/router/yarc_tile_geometry.h"
 
 namespace fabemu {
 
@@ -77,6 +78,7 @@ void SpecValidator::validate(Spec& s) const {
                       "of {}",
                       printable(s.routing), printable(s.topology.family),
                       join(reg.routing_names(s.topology.family))));
+  validate_router_model(s, routing->router_models);
   if (s.vcs.count > routing->max_vcs)
     blame({"vcs.count", "routing"},
           fmt::format("{} VCs is more than routing '{}' can use: set vcs.count to at most {}",
@@ -243,6 +245,58 @@ void SpecValidator::validate_families(const Spec& s) const {
                     f.path, f.families, several ? "families" : "family",
                     printable(s.topology.family), origin_text(origins_, "topology.family"), hint));
   }
+}
+
+// Whether the file or a --set gave `path` (not a profile's default).
+bool SpecValidator::written(const std::string& path) const {
+  const auto it = origins_.find(path);
+  return it != origins_.end() && it->second.kind != Origin::Kind::profile;
+}
+
+// router.model against the routing's engine instances (RoutingInfo::
+// router_models): the YARC tiled router models the clos family's radix-64
+// routers. The yarc profile's default falls back to the input-queued router
+// where there is none (a yarc-profile torus); a model the user named is
+// refused. The tiled router's own keys go with it only.
+void SpecValidator::validate_router_model(Spec& s, const std::vector<std::string>& models) const {
+  if (std::find(models.begin(), models.end(), s.router.model) == models.end()) {
+    if (!written("router.model")) {
+      s.router.model = "input_queued";
+    } else {
+      blame({"router.model", "routing", "topology.family"},
+            fmt::format("router.model {} is not available for routing '{}' of topology.family "
+                        "{} (models there: {}); yarc_tiled models the YARC's radix-64 router, "
+                        "the clos family's: set router.model to {} or remove it",
+                        s.router.model, s.routing, printable(s.topology.family), join(models),
+                        join(models)));
+    }
+  }
+  if (s.router.model != "yarc_tiled") {
+    for (const char* key :
+         {"router.subswitch_degree", "router.row_buffer_units", "router.column_buffer_units"})
+      if (written(key))
+        blame({key, "router.model"},
+              fmt::format("{} applies to router.model yarc_tiled only, but this spec's "
+                          "router.model is {} (from {}): remove it, or set router.model: "
+                          "yarc_tiled",
+                          key, s.router.model, origin_text(origins_, "router.model")));
+    return;
+  }
+  for (const auto& [key, speedup] : {std::pair{"router.input_speedup", s.router.input_speedup},
+                                     std::pair{"router.output_speedup", s.router.output_speedup}}) {
+    if (speedup > 1)
+      blame({key, "router.model"},
+            fmt::format("{} is {}, but the YARC tiled router has no switch speedup to set (its "
+                        "row buffers, subswitches and column buffers are the switch): remove "
+                        "{}, or set router.model: input_queued",
+                        key, speedup, key));
+  }
+  if (s.router.latency_ns * 1000 < TileStages::kTotal)
+    blame({"router.latency_ns", "router.model"},
+          fmt::format("router.latency_ns {:g} is too short for the YARC tiled router's {} "
+                      "pipeline stages (at least 1 ps each): give at least {:g}, or set "
+                      "router.model: input_queued",
+                      s.router.latency_ns, TileStages::kTotal, TileStages::kTotal / 1000.0));
 }
 
 // What the port bindings need from the rest of the spec (clashes between

@@ -25,6 +25,8 @@ class SpecValidator {
   void require_packet_fits(const Spec& s, const char* field, int units, const char* what) const;
   void validate_link_rate(const Spec& s) const;
   void validate_families(const Spec& s) const;
+  bool written(const std::string& path) const;
+  void validate_router_model(Spec& s, const std::vector<std::string>& models) const;
   void validate_ports(const Spec& s, int64_t endpoints) const;
   void validate_with_fabric(const Spec& s, int64_t endpoints) const;
   void validate_generation(const Spec& s, const Fabric& f) const;

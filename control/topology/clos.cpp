@@ -201,11 +201,17 @@ const char* kClosSummary =
 
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"clos", kClosSummary, build_clos, clos_bisection_links});
 
-FABEMU_REGISTER_ROUTING(policy_routing<YarcUpDown>(
-    "clos", "updown",
-    "YARC up/down routing: root-detect register, 8-entry up table (highest match wins), "
-    "hashed deterministic requests, adaptive responses, shift/mask down routes",
-    2, 1, true, program_yarc_tables, yarc_table_bytes));
+RoutingInfo updown_routing() {
+  RoutingInfo r = policy_routing<YarcUpDown>(
+      "clos", "updown",
+      "YARC up/down routing: root-detect register, 8-entry up table (highest match wins), "
+      "hashed deterministic requests, adaptive responses, shift/mask down routes",
+      2, 1, true, program_yarc_tables, yarc_table_bytes);
+  add_yarc_tiles<YarcUpDown>(r, program_yarc_tables);
+  return r;
+}
+
+FABEMU_REGISTER_ROUTING(updown_routing());
 
 }  // namespace
 

@@ -55,6 +55,8 @@ struct RoutingInfo {
   // in place of min_vcs.
   std::function<int(const Spec&)> needed_vcs;
   bool deadlock_free = true;
+  // The router models (spec router.model) it has an engine instance for.
+  std::vector<std::string> router_models{"input_queued"};
   std::function<std::unique_ptr<EngineBase>(const Spec&, const Fabric&, const EngineConfig&)>
       make_engine;
   // Programs tables for `fabric` (this topology, e.g. with faults marked)

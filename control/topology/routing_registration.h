@@ -9,6 +9,7 @@
 
 #include "control/topology/registry.h"
 #include "dataplane/engine/engine_factory.h"
+#include "dataplane/engine/router_model.h"
 
 namespace fabemu {
 
@@ -51,6 +52,24 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
     };
   };
   return r;
+}
+
+// A routing of the YARC's tables on the YARC tiled router too (router.model
+// yarc_tiled): its engine is then OnYarcTiles<Policy>, instantiated in
+// dataplane/engine/instances/ beside the policy's own.
+template <class Policy, class Program>
+void add_yarc_tiles(RoutingInfo& r, Program program) {
+  r.router_models.push_back("yarc_tiled");
+  r.make_engine = [program, plain = r.make_engine](const Spec& spec, const Fabric& fabric,
+                                                   const EngineConfig& cfg) {
+    if (spec.router.model != "yarc_tiled") return plain(spec, fabric, cfg);
+    return make_engine<OnYarcTiles<Policy>>(program(spec, fabric), fabric, cfg);
+  };
+  r.reprogram = [program, plain = r.reprogram](EngineBase& engine, const Spec& spec,
+                                               const Fabric& fabric, ps_t at) {
+    if (spec.router.model != "yarc_tiled") return plain(engine, spec, fabric, at);
+    return replace_tables<OnYarcTiles<Policy>>(engine, program(spec, fabric), at);
+  };
 }
 
 // Every route a policy's adaptive choices allow (RoutingInfo::make_choice_tracer).

@@ -1,7 +1,10 @@
 // Engine<R, Link>: wires the components of one run together and runs them.
 //
 //   sim/       the kernel: timing wheel, worker windows, real-time clock
-//   router/    InputQueuedRouter: per-(port, VC) FIFOs, requests, arbiter
+//   router/    the router model R names (engine/router_model.h), chosen at
+//              compile time: InputQueuedRouter (per-(port, VC) FIFOs,
+//              requests, arbiter) or YarcTiledRouter (those input buffers,
+//              then row buffers, subswitches, column buffers: engine_hop_tiled.h)
 //   link/      OutLink / InLink: serialization, wire, credits; LinkLayer hooks
 //   routing/   R (the routing policy, chosen at compile time), selection
 //   endpoint/  Nic: traffic source, source queues, injection, reassembly
@@ -44,6 +47,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dataplane/codec/codec.h"
@@ -56,6 +60,7 @@
 #include "dataplane/engine/engine_factory.h"
 #include "dataplane/engine/engine_memory.h"
 #include "dataplane/engine/engine_sizing.h"
+#include "dataplane/engine/router_model.h"
 #include "dataplane/ethernet/eth_port.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/ethernet/mac_table.h"
@@ -64,6 +69,7 @@
 #include "dataplane/link/link_numbering.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/output_queues.h"
+#include "dataplane/router/yarc_tiled.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/routing/selection.h"
 #include "dataplane/routing/table_slot.h"
@@ -81,7 +87,8 @@ template <class R, class LinkLayer = NoLinkLayer>
 class Engine final : public EngineBase {
  public:
   using Tables = typename R::Tables;
-  using Router = InputQueuedRouter;
+  using Router = typename RouterModelOf<R>::type;
+  static constexpr bool kTiled = std::is_same_v<Router, YarcTiledRouter>;
 
   Engine(Tables tables, const Fabric& fabric, const EngineConfig& cfg)
       : tables_(std::make_shared<const Tables>(std::move(tables))), f_(fabric), cfg_(cfg) {}
@@ -293,6 +300,11 @@ class Engine final : public EngineBase {
     w.fault_lost += n;
   }
 
+  // ---- a hop through the YARC tiled router (engine_hop_tiled.h) -------------
+  struct TileHost;
+  void grant_tiled(Worker& w, uint32_t o, uint32_t requester);
+  void setup_tiles(Worker& w);
+
   // ---- endpoints (engine_endpoint.h) --------------------------------------
   void on_generate(Worker& w, uint32_t e);
   void make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
@@ -362,6 +374,7 @@ class Engine final : public EngineBase {
       for (uint32_t i = 0; i < w.router.len(static_cast<uint32_t>(c)); i++)
         f(w.router.at(static_cast<uint32_t>(c), i).m);
     if (w.oq.enabled()) w.oq.for_each([&](const OqEntry& e) { f(e.m); });
+    if constexpr (kTiled) w.router.for_each_transit(f);
     for (uint32_t e : w.owned_eps)
       for (auto& q : w.ep[e].srcq)
         for (uint32_t i = 0; i < q.len; i++) f(q.at(i));
@@ -502,3 +515,6 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_realtime.h"
 #include "dataplane/engine/engine_run.h"
 #include "dataplane/engine/engine_setup.h"
+
+// The tiled router's hop (Router == YarcTiledRouter instances only).
+#include "dataplane/engine/engine_hop_tiled.h"

@@ -115,6 +115,14 @@ struct EngineConfig {
   uint32_t output_speedup = 1;  // packets an output may accept at once (> 1: output queues)
   uint32_t output_queue_units = 0;  // capacity of each output VC queue (output_speedup > 1);
                                     // 0: engine_sizing.h, output_queue_caps
+  // The YARC tiled router (router.model yarc_tiled; router/yarc_tiled.h):
+  // subswitch degree and the row and column buffers per VC, in phits.
+  struct Tiles {
+    bool on = false;  // the engine instance runs the tiled router (sizing reads this)
+    uint32_t degree = 8;
+    uint32_t row_units = 16;
+    uint32_t column_units = 10;
+  } tiles;
   // Traffic.
   Pattern pattern = Pattern::uniform;
   double load = 0.0;            // fraction of injection bandwidth

@@ -59,6 +59,12 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
     case EventType::link_timeout:
       lcb_go_back(w, e.a);
       break;
+    case EventType::tile:
+      if constexpr (kTiled) {
+        TileHost host{*this, w};
+        w.router.on_event(host, e);
+      }
+      break;
     case EventType::remote_arrive:
     case EventType::mac_learn:
       break;  // applied when taken from the ring (apply_remote)
@@ -163,6 +169,11 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
     const ps_t in_unit = w.in[rt.output(lr, p)].unit_ps, out_unit = w.out[o0 + pick.port].unit_ps;
     if (in_unit > out_unit) ready = std::max(ready, e.arrive + e.units * (in_unit - out_unit));
   }
+  if constexpr (kTiled) {  // on through the tiles: the row bus takes it (engine_hop_tiled.h)
+    TileHost host{*this, w};
+    rt.head_routed(host, c, ready);
+    return;
+  }
   if (ready < not_before) ready = not_before;
   e.ready = ready;
   const uint32_t o = o0 + pick.port;
@@ -187,6 +198,18 @@ inline QueueView Engine<R, L>::selection_view(Worker& w, uint32_t lr) {
     w.snap_until[lr] = (w.now / alloc_cycle_ps_ + 1) * alloc_cycle_ps_;
   }
   return QueueView::of_queues(&w.snap[q0], nv_, cap_.data(), w.now);
+}
+
+// The packet requester i of output o offers: the head of its input FIFO c
+// or, in the tiled router, of its column buffer (i is then a row group and
+// VC). Both carry what arbitration reads: ready, units, out_vc, stalled.
+template <class Router>
+__attribute__((always_inline)) inline auto& offered_packet(Router& rt, uint32_t o, uint32_t i,
+                                                           uint32_t c) {
+  if constexpr (std::is_same_v<Router, YarcTiledRouter>)
+    return rt.column_head(o, i);
+  else
+    return rt.head(c);
 }
 
 // Output o looks at its requesters: the link must be free; the round-robin
@@ -220,15 +243,17 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
   uint32_t won_c = 0;
   const int32_t won = rt.arbitrate(o, [&](uint32_t i) {
     const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
-    QEntry& e = rt.head(c);
+    auto& e = offered_packet(rt, o, i, c);
     if (e.ready > now) {
       if (e.ready < wake) wake = e.ready;
       return false;
     }
-    const ps_t in_free = rt.input_free_at(o0 + rt.requester_port(i));
-    if (in_free > now) {  // the input is sending its speedup's worth elsewhere
-      if (in_free < wake) wake = in_free;
-      return false;
+    if constexpr (!kTiled) {
+      const ps_t in_free = rt.input_free_at(o0 + rt.requester_port(i));
+      if (in_free > now) {  // the input is sending its speedup's worth elsewhere
+        if (in_free < wake) wake = in_free;
+        return false;
+      }
     }
     const uint32_t v = e.out_vc;
     if (oq) {  // room in its output queue; else the link wakes this output when it sends from it
@@ -251,7 +276,10 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
     return false;
   });
   if (won >= 0) {
-    grant(w, o, won_c);
+    if constexpr (kTiled)
+      grant_tiled(w, o, static_cast<uint32_t>(won));
+    else
+      grant(w, o, won_c);
     // The others go when the link (or an output crossing) frees (now, when
     // link-level retry excised the winner instead).
     if (rt.requests(o)) arm_wake(w, o, std::max(now, oq ? w.oq.output_free_at(o) : ol.free_ps));

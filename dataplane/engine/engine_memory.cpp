@@ -9,6 +9,7 @@
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/engine/engine_sizing.h"
 #include "dataplane/ethernet/ether.h"
+#include "dataplane/router/yarc_wormhole.h"
 #include "dataplane/sim/event.h"
 
 namespace fabemu {
@@ -41,12 +42,20 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
     return router < cfg.router_worker.size() ? cfg.router_worker[router] : 0;
   };
   // Buffers that can be in flight at once: every input buffer (and output
-  // queue, with switch speedup) full of the shortest packets, plus the source
-  // queues (the pool grows to this only when the fabric really fills).
+  // queue, with switch speedup; row and column buffer, in the tiled router)
+  // full of the shortest packets, plus the source queues (the pool grows to
+  // this only when the fabric really fills).
   uint64_t bufs = kSlack;
   const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
-  const uint64_t oq_per_port = output_queue_packets(
+  uint64_t oq_per_port = output_queue_packets(
       cfg, std::vector<uint32_t>(f.vc_buffer_units.begin(), f.vc_buffer_units.begin() + f.num_vcs));
+  if (cfg.tiles.on) {
+    uint32_t k = 1;
+    for (const FabricRouter& r : f.routers) k = std::max<uint32_t>(k, r.ports.size());
+    oq_per_port += uint64_t(k / std::max<uint32_t>(1, cfg.tiles.degree)) * f.num_vcs *
+                   (WormholeBuffers::fifo_entries(cfg.tiles.row_units, minu) +
+                    WormholeBuffers::fifo_entries(cfg.tiles.column_units, minu));
+  }
   for (size_t r = 0; r < f.routers.size(); r++) {
     if (owner(static_cast<uint32_t>(r)) != w) continue;
     for (const FabricPort& fp : f.routers[r].ports) {

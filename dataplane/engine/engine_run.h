@@ -280,6 +280,9 @@ std::string Engine<R, L>::check_credits() const {
       }
     }
   }
+  if constexpr (kTiled)  // the row and column buffers inside the routers
+    for (const auto& wp : workers_)
+      if (std::string bad = wp->router.check_tiles(); !bad.empty()) return bad;
   for (uint32_t e = 0; e < nep_; e++) {
     const FabricEndpoint& fe = f_.endpoints[e];
     const Worker& w = *workers_[router_worker_[fe.router]];

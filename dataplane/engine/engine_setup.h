@@ -166,6 +166,9 @@ ps_t Engine<R, L>::cross_core_lookahead(const FabricPort& link) const {
                                                  static_cast<uint8_t>(q)));
   }
   if (unit == kNever) unit = 0;
+  // The tiles act on an arrival (its row bus) after the input stages and
+  // send its credits back a core cycle after that, before the pipeline ends.
+  if constexpr (kTiled) unit = std::min(unit, pipeline / TileStages::kTotal);
   if (pipeline == kNever || policy_routes_on_state<R>(*reader.tables)) pipeline = 0;
   return link.wire_ps + std::min(pipeline, unit);
 }
@@ -332,6 +335,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     }
     if (in_max > out_min) w.mixed_rates = true;
   }
+  setup_tiles(w);
   // Reassembly tables only where a message can span packets (frames always
   // can): single-packet traffic never looks them up.
   const bool segmented = messages_span_packets(cfg_);

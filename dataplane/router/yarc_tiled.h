@@ -223,6 +223,7 @@ class YarcTiledRouter : public InputQueuedRouter {
   // whole then (kNever: a long packet's tail, not known yet).
   std::vector<ps_t> ib_tail_;
   std::vector<ps_t> unit_in_, unit_out_;  // [port index]: link unit times
+  mutable std::vector<uint32_t> check_rb_;  // check_tiles' sums, zero between checks
 };
 
 }  // namespace fabemu

@@ -287,25 +287,40 @@ YarcTiledRouter::Granted YarcTiledRouter::output_grant(Host& h, uint32_t o, uint
 inline std::string YarcTiledRouter::check_tiles() const {
   const WormholeBuffers& rb_buf = rows_.buffers();
   const WormholeBuffers& cb_buf = cols_.buffers();
-  std::vector<uint64_t> rb_owed(rb_buf.size(), 0), cb_owed(cb_buf.size(), 0);
-  for_each_record([&](const Transit& t) {
-    rb_owed[t.rb] += t.rb_owed;
-    cb_owed[t.cb] += t.cb_owed;  // 0 until switched
-  });
-  auto check = [](const char* what, const WormholeBuffers& b, const std::vector<uint64_t>& owed,
-                  std::string* bad) {
-    for (size_t i = 0; i < b.size() && bad->empty(); i++) {
-      const uint64_t total = b.credits(i).held() + b.deferred(i) + owed[i];
-      if (total != b.cap())
-        *bad = std::string(what) + " " + std::to_string(i) + ": credits " +
-               std::to_string(b.credits(i).held()) + " + on their way " +
-               std::to_string(b.deferred(i)) + " + owed by its packets " + std::to_string(owed[i]) +
-               " != " + std::to_string(b.cap());
+  // What a packet owes a buffer it is still in: its column buffer's
+  // credits while queued there; its row buffer's while queued there, and
+  // after, while its tail is still in it (tail_owed_, kept zero between
+  // checks so that a check walks the buffers once and allocates nothing).
+  std::vector<uint32_t>& tail_owed = check_rb_;
+  if (tail_owed.size() != rb_buf.size()) tail_owed.assign(rb_buf.size(), 0);
+  for (size_t b = 0; b < cb_buf.size(); b++)
+    for (uint32_t k = 0; k < cb_buf.fifo().len(b); k++) {
+      const Transit& t = transit_[cb_buf.fifo().at(b, k)];
+      tail_owed[t.rb] += t.rb_owed;
     }
+  // Formats the first buffer found wrong (the loops below only compare).
+  auto wrong = [](const char* what, const WormholeBuffers& buf, size_t b, uint64_t owed) {
+    return std::string(what) + " " + std::to_string(b) + ": credits " +
+           std::to_string(buf.credits(b).held()) + " + on their way " +
+           std::to_string(buf.deferred(b)) + " + owed by its packets " + std::to_string(owed) +
+           " != " + std::to_string(buf.cap());
   };
   std::string bad;
-  check("row buffer", rb_buf, rb_owed, &bad);
-  check("column buffer", cb_buf, cb_owed, &bad);
+  for (size_t b = 0; b < rb_buf.size(); b++) {
+    uint64_t owed = tail_owed[b];
+    tail_owed[b] = 0;
+    for (uint32_t k = 0; k < rb_buf.fifo().len(b); k++)
+      owed += transit_[rb_buf.fifo().at(b, k)].rb_owed;
+    if (rb_buf.credits(b).held() + rb_buf.deferred(b) + owed != rb_buf.cap() && bad.empty())
+      bad = wrong("row buffer", rb_buf, b, owed);
+  }
+  for (size_t b = 0; b < cb_buf.size() && bad.empty(); b++) {
+    uint64_t owed = 0;
+    for (uint32_t k = 0; k < cb_buf.fifo().len(b); k++)
+      owed += transit_[cb_buf.fifo().at(b, k)].cb_owed;
+    if (cb_buf.credits(b).held() + cb_buf.deferred(b) + owed != cb_buf.cap())
+      bad = wrong("column buffer", cb_buf, b, owed);
+  }
   return bad;
 }
 

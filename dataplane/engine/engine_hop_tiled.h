@@ -24,6 +24,17 @@ struct Engine<R, L>::TileHost {
     e.return_credits(w, c, units, first + w.in[c / e.nv_].up_wire_ps, every);
   }
   void wake_output(uint32_t o, ps_t t) { e.arm_wake(w, o, std::max(t, w.out[o].free_ps)); }
+  // Link-level retry: a damaged copy leaving its input buffer is excised or
+  // moves on marked, owed no credits (engine_link_layer.h), as it would
+  // leave the input-queued router's buffer at its grant.
+  YarcTiledRouter::HeadLeaves head_leaves(uint32_t c) {
+    using Leaves = YarcTiledRouter::HeadLeaves;
+    if (!e.lcb_) [[likely]]
+      return Leaves::go;
+    bool withhold = false;
+    if (e.lcb_damaged_head(w, c, &withhold)) return Leaves::excised;
+    return withhold ? Leaves::withheld : Leaves::go;
+  }
 };
 
 // Output o's second arbitration stage granted requester (row group, VC):

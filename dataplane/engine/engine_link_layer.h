@@ -271,7 +271,9 @@ void Engine<R, L>::lcb_excise(Worker& w, uint32_t c) {
   if (rt.len(c) == 1 && rt.head(c).routed) {  // it was requesting its output
     const QEntry& h = rt.head(c);
     const uint32_t o = rt.output(rt.router_of_channel(c), h.out_port);
-    rt.withdraw(o, rt.requester(rt.port_of_channel(c), v));
+    // (In the tiled router a routed head waits for its row bus, which finds
+    // it gone; the output is requested from the column buffers.)
+    if constexpr (!kTiled) rt.withdraw(o, rt.requester(rt.port_of_channel(c), v));
     w.pending[size_t(o) * nv_ + h.out_vc] -= h.units;
   }
   const QEntry e = rt.pop_back(c);
@@ -279,7 +281,9 @@ void Engine<R, L>::lcb_excise(Worker& w, uint32_t c) {
   rte_pktmbuf_free(e.m);
 }
 
-// Channel c's head is granted: if it is a damaged copy, either its tail (and
+// Channel c's head is granted (in the tiled router: starts across its row
+// bus; either way it leaves the input buffer): if it is a damaged copy,
+// either its tail (and
 // with it the CRC failure) has come, and it is excised (true: nothing
 // crosses), or it moves on before the failure is known, marked transmit
 // error, and its credits are not returned (*withhold).

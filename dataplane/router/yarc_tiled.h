@@ -31,6 +31,8 @@
 //                                   // input buffer credits to the upstream sender
 //                                   // (first: the first has left the buffer)
 //   void wake_output(uint32_t o, ps_t t);  // output o has a requester ready at t
+//   HeadLeaves head_leaves(uint32_t c);    // the head of input channel c is about to
+//                                          // cross the row bus (link-level retry, below)
 // No allocation on the hot path once the transit pool has grown, no virtual
 // call, no lock.
 #pragma once
@@ -59,6 +61,13 @@ class YarcTiledRouter : public InputQueuedRouter {
     kRowCredits,     // credits a row buffer's counter had no room for (a = row buffer)
     kColumnCredits,  // the same for a column buffer (a = column buffer)
   };
+  // What becomes of the head of an input buffer as it is about to cross the
+  // row bus, the moment it leaves the input buffer. Link-level retry
+  // (BlackWidow 4.3, dataplane/engine/engine_link_layer.h) may find it a
+  // damaged copy: excised when its tail, and with it the CRC failure, came
+  // first (the host has removed it: it never crosses), else it moves on
+  // marked and its input buffer credits are not returned.
+  enum class HeadLeaves : uint8_t { go, withheld, excised };
   // A packet the second stage granted, for the link.
   struct Granted {
     rte_mbuf* m;
@@ -159,7 +168,7 @@ class YarcTiledRouter : public InputQueuedRouter {
   template <class Host>
   void row_bus(Host& h, uint32_t in);
   template <class Host>
-  void cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n, ps_t d1);
+  void cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n, ps_t d1, bool withheld);
   template <class Host>
   void release_input_tail(Host& h, Transit& t, const PhitRun& run);
   template <class Host>

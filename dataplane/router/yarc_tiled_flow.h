@@ -42,8 +42,10 @@ void YarcTiledRouter::row_bus(Host& h, uint32_t in) {
       wake = std::min(wake, s);
       continue;
     }
+    const HeadLeaves leaves = h.head_leaves(c);
+    if (leaves == HeadLeaves::excised) continue;  // gone, as if it had not come
     turn = static_cast<uint8_t>(v + 1 == n_v ? 0 : v + 1);
-    cross_row_bus(h, c, rb, n, d1);
+    cross_row_bus(h, c, rb, n, d1, leaves == HeadLeaves::withheld);
     // A head of another VC waits for the bus.
     for (uint32_t u = 0; u < n_v; u++)
       if (u != v && len(in * n_v + u) && head(in * n_v + u).routed) {
@@ -56,9 +58,11 @@ void YarcTiledRouter::row_bus(Host& h, uint32_t in) {
 }
 
 // The head of input channel c crosses the row bus into row buffer rb, n of
-// its phits at once, one every d1.
+// its phits at once, one every d1 (withheld: its input buffer credits are
+// not returned, HeadLeaves).
 template <class Host>
-void YarcTiledRouter::cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n, ps_t d1) {
+void YarcTiledRouter::cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n, ps_t d1,
+                                    bool withheld) {
   const ps_t now = h.now();
   const QEntry e = pop(c);
   const uint32_t t = transit_.alloc();
@@ -77,12 +81,16 @@ void YarcTiledRouter::cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n
   tr.out_vc = e.out_vc;
   tr.rb_owed = static_cast<uint16_t>(n);
   tr.ib_owed = static_cast<uint16_t>(e.units - n);
+  tr.ib_withheld = withheld;
   rows_.buffers().credits(rb).take(n);
   rows_.bus_free(c / nv()) = now + n * d1;
   // The input buffer: the phits the row buffer takes leave now; a longer
   // packet's tail waits for its head to move on (release_input_tail).
   const PhitRun a{now, d1, 0, n};
-  h.return_credits(c, n, a.leave(0) + d1, d1);
+  if (!withheld) [[likely]]
+    h.return_credits(c, n, a.leave(0) + d1, d1);
+  else  // owed no credits: its units count neither in nor out (conservation)
+    forget(c, e.units);
   ib_tail_[c] = tr.ib_owed ? kNever : a.end();
   TransitFifos& q = rows_.buffers().fifo();
   const bool first = q.len(rb) == 0;
@@ -94,7 +102,8 @@ void YarcTiledRouter::cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n
 // The last of a long packet's phits in its input buffer leave (run).
 template <class Host>
 void YarcTiledRouter::release_input_tail(Host& h, Transit& t, const PhitRun& run) {
-  h.return_credits(t.ib, run.count(), run.leave(run.from) + run.every, run.every);
+  if (!t.ib_withheld)
+    h.return_credits(t.ib, run.count(), run.leave(run.from) + run.every, run.every);
   t.ib_owed = static_cast<uint16_t>(t.ib_owed - run.count());
   if (t.ib_owed) return;
   ib_tail_[t.ib] = run.end();

@@ -33,7 +33,9 @@ struct Transit {
   uint8_t out_port;
   uint8_t out_vc;
   uint8_t stalled;  // counted as a credit stall at this hop already
-  uint8_t pad;
+  // A damaged packet that left its input buffer before its CRC failed
+  // (link-level retry): its input buffer credits are not returned.
+  uint8_t ib_withheld;
 };
 
 class TransitPool {

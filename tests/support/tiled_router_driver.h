@@ -74,6 +74,7 @@ class TiledRouterDriver {
     s.returned[v] += units;
     if (o_.saturate) arm(s.wake, std::max(now_, first), EventType::ep_wake, in);
   }
+  YarcTiledRouter::HeadLeaves head_leaves(uint32_t) { return YarcTiledRouter::HeadLeaves::go; }
   void wake_output(uint32_t o, ps_t t) {
     arm(out_[o].wake, std::max({t, now_, out_[o].free}), EventType::out_wake, o);
   }

@@ -34,6 +34,7 @@ class TiledRouterDriver {
     bool saturate = true;   // sources send whenever they can (else only send())
     bool record = true;     // keep every packet's grant (grants())
     uint32_t vcs_used = 1;  // saturating sources spread packets over VCs 0.. (round robin)
+    uint32_t sources = 0;   // saturating sources on ports 0..sources-1 (0: on every port)
     uint64_t seed = 1;
   };
   // The output port of the next packet from input port `in`.
@@ -55,7 +56,8 @@ class TiledRouterDriver {
     }
     out_.assign(o.ports, Output{});
     if (o.saturate)
-      for (uint32_t p = 0; p < o.ports; p++) arm(src_[p].wake, 0, EventType::ep_wake, p);
+      for (uint32_t p = 0; p < (o.sources ? o.sources : o.ports); p++)
+        arm(src_[p].wake, 0, EventType::ep_wake, p);
   }
 
   // Host interface (yarc_tiled.h).

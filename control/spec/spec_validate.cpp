@@ -291,6 +291,13 @@ void SpecValidator::validate_router_model(Spec& s, const std::vector<std::string
                         "{}, or set router.model: input_queued",
                         key, speedup, key));
   }
+  if (written("router.allocator") && s.router.allocator != "default")
+    blame({"router.allocator", "router.model"},
+          fmt::format("router.allocator is {}, but the YARC tiled router makes adaptive choices "
+                      "in its own two stages (the column by its row buffers' space, then the "
+                      "exit row by its column buffers'), not by an allocator: remove "
+                      "router.allocator, or set router.model: input_queued",
+                      s.router.allocator));
   if (s.router.latency_ns * 1000 < TileStages::kTotal)
     blame({"router.latency_ns", "router.model"},
           fmt::format("router.latency_ns {:g} is too short for the YARC tiled router's {} "

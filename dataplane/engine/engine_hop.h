@@ -151,13 +151,14 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   const int32_t r = w.routers[lr];
   PacketMeta* pm = meta(e.m);
   const uint32_t o0 = rt.output(lr, 0);
-  const RouteCandidate pick = w.rc.adaptive && w.rc.count > 1
-                                  ? select_candidate(w.rc, selection_view(w, lr), e.units)
-                                  : w.rc.c[0];
+  const bool choose = w.rc.adaptive && w.rc.count > 1;
+  // (The tiled router makes an adaptive choice itself, in two stages: c[0]
+  // stands for the candidates until it has.)
+  const RouteCandidate pick =
+      !kTiled && choose ? select_candidate(w.rc, selection_view(w, lr), e.units) : w.rc.c[0];
   pm->out_port = pick.port;
   pm->out_vc = pick.vc;
   pm->out_note = pick.note;
-  w.pending[size_t(o0 + pick.port) * nv_ + pick.vc] += e.units;
   e.out_port = pick.port;
   e.out_vc = pick.vc;
   e.routed = 1;
@@ -170,10 +171,16 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
     if (in_unit > out_unit) ready = std::max(ready, e.arrive + e.units * (in_unit - out_unit));
   }
   if constexpr (kTiled) {  // on through the tiles: the row bus takes it (engine_hop_tiled.h)
+    uint64_t allowed = 0;  // adaptive: the tiles choose among these ports (one VC, c[0]'s)
+    if (choose)
+      for (uint32_t i = 0; i < w.rc.count; i++) allowed |= uint64_t{1} << w.rc.c[i].port;
     TileHost host{*this, w};
-    rt.head_routed(host, c, ready);
+    rt.head_routed(host, c, ready, allowed);
+    pm->out_port = e.out_port;  // the column's first allowed row until the subswitch chooses
+    w.pending[size_t(o0 + e.out_port) * nv_ + pick.vc] += e.units;
     return;
   }
+  w.pending[size_t(o0 + pick.port) * nv_ + pick.vc] += e.units;
   if (ready < not_before) ready = not_before;
   e.ready = ready;
   const uint32_t o = o0 + pick.port;

@@ -1,7 +1,9 @@
 // Engine<R, Link>, continued: a hop through the YARC tiled router
 // (router/yarc_tiled.h), for the engine instances whose router model it is.
 // The engine routes a packet at the head of its input buffer as for the
-// input-queued router (finish_route) and hands it to the tiles, which take
+// input-queued router (finish_route; an adaptive packet with its allowed
+// ports, among which the tiles choose in two stages) and hands it to the
+// tiles, which take
 // it across the row bus, the subswitch and the column channel with events
 // of their own (EventType::tile) and ask the engine, as their Host, to
 // route a new head, return input buffer credits upstream and wake an
@@ -24,6 +26,12 @@ struct Engine<R, L>::TileHost {
     e.return_credits(w, c, units, first + w.in[c / e.nv_].up_wire_ps, every);
   }
   void wake_output(uint32_t o, ps_t t) { e.arm_wake(w, o, std::max(t, w.out[o].free_ps)); }
+  // An adaptive packet's exit row: its output is `to`, not `from`.
+  void exit_chosen(rte_mbuf* m, uint32_t from, uint32_t to, uint8_t vc, uint32_t units) {
+    w.pending[size_t(from) * e.nv_ + vc] -= units;
+    w.pending[size_t(to) * e.nv_ + vc] += units;
+    meta(m)->out_port = static_cast<uint8_t>(to % e.max_ports_);
+  }
   // Link-level retry: a damaged copy leaving its input buffer is excised or
   // moves on marked, owed no credits (engine_link_layer.h), as it would
   // leave the input-queued router's buffer at its grant.

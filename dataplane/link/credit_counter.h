@@ -47,6 +47,19 @@ class CreditCounter {
     return h;
   }
   uint32_t pending_streams() const { return count_; }
+  // Credits that have arrived by `now`, exactly: in hand, and of each
+  // stream those due by then (the YARC's adaptive choices read a buffer's
+  // depth as its size less these; a division per begun stream).
+  uint32_t arrived_by(ps_t now) const {
+    uint32_t h = settled_;
+    for (uint32_t i = 0; i < count_; i++) {
+      const Stream& s = q_[(head_ + i) % kStreams];
+      if (s.start > now) break;
+      const ps_t due = s.unit ? (now - s.start) / s.unit + 1 : s.n;
+      h += due < s.n ? static_cast<uint32_t>(due) : s.n;
+    }
+    return h;
+  }
 
   // Are `units` credits available at `now`? If not, *when is lowered to the
   // time they will be (left alone if only more streams can provide them).

@@ -21,6 +21,15 @@
 // packet goes through the 25 stages in exactly the router's pipeline
 // latency (31.25 ns at 800 MHz).
 //
+// Adaptive packets (a = 1, section 5.1 and 7.8.3) choose in two stages
+// where the deterministic ones are routed to one output: at the head of the
+// input buffer, the output column among those the routing allows, by the
+// space in this input's row buffers (the ones less than half full first,
+// ties broken by a matrix arbiter per input); at the head of the row
+// buffer, the exit row within the column among those allowed, by the space
+// in the column buffers at those outputs ("almost empty" first, then "half
+// full", then "almost full"; ties round robin).
+//
 // The model is driven through a Host (the engine, or a test) that owns
 // time and the links:
 //   ps_t now() const;
@@ -33,6 +42,9 @@
 //   void wake_output(uint32_t o, ps_t t);  // output o has a requester ready at t
 //   HeadLeaves head_leaves(uint32_t c);    // the head of input channel c is about to
 //                                          // cross the row bus (link-level retry, below)
+//   void exit_chosen(rte_mbuf* m, uint32_t from, uint32_t to, uint8_t vc, uint32_t units);
+//                                          // an adaptive packet's output is `to`, not the
+//                                          // provisional `from` head_routed left it
 // No allocation on the hot path once the transit pool has grown, no virtual
 // call, no lock.
 #pragma once
@@ -41,6 +53,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/router/arbiter/matrix.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/yarc_column_buffers.h"
 #include "dataplane/router/yarc_row_buffers.h"
@@ -83,6 +96,19 @@ class YarcTiledRouter : public InputQueuedRouter {
     sub_.init(ports, g);
     cols_.init(ports, g, min_units);
     ib_tail_.assign(size_t(ports) * g.nv, 0);
+    head_rows_.assign(size_t(ports) * g.nv, 0);
+    column_arb_.assign(size_t(ports) * MatrixArbiter::words(g.groups), 0);
+    for (uint32_t in = 0; in < ports; in++)
+      MatrixArbiter::init(&column_arb_[size_t(in) * MatrixArbiter::words(g.groups)], g.groups);
+    row_turn_.assign(rows_.buffers().size(), 0);
+    // The depths the adaptive stages compare, as YARC reads them from a
+    // buffer's depth counter (bits enough for cap - 1: 4 for the 16-phit
+    // row and the 10-phit column buffers): its top bit (row: half full of
+    // 16, 8 phits), its top two (column: 8 or more "almost full", 4 to 7
+    // "half full", below 4 "almost empty").
+    row_half_ = top_bit(g.row_units);
+    column_full_ = top_bit(g.column_units);
+    column_half_ = std::max<uint32_t>(1, column_full_ / 2);
     unit_in_.assign(ports, g.cycle_ps);
     unit_out_.assign(ports, g.cycle_ps);
     transit_.clear();
@@ -93,7 +119,9 @@ class YarcTiledRouter : public InputQueuedRouter {
     const uint32_t ports = routers * g.ports;
     return RowBuffers::bytes(ports, g, min_units) + Subswitches::bytes(ports, g) +
            ColumnBuffers::bytes(ports, g, min_units) +
-           size_t(ports) * (g.nv * sizeof(ps_t) + 2 * sizeof(ps_t)) +
+           size_t(ports) * (g.nv * (sizeof(ps_t) + sizeof(uint32_t)) + 2 * sizeof(ps_t)) +
+           size_t(ports) * MatrixArbiter::words(g.groups) * sizeof(uint64_t) +
+           size_t(ports) * g.groups * g.nv +  // row_turn_
            size_t(ports) * 4 * (sizeof(Transit) + sizeof(uint32_t));
   }
   // The unit times of the links into and out of port index `port`.
@@ -106,11 +134,16 @@ class YarcTiledRouter : public InputQueuedRouter {
   // ---- 1. the input buffer ---------------------------------------------------
   // The head of input channel c has its output (out_port, out_vc, routed set
   // by the host); the output may not take it before out_ready (the router's
-  // pipeline, a slower input link).
+  // pipeline, a slower input link). Adaptive: `allowed` holds the ports the
+  // routing allows it (bit p: port p of this router), and the head's output
+  // column is chosen here (out_port becomes one of its allowed ports, the
+  // exit row being the subswitch's choice later); 0: deterministic.
   template <class Host>
-  void head_routed(Host& h, uint32_t c, ps_t out_ready) {
+  void head_routed(Host& h, uint32_t c, ps_t out_ready, uint64_t allowed = 0) {
     QEntry& e = head(c);
     e.ready = out_ready;
+    head_rows_[c] = 0;
+    if (allowed) choose_column(c, e, allowed, h.now());
     arm_bus(h, c / nv(), std::max(e.arrive + g_.input_ps, ib_tail_[c]));
   }
 
@@ -188,6 +221,8 @@ class YarcTiledRouter : public InputQueuedRouter {
   template <class Host>
   void request_subswitch(Host& h, uint32_t t);
   template <class Host>
+  void choose_exit_row(Host& h, Transit& t);
+  template <class Host>
   void column_channel(Host& h, uint32_t cc);
   template <class Host>
   void switch_packet(Host& h, uint32_t cc, uint32_t rb, uint32_t cb, uint32_t n2, ps_t d2);
@@ -195,6 +230,19 @@ class YarcTiledRouter : public InputQueuedRouter {
   void request_output(Host& h, uint32_t t);
   template <class Host>
   void give_column_credits(Host& h, uint32_t cb, Transit& t, const CreditRun& r);
+
+  // ---- adaptive packets' two stages ------------------------------------------
+  void choose_column(uint32_t c, QEntry& e, uint64_t allowed, ps_t now);
+  // Phits in buffer b of `buf` at `now`, as the sender's credits say.
+  static uint32_t depth(const WormholeBuffers& buf, size_t b, ps_t now) {
+    return buf.cap() - std::min(buf.cap(), buf.credits(b).arrived_by(now));
+  }
+  // The top bit of a depth counter for a buffer of cap phits.
+  static uint32_t top_bit(uint32_t cap) {
+    uint32_t b = 1;
+    while (cap > 1 && (b << 1) <= cap - 1) b <<= 1;
+    return b;
+  }
 
   // ps between a packet's phits across a stage starting at `start`: one per
   // core cycle, unless its tail (at tail_in) arrives from a slower link
@@ -232,6 +280,13 @@ class YarcTiledRouter : public InputQueuedRouter {
   // whole then (kNever: a long packet's tail, not known yet).
   std::vector<ps_t> ib_tail_;
   std::vector<ps_t> unit_in_, unit_out_;  // [port index]: link unit times
+  // Adaptive packets: [input channel] the exit rows its head's column
+  // allows (0: deterministic); [input * words] each input's matrix arbiter
+  // over the columns; [row buffer] the exit row to look at first.
+  std::vector<uint32_t> head_rows_;
+  std::vector<uint64_t> column_arb_;
+  std::vector<uint8_t> row_turn_;
+  uint32_t row_half_ = 8, column_full_ = 8, column_half_ = 4;
   mutable std::vector<uint32_t> check_rb_;  // check_tiles' sums, zero between checks
 };
 

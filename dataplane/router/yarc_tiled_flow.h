@@ -82,6 +82,7 @@ void YarcTiledRouter::cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n
   tr.rb_owed = static_cast<uint16_t>(n);
   tr.ib_owed = static_cast<uint16_t>(e.units - n);
   tr.ib_withheld = withheld;
+  tr.rows = head_rows_[c];
   rows_.buffers().credits(rb).take(n);
   rows_.bus_free(c / nv()) = now + n * d1;
   // The input buffer: the phits the row buffer takes leave now; a longer
@@ -131,7 +132,8 @@ void YarcTiledRouter::give_row_credits(Host& h, Transit& t, const CreditRun& r) 
 // packet before it has left the row buffer whole.
 template <class Host>
 void YarcTiledRouter::request_subswitch(Host& h, uint32_t t) {
-  const Transit& tr = transit_[t];
+  Transit& tr = transit_[t];
+  if (tr.rows) choose_exit_row(h, tr);
   const uint32_t cc = channel_of(tr);
   const uint32_t port = (tr.ib / nv()) % g_.ports;
   sub_.request(cc, sub_.requester(g_.row_slot(port), tr.ib % nv()));
@@ -291,6 +293,65 @@ YarcTiledRouter::Granted YarcTiledRouter::output_grant(Host& h, uint32_t o, uint
   const Granted g{tr.m, units, tr.out_vc};
   transit_.release(t);
   return g;
+}
+
+// Adaptive, first stage (section 5.1; 7.8.3): the head of input channel c
+// goes to one of the columns its allowed ports are in, one whose row
+// buffer (this input's, for that column and the packet's VC) is less than
+// half full if there is one, the input's matrix arbiter breaking ties.
+inline void YarcTiledRouter::choose_column(uint32_t c, QEntry& e, uint64_t allowed, ps_t now) {
+  const uint32_t in = c / nv(), v = c % nv(), n_groups = g_.groups;
+  uint64_t columns = 0, roomy = 0;
+  for (uint64_t a = allowed; a; a &= a - 1)
+    columns |= uint64_t{1} << g_.column_group(static_cast<uint32_t>(__builtin_ctzll(a)));
+  for (uint64_t k = columns; k; k &= k - 1) {
+    const uint32_t col = static_cast<uint32_t>(__builtin_ctzll(k));
+    if (depth(rows_.buffers(), rows_.index(in, col, v), now) < row_half_)
+      roomy |= uint64_t{1} << col;
+  }
+  uint64_t* arb = &column_arb_[size_t(in) * MatrixArbiter::words(n_groups)];
+  const uint32_t col = static_cast<uint32_t>(MatrixArbiter::pick(arb, roomy ? roomy : columns));
+  MatrixArbiter::grant(arb, n_groups, col);
+  // The rows of that column the packet may leave by (port = row * groups + column).
+  uint32_t rows = 0;
+  for (uint64_t a = allowed; a; a &= a - 1) {
+    const uint32_t p = static_cast<uint32_t>(__builtin_ctzll(a));
+    if (g_.column_group(p) == col) rows |= 1u << (p / n_groups);
+  }
+  head_rows_[c] = rows;
+  e.out_port = static_cast<uint8_t>(col + n_groups * static_cast<uint32_t>(__builtin_ctz(rows)));
+}
+
+// Adaptive, second stage: the packet at the head of its row buffer leaves
+// its column by the allowed row whose column buffer (at that output, for
+// this row group and VC) is emptiest by YARC's measure: below column_half_
+// phits, then below column_full_, then the rest; ties go round robin from
+// the row after the last one this row buffer chose.
+template <class Host>
+void YarcTiledRouter::choose_exit_row(Host& h, Transit& t) {
+  const uint32_t in = t.ib / nv(), port = in % g_.ports, o0 = in - port;
+  const uint32_t n_groups = g_.groups, col = g_.column_group(t.out_port);
+  const uint32_t rg = g_.row_group(port), n_rows = g_.degree;
+  const WormholeBuffers& cb_buf = cols_.buffers();
+  uint8_t& turn = row_turn_[t.rb];
+  uint32_t best = 0, best_class = 3;
+  for (uint32_t k = 0, r = turn; k < n_rows; k++, r = r + 1 == n_rows ? 0 : r + 1) {
+    if (!((t.rows >> r) & 1)) continue;
+    const uint32_t cc = sub_.channel(o0 + col + n_groups * r, rg);
+    const uint32_t d = depth(cb_buf, cols_.index(cc, t.out_vc), h.now());
+    const uint32_t cls = d >= column_full_ ? 2 : d >= column_half_ ? 1 : 0;
+    if (cls < best_class) {
+      best_class = cls;
+      best = r;
+      if (cls == 0) break;
+    }
+  }
+  turn = static_cast<uint8_t>(best + 1 == n_rows ? 0 : best + 1);
+  t.rows = 0;
+  const uint32_t from = t.out_port, to = col + n_groups * best;
+  if (to == from) return;
+  t.out_port = static_cast<uint8_t>(to);
+  h.exit_chosen(t.m, o0 + from, o0 + to, t.out_vc, t.units);
 }
 
 inline std::string YarcTiledRouter::check_tiles() const {

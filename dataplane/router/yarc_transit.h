@@ -26,6 +26,9 @@ struct Transit {
   uint32_t rb;      // its row buffer
   uint32_t cb;      // its column buffer (once switched)
   uint32_t d1, d2;  // ps between its phits over the row bus, the column channel
+  // Adaptive (a = 1): the exit rows its column allows, one bit per row, until
+  // the subswitch chooses one (then 0; 0 from the start when deterministic).
+  uint32_t rows;
   uint16_t units;
   uint16_t ib_owed;  // phits still in the input buffer (a long packet's tail)
   uint16_t rb_owed;  // row buffer credits not yet given back

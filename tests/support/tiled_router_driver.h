@@ -66,7 +66,8 @@ class TiledRouterDriver {
   void route_head(uint32_t c) {
     QEntry& e = router_.head(c);
     e.routed = 1;
-    router_.head_routed(*this, c, e.arrive + o_.pipeline_ps);
+    const uint64_t allowed = o_.record ? ids_[id_of(e.m)].allowed : 0;
+    router_.head_routed(*this, c, e.arrive + o_.pipeline_ps, allowed);
   }
   void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every) {
     const uint32_t in = c / o_.nv, v = c % o_.nv;
@@ -77,6 +78,7 @@ class TiledRouterDriver {
     if (o_.saturate) arm(s.wake, std::max(now_, first), EventType::ep_wake, in);
   }
   YarcTiledRouter::HeadLeaves head_leaves(uint32_t) { return YarcTiledRouter::HeadLeaves::go; }
+  void exit_chosen(rte_mbuf*, uint32_t, uint32_t, uint8_t, uint32_t) {}
   void wake_output(uint32_t o, ps_t t) {
     arm(out_[o].wake, std::max({t, now_, out_[o].free}), EventType::out_wake, o);
   }
@@ -84,6 +86,18 @@ class TiledRouterDriver {
   // One packet from input `in` on VC v to output `out` now (saturate off).
   void send(uint32_t in, uint32_t out, uint32_t v = 0, uint32_t units = 0) {
     inject(in, out, v, units ? units : o_.units);
+  }
+  // One adaptive packet (a = 1): the router chooses among the output ports
+  // in `allowed` (record on).
+  void send_adaptive(uint32_t in, uint64_t allowed, uint32_t v = 0, uint32_t units = 0) {
+    inject(in, static_cast<uint32_t>(__builtin_ctzll(allowed)), v, units ? units : o_.units,
+           allowed);
+  }
+  // Grants per output port (record on).
+  std::vector<uint64_t> grants_per_output() const {
+    std::vector<uint64_t> n(o_.ports, 0);
+    for (const Grant& g : grants_) n[g.out]++;
+    return n;
   }
   // While stopped, output o sends nothing (its downstream has no credits).
   void stop_output(uint32_t o, bool stop) {
@@ -212,12 +226,12 @@ class TiledRouterDriver {
     s.next_vc = (s.next_vc + 1) % o_.vcs_used;
     arm(s.wake, s.link_free, EventType::ep_wake, in);
   }
-  void inject(uint32_t in, uint32_t out, uint32_t v, uint32_t units) {
+  void inject(uint32_t in, uint32_t out, uint32_t v, uint32_t units, uint64_t allowed = 0) {
     Source& s = src_[in];
     s.credits[v].take(units);
     s.link_free = now_ + units * o_.link_ps;
     const uint64_t id = packets_++;
-    if (o_.record) ids_.push_back({in, out, now_});
+    if (o_.record) ids_.push_back({in, out, now_, allowed});
     QEntry e{};
     e.m = reinterpret_cast<rte_mbuf*>(0x1000 + 64 * id);
     e.arrive = now_;
@@ -250,9 +264,12 @@ class TiledRouterDriver {
     }
     const YarcTiledRouter::Granted g = router_.output_grant(*this, o, static_cast<uint32_t>(won));
     if (o_.record) {
-      const uint64_t id = (reinterpret_cast<uintptr_t>(g.m) - 0x1000) / 64;
+      const uint64_t id = id_of(g.m);
       grants_.push_back({id, ids_[id].in, o, ids_[id].at, now_});
-      EXPECT_EQ(ids_[id].out, o) << "packet " << id << " left on the wrong port";
+      if (ids_[id].allowed)
+        EXPECT_TRUE((ids_[id].allowed >> o) & 1) << "packet " << id << " left on port " << o;
+      else
+        EXPECT_EQ(ids_[id].out, o) << "packet " << id << " left on the wrong port";
     }
     out.free = now_ + g.units * o_.link_ps;
     if (now_ >= measure_from_) out.units += g.units;
@@ -262,7 +279,11 @@ class TiledRouterDriver {
   struct Sent {
     uint32_t in, out;
     ps_t at;
+    uint64_t allowed;  // adaptive: the ports it may leave by (0: out)
   };
+  static uint64_t id_of(const rte_mbuf* m) {
+    return (reinterpret_cast<uintptr_t>(m) - 0x1000) / 64;
+  }
   Options o_;
   Destination dest_;
   YarcTiledRouter router_;

@@ -1,13 +1,16 @@
 // The YARC tiled router (dataplane/router/yarc_tiled.h) driven without the
 // engine (tests/support/tiled_router_driver.h): its geometry and phit
 // arithmetic, the zero-load pipeline, wormhole inside (a long packet's tail
-// left in its row buffer), credit conservation, and the BlackWidow paper's
-// Table 3 with uniform traffic (section 7.6).
+// left in its row buffer), credit conservation, adaptive packets' two
+// stages (sections 5.1, 7.8.3), and the BlackWidow paper's Table 3 with
+// uniform traffic (section 7.6).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <vector>
 
 #include "dataplane/router/yarc_tiled.h"
 #include "tests/support/tiled_router_driver.h"
@@ -150,6 +153,99 @@ TEST(YarcTiled, SaturatedUniformTrafficExactlyOnceCreditsConserved) {
   for (const auto& g : d.grants()) EXPECT_TRUE(seen.insert(g.packet).second) << g.packet;
   EXPECT_EQ(d.grants().size() + d.in_router(), d.packets());
   EXPECT_GT(d.grants().size(), 5000u);
+}
+
+// Adaptive packets, first stage (sections 5.1 and 7.8.3): the column whose
+// row buffer is less than half full, ties by the matrix arbiter. Input 0
+// may send to output 1 (column 1) or output 2 (column 2), a packet every
+// 20 cycles; output 1 is stopped. While both row buffers are less than half
+// full the columns take turns, the matrix arbiter starting at column 1;
+// column 1's fills: its column buffer takes packets 0 and 2 (8 of 10
+// phits), its row buffer 4 and 6 (8 of 16: half full), and from then on
+// every packet goes to column 2. (The paper's YARC looks only at the top
+// bit of a row buffer's depth: when every allowed column's row buffer is
+// half full, the arbiter may still choose a full one.)
+TEST(YarcTiledAdaptive, TheColumnComesFromTheRowBuffersSpace) {
+  TiledRouterDriver::Options o;
+  o.saturate = false;
+  TiledRouterDriver d(o, to(0));
+  d.stop_output(1, true);
+  for (int i = 0; i < 20; i++) {
+    d.send_adaptive(0, (1u << 1) | (1u << 2));
+    d.run(d.now() + 25000);
+  }
+  d.run(d.now() + 400000);
+  std::vector<uint64_t> n = d.grants_per_output();
+  EXPECT_EQ(n[1], 0u);
+  EXPECT_EQ(n[2], 16u);
+  d.check_credits();
+  d.stop_output(1, false);
+  d.run(d.now() + 400000);
+  std::set<uint64_t> column1;
+  for (const auto& g : d.grants())
+    if (g.out == 1) column1.insert(g.packet);
+  EXPECT_EQ(column1, (std::set<uint64_t>{0, 2, 4, 6}));
+  EXPECT_EQ(d.in_router(), 0u);
+  d.check_credits();
+}
+
+// Second stage: within its column the packet leaves by the allowed row
+// whose column buffer is emptiest ("almost empty" below 4 phits, "half
+// full" below 8, "almost full"), ties round robin. Input 0 may leave column
+// 0 by output 0, 8 or 16, a packet every 20 cycles; output 0 is stopped.
+// Packets 0, 1, 2 take rows 0, 1, 2 in turn; packet 0 stays in output 0's
+// column buffer (4 phits: half full), and the others leave by outputs 8
+// and 16, whose buffers are empty again when the next packet chooses.
+TEST(YarcTiledAdaptive, TheExitRowComesFromTheColumnBuffersSpace) {
+  TiledRouterDriver::Options o;
+  o.saturate = false;
+  TiledRouterDriver d(o, to(0));
+  d.stop_output(0, true);
+  const uint64_t rows = (1u << 0) | (1u << 8) | (1u << 16);
+  for (int i = 0; i < 30; i++) {
+    d.send_adaptive(0, rows);
+    d.run(d.now() + 25000);
+  }
+  d.run(d.now() + 400000);
+  std::vector<uint64_t> n = d.grants_per_output();
+  EXPECT_EQ(n[8], 15u);
+  EXPECT_EQ(n[16], 14u);
+  d.stop_output(0, false);
+  d.run(d.now() + 400000);
+  n = d.grants_per_output();
+  EXPECT_EQ(n[0], 1u);
+  EXPECT_EQ(d.grants().back().packet, 0u);
+  EXPECT_EQ(d.in_router(), 0u);
+  d.check_credits();
+}
+
+// Adaptive traffic from every input of a saturated router over all its
+// outputs' allowed sets: exactly once, every packet by an allowed port,
+// credits conserved.
+TEST(YarcTiledAdaptive, SaturatedAdaptiveTrafficExactlyOnceCreditsConserved) {
+  TiledRouterDriver::Options o;
+  o.saturate = false;
+  o.units = 19;
+  o.link_ps = 1600;
+  TiledRouterDriver d(o, to(0));
+  d.check_every_event_batch(true);
+  Rng rng(3, 0);
+  uint64_t sent = 0;
+  for (int round = 0; round < 40; round++) {
+    for (uint32_t in = 0; in < 64; in++) {
+      // Half the ports, any of them (an up-routing table's uplinks).
+      const uint64_t allowed = (rng.next() | 1) & 0x5555555555555555ull;
+      d.send_adaptive(in, allowed, in % 2);
+      sent++;
+    }
+    d.run(d.now() + 64 * 19 * 1600);
+  }
+  d.run(d.now() + 100000000);
+  EXPECT_EQ(d.grants().size(), sent);
+  std::set<uint64_t> seen;
+  for (const auto& g : d.grants()) EXPECT_TRUE(seen.insert(g.packet).second) << g.packet;
+  EXPECT_EQ(d.in_router(), 0u);
+  d.check_credits();
 }
 
 // Accepted load per input port of a saturated router: `worst` sends every

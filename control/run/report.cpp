@@ -152,6 +152,17 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                    {"peak_occupancy", vc_peak[v]}});
   j["vcs"] = vcs;
   j["credit_stalls"] = total_stalls;
+  // The down-routing invariant (a packet that came down by an uplink goes
+  // on down): where it was broken, at the receiving router and port.
+  uint64_t violations = 0;
+  json where = json::array();
+  for (const auto& l : st.links)
+    if (l.down_route_violations) {
+      violations += l.down_route_violations;
+      where.push_back(
+          {{"router", l.peer_router}, {"port", l.peer_port}, {"packets", l.down_route_violations}});
+    }
+  j["down_route_violations"] = {{"total", violations}, {"where", std::move(where)}};
   if (st.link_retry) {
     LinkRetryCounters all;
     for (const auto& l : st.links) all.merge(l.retry);

@@ -472,6 +472,23 @@ int run_command(const Spec& spec, const RunOptions& opts) {
           r["transmit_error_discards"].get<uint64_t>(),
           bits > 0 ? r["bit_errors"].get<double>() / bits : 0.0);
     }
+    if (const auto& dv = j["down_route_violations"]; dv["total"].get<uint64_t>() > 0) {
+      std::string at;
+      size_t shown = 0;
+      for (const auto& x : dv["where"]) {
+        if (shown++ == 5) {
+          at += fmt::format(", and {} more", dv["where"].size() - 5);
+          break;
+        }
+        at +=
+            fmt::format("{}router {} port {} ({})", at.empty() ? "" : ", ", x["router"].get<int>(),
+                        x["port"].get<int>(), x["packets"].get<uint64_t>());
+      }
+      fmt::print(
+          "routing    {} packets came down an uplink and were routed up again (the down-routing "
+          "invariant broken: check the tables): at {}\n",
+          dv["total"].get<uint64_t>(), at);
+    }
     for (int i = 0; i < static_cast<int>(DropReason::count); i++)
       if (st.drops[i])
         fmt::print("dropped    {} {}: {}\n", st.drops[i], drop_reason_name(static_cast<DropReason>(i)),

@@ -183,6 +183,7 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
     }
     // Healthy network: a single entry matching every destination, all uplinks.
     if (up) rt.up[0].set(0, kYarcDestMask, up);
+    rt.uplinks = up;
   }
   add_yarc_fault_entries(t, fabric);
   return t;

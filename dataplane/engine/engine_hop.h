@@ -126,6 +126,7 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
   const PacketMeta* pm = meta(e.m);
   w.rc.count = 0;
   w.rc.adaptive = false;
+  w.rc.up_after_down = false;
   const size_t q0 = size_t(rt.output(lr, 0)) * nv_;
   RoutingContext ctx{&w.route_rng[lr],
                      QueueView(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0])};
@@ -151,6 +152,8 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   const int32_t r = w.routers[lr];
   PacketMeta* pm = meta(e.m);
   const uint32_t o0 = rt.output(lr, 0);
+  if (w.rc.up_after_down) [[unlikely]]  // counted at the link it came down (report.cpp)
+    w.st.links[w.in[c / nv_].stats].down_route_violations++;
   const bool choose = w.rc.adaptive && w.rc.count > 1;
   // (The tiled router makes an adaptive choice itself, in two stages: c[0]
   // stands for the candidates until it has.)

@@ -27,6 +27,11 @@ struct RouteCandidates {
   // Adaptive choice by the least estimated delay, (queue + packet) x hops
   // (Kim, Dally & Abts 2007, section 3.1), instead of the most credits.
   bool weighted = false;
+  // A folded Clos's down-routing invariant broken: the packet came down by
+  // one of this router's uplinks and is routed up (or over) again (a table
+  // that sends it to the wrong subtree). The engine counts it per router
+  // and port; the packet goes where the tables say.
+  bool up_after_down = false;
   RouteCandidate c[kMaxCandidates];
   void add(uint8_t port, uint8_t vc, uint8_t hops = 0, uint16_t note = 0) {
     c[count++] = RouteCandidate{port, vc, hops, 0, note};

@@ -15,7 +15,12 @@
 //  - a hash-bit select register: which 8 of the 15 optional hash bits this
 //    rank hashes on (rank 1: bits 0..7, rank 2: bits 5..12, rank 3: 10..14);
 //  - the down-route register (shift s, mask m: logical port = (dst >> s) & m)
-//    and the 64-entry logical-to-physical port map.
+//    and the 64-entry logical-to-physical port map;
+//  - which ports are uplinks (or sidelinks): a packet that came in by one
+//    came from above and may only go down (the down-routing invariant of
+//    up*/down* routing; section 5: "there is only a single path down the
+//    tree"). One routed up again is flagged (RouteCandidates::up_after_down)
+//    for the engine to count with the router and port.
 //
 // Deterministic up routing (a = 0): hash = in_port ^ dst ^ (h ? selected hash
 // bits : 0); the uplink is the (hash mod n)-th set bit of the winning entry's
@@ -100,6 +105,7 @@ struct YarcRouterTable {
   uint8_t down_mask = 0x1F;                    // m as a bit mask (m = 5 bits -> 0x1F)
   std::array<uint8_t, kYarcPorts> port_map{};  // logical -> physical port
   std::array<YarcUpEntry, kYarcUpEntries> up{};
+  uint64_t uplinks = 0;  // ports leading up or over (the down-routing invariant)
 };
 
 struct YarcTables {
@@ -153,6 +159,9 @@ struct YarcUpDown {
       out.add(rt.port_map[(dst >> rt.down_shift) & rt.down_mask], vc);
       return;
     }
+    // Not in this subtree: up again, which a packet that came down must not.
+    if ((rt.uplinks >> in_port) & 1u) [[unlikely]]
+      out.up_after_down = true;
     const int e = up_entry(rt, dst);
     // No route: a broken table (trace_route reports it), or an entry with no
     // uplinks left after a fault (the engine discards and counts the packet).

@@ -48,6 +48,7 @@ void LinkStats::merge(const LinkStats& o) {
   units += o.units;
   busy_ps += o.busy_ps;
   credit_stalls += o.credit_stalls;
+  down_route_violations += o.down_route_violations;
   retry.merge(o.retry);
   went_down += o.went_down;
   down_ps += o.down_ps;

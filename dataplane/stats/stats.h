@@ -73,6 +73,9 @@ struct LinkStats {
   uint64_t units = 0;
   ps_t busy_ps = 0;          // busy during the measurement window
   uint64_t credit_stalls = 0;  // a packet was ready and the link free, but credits were short
+  // Packets that came down this link and were routed up again at its far
+  // end (peer_router, peer_port): the down-routing invariant broken.
+  uint64_t down_route_violations = 0;
   uint64_t vc_packets[kMaxVcs] = {};
   uint64_t vc_units[kMaxVcs] = {};
   uint32_t vc_peak_occupancy[kMaxVcs] = {};  // peak downstream input buffer occupancy (units)

@@ -6,13 +6,22 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "control/analysis/analysis.h"
 #include "control/analysis/deadlock.h"
 #include "control/topology/registry.h"
+#include "dataplane/engine/engine_factory.h"
+#include "dataplane/engine/router_model.h"
 #include "dataplane/routing/yarc_updown.h"
 #include "tests/support/fabric_specs.h"
+#include "tests/support/run_collect.h"
 
 namespace fabemu {
 namespace {
@@ -170,6 +179,40 @@ TEST(ClosHash, ExactModuloEveryDivisor) {
   }
 }
 
+// Section 5.1: "the hash value is then mapped onto the set of output links
+// identified by the routing table", with an exact modulo over the port
+// counts YARC supports (1..8, 10, 12, 14, 16, 20, 24, 28, 32): the request
+// takes the (hash mod n)-th allowed port, for any n of them anywhere among
+// the 64, every hash value.
+TEST(ClosHash, TheHashedPortIsTheExactModuloOverEveryPortCountYarcSupports) {
+  const Spec spec = yarc_spec(2, 1024);
+  const Fabric f = build_clos(spec);
+  const uint32_t counts[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32};
+  std::mt19937_64 rng(5);
+  for (uint32_t n : counts) {
+    YarcTables t = program_yarc_tables(spec, f);
+    // n ports chosen at random among the 64 (in ascending order: the list).
+    std::vector<uint8_t> ports(64);
+    for (int p = 0; p < 64; ++p) ports[p] = static_cast<uint8_t>(p);
+    std::shuffle(ports.begin(), ports.end(), rng);
+    ports.resize(n);
+    std::sort(ports.begin(), ports.end());
+    uint64_t mask = 0;
+    for (uint8_t p : ports) mask |= uint64_t{1} << p;
+    t.routers[0].up[0].set(0, 0x7FFF, mask);
+    for (uint32_t d = 32; d < 1024; d += 7)
+      for (uint8_t in : {0, 5, 31}) {
+        for (uint16_t hash : {0x0000, 0x00FF, 0x1234, 0x7FFF}) {
+          PacketMeta m = trace_meta(in, d, 4, TrafficClass::request, hash);
+          const RouteCandidates rc = route_at(t, 0, in, m, f);
+          ASSERT_EQ(rc.count, 1);
+          const uint32_t h = in ^ d ^ (hash & 0xFFu);  // rank 1: hash bits 0..7
+          ASSERT_EQ(rc.c[0].port, ports[h % n]) << "n " << n << " d " << d << " in " << int(in);
+        }
+      }
+  }
+}
+
 TEST(ClosHash, SpreadsUniformlyOverAnyNumberOfUplinks) {
   const Spec spec = yarc_spec(2, 1024);
   const Fabric f = build_clos(spec);
@@ -241,6 +284,103 @@ TEST(ClosTables, DownRouteShiftMask) {
   std::swap(u.routers[40].port_map[2], u.routers[40].port_map[3]);
   EXPECT_EQ(route_at(u, 40, 0, trace_meta(0, 2 * 32 + 1, 4, TrafficClass::request), f).c[0].port,
             3);
+}
+
+// The down-routing invariant: a packet that came down by one of a router's
+// uplinks is in its subtree and goes on down; routed up again, it is
+// flagged for the engine to count. Healthy tables never do it.
+TEST(ClosRouting, APacketThatCameDownAnUplinkGoesDown) {
+  const Spec spec = yarc_spec(2, 1024);
+  const Fabric f = build_clos(spec);
+  const YarcTables t = program_yarc_tables(spec, f);
+  // Rank-1 router 3 (destinations 96..127), input 37: its uplink to rank-2
+  // router 5.
+  RouteCandidates rc = route_at(t, 3, 37, trace_meta(0, 100, 4, TrafficClass::request), f);
+  ASSERT_EQ(rc.count, 1);
+  EXPECT_EQ(rc.c[0].port, 4);
+  EXPECT_FALSE(rc.up_after_down);
+  // Another subtree's packet came down to it: routed up as the table says,
+  // and flagged, deterministic or adaptive.
+  for (TrafficClass cls : {TrafficClass::request, TrafficClass::response}) {
+    rc = route_at(t, 3, 37, trace_meta(0, 500, 4, cls), f);
+    ASSERT_GE(rc.count, 1);
+    EXPECT_GE(rc.c[0].port, 32);
+    EXPECT_TRUE(rc.up_after_down);
+  }
+  // Going up from a processor port is the normal way.
+  EXPECT_FALSE(route_at(t, 3, 4, trace_meta(100, 500, 4, TrafficClass::request), f).up_after_down);
+  // Healthy tables: whatever a rank-2 router sends down stays down.
+  for (uint32_t j = 0; j < 32; ++j)
+    for (uint32_t d = 0; d < 1024; ++d) {
+      const RouteCandidates down =
+          route_at(t, 32 + j, 0, trace_meta(0, d, 4, TrafficClass::request), f);
+      ASSERT_EQ(down.count, 1);
+      EXPECT_FALSE(down.up_after_down);
+      const FabricPort& fp = f.routers[32 + j].ports[down.c[0].port];
+      const RouteCandidates below = route_at(t, fp.peer_router, static_cast<uint8_t>(fp.peer_port),
+                                             trace_meta(0, d, 4, TrafficClass::request), f);
+      ASSERT_FALSE(below.up_after_down) << "router " << j << " destination " << d;
+    }
+}
+
+// The engine counts a violation at the router and port the packet came in
+// by. Three rank-1 routers (0, 1, 2) under two rank-2 routers (3, 4); rank-2
+// router 3's port map sends subtree 0's packets down to rank-1 router 1
+// (port 32 of which is its uplink to router 3); a fault entry in router 1's
+// up table sends subtree 0's packets up by uplink 33 only (router 4, whose
+// map is right), so each misrouted packet goes up once more, is delivered,
+// and is counted once.
+TEST(ClosRun, DownRoutingViolationsAreCountedAtTheirRouterAndPort) {
+  for (const char* model : {"input_queued", "yarc_tiled"}) {
+    SCOPED_TRACE(model);
+    const Spec spec =
+        spec_of("yarc-r2-1024.yaml",
+                {std::string("router.model=") + model, "topology.endpoints=96",
+                 "topology.uplinks=2", "traffic.load=0.2", "run.workers=1", "run.warmup_ns=0",
+                 "run.measure_ns=10000", "run.check_invariants=true"});
+    const bool tiled = spec.router.model == "yarc_tiled";
+    std::vector<Delivery> got;
+    auto mu = std::make_shared<std::mutex>();
+    const RunResult r = run_emulation(
+        spec,
+        [&got, mu](EngineConfig& c) {
+          c.progress = nullptr;
+          c.on_deliver = [&got, mu](uint64_t id, uint32_t s, uint32_t d, ps_t lat, uint32_t hops) {
+            std::lock_guard<std::mutex> g(*mu);
+            got.push_back({id, s, d, lat, hops});
+          };
+        },
+        {},
+        [&spec, tiled](EngineBase& e, const RoutingInfo&, const Fabric& fab) {
+          YarcTables t = program_yarc_tables(spec, fab);
+          t.routers[3].port_map[0] = 1;
+          t.routers[1].up[1].set(0, 0x1F, uint64_t{1} << 33);
+          const bool ok = tiled ? replace_tables<OnYarcTiles<YarcUpDown>>(e, std::move(t), 0)
+                                : replace_tables<YarcUpDown>(e, std::move(t), 0);
+          ASSERT_TRUE(ok);
+        });
+    expect_exactly_once(r, got);
+    EXPECT_EQ(r.stats.invariant_failure, "");
+    const auto& dv = r.json["down_route_violations"];
+    const uint64_t total = dv["total"].get<uint64_t>();
+    EXPECT_GT(total, 50u) << total;
+    ASSERT_EQ(dv["where"].size(), 1u) << dv.dump();
+    EXPECT_EQ(dv["where"][0]["router"].get<int>(), 1);
+    EXPECT_EQ(dv["where"][0]["port"].get<int>(), 32);
+    EXPECT_EQ(dv["where"][0]["packets"].get<uint64_t>(), total);
+    // Each went up and down once more: four links between routers, where
+    // every other packet crosses at most two.
+    uint64_t detoured = 0;
+    for (const Delivery& d : got) {
+      EXPECT_LE(d.hops, 4u);
+      if (d.hops == 4) {
+        detoured++;
+        EXPECT_EQ(d.dst / 32, 0u);
+        EXPECT_EQ(d.src / 32, 2u);
+      }
+    }
+    EXPECT_EQ(detoured, total);
+  }
 }
 
 TEST(ClosRouting, EveryPairWithinThreeRouters) {

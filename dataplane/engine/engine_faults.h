@@ -113,10 +113,20 @@ void Engine<R, L>::set_input_dead(Worker& w, uint32_t i, bool down) {
   }
 }
 
-// Router lr stopped: every packet in its input buffers and output queues is lost.
+// Router lr stopped: every packet in its input buffers and output queues
+// (the tiled router: and in its tiles, first, so that the input buffers'
+// credits come back in time order) is lost.
 template <class R, class L>
 void Engine<R, L>::flush_router(Worker& w, uint32_t lr) {
   Router& rt = w.router;
+  if constexpr (kTiled) {
+    TileHost host{*this, w};
+    rt.flush_tiles(host, lr, [&](rte_mbuf* m, uint32_t o, uint8_t vc, uint32_t units) {
+      w.pending[size_t(o) * nv_ + vc] -= units;
+      rte_pktmbuf_free(m);
+      count_lost(w, DropReason::lost_in_dead_router, 1);
+    });
+  }
   for (uint32_t p = 0; p < max_ports_; p++) {
     const uint32_t o = lr * max_ports_ + p;
     if (lcb_ && w.in[o].up_router >= 0) excise_damaged(w, o);
@@ -149,7 +159,8 @@ void Engine<R, L>::drop_back(Worker& w, uint32_t c, DropReason why) {
   if (rt.len(c) == 1 && rt.head(c).routed) {  // it was requesting its output
     const QEntry& h = rt.head(c);
     const uint32_t o = rt.output(rt.router_of_channel(c), h.out_port);
-    rt.withdraw(o, rt.requester(rt.port_of_channel(c), rt.vc_of_channel(c)));
+    // (In the tiled router it waits for its row bus, which finds it gone.)
+    if constexpr (!kTiled) rt.withdraw(o, rt.requester(rt.port_of_channel(c), rt.vc_of_channel(c)));
     w.pending[size_t(o) * nv_ + h.out_vc] -= h.units;
   }
   const QEntry e = rt.drop_back(c);

@@ -51,6 +51,11 @@ template <class R, class L>
 inline void Engine<R, L>::grant_tiled(Worker& w, uint32_t o, uint32_t requester) {
   TileHost host{*this, w};
   const YarcTiledRouter::Granted g = w.router.output_grant(host, o, requester);
+  if (faults_ && w.out[o].dead) [[unlikely]] {  // discarded at the dead port (engine_faults.h)
+    w.pending[size_t(o) * nv_ + g.vc] -= g.units;
+    discard_at_dead_port(w, g.m);
+    return;
+  }
   take_link(w, o, g.units, g.vc);
   deliver_from_link(w, o / max_ports_, o, g.m, g.units, g.vc);
 }

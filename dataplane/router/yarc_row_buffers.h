@@ -45,6 +45,7 @@ class RowBuffers {
   // ---- the row bus of input `in` -------------------------------------------
   // Busy sending a packet's phits until then.
   ps_t& bus_free(uint32_t in) { return bus_[in].free_ps; }
+  ps_t bus_free(uint32_t in) const { return bus_[in].free_ps; }
   // One pending wake-up per bus: the earliest time it must look again.
   ps_t& bus_wake(uint32_t in) { return bus_[in].wake_ps; }
   // The VC whose turn it is.

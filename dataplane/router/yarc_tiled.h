@@ -180,6 +180,22 @@ class YarcTiledRouter : public InputQueuedRouter {
   template <class Host>
   Granted output_grant(Host& h, uint32_t o, uint32_t i);
 
+  // ---- faults (dataplane/engine/engine_faults.h) ---------------------------------
+  // A discarded packet leaves its input buffer like any other, over the row
+  // bus: read out when the bus is free, keeping it busy (these hide the
+  // input-queued router's switch-crossing times, which the tiles do not
+  // use), so the input's credit streams stay in time order.
+  ps_t input_free_at(uint32_t in) const { return rows_.bus_free(in); }
+  void occupy_input(uint32_t in, ps_t until) {
+    rows_.bus_free(in) = std::max(rows_.bus_free(in), until);
+  }
+  // Router lr stopped: every packet inside its tiles is lost. For each,
+  // lost(m, output, vc, units) (output: the port index it was bound for);
+  // the buffers it held get their credits back now, and its input buffer
+  // the phits of its tail still there.
+  template <class Host, class Lost>
+  void flush_tiles(Host& h, uint32_t lr, Lost&& lost);
+
   // ---- accounting ---------------------------------------------------------------
   // Every packet inside the tiles (between its input buffer and its output).
   template <class F>
@@ -206,6 +222,8 @@ class YarcTiledRouter : public InputQueuedRouter {
   void release_input_tail(Host& h, Transit& t, const PhitRun& run);
   template <class Host>
   void give_row_credits(Host& h, Transit& t, const CreditRun& r);
+  template <class Host, class Lost>
+  void lose(Host& h, uint32_t t, Lost& lost);
 
   // ---- 3. the subswitch -----------------------------------------------------------
   template <class Host>

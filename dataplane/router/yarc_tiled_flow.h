@@ -354,6 +354,51 @@ void YarcTiledRouter::choose_exit_row(Host& h, Transit& t) {
   h.exit_chosen(t.m, o0 + from, o0 + to, t.out_vc, t.units);
 }
 
+// Packet t is lost where it is (a dead router): what it owes its column
+// buffer, its row buffer and its input buffer comes back now.
+template <class Host, class Lost>
+void YarcTiledRouter::lose(Host& h, uint32_t t, Lost& lost) {
+  Transit& tr = transit_[t];
+  const ps_t now = h.now(), every = g_.cycle_ps;
+  if (tr.cb_owed) give_column_credits(h, tr.cb, tr, CreditRun{tr.cb_owed, now, every});
+  if (tr.rb_owed) give_row_credits(h, tr, CreditRun{tr.rb_owed, now, every});
+  if (rows_.buffers().tail_out(tr.rb) == kNever) rows_.buffers().tail_out(tr.rb) = now;
+  if (tr.ib_owed) {
+    if (!tr.ib_withheld) h.return_credits(tr.ib, tr.ib_owed, now, every);
+    tr.ib_owed = 0;
+    ib_tail_[tr.ib] = now;
+  }
+  const uint32_t in = tr.ib / nv();
+  lost(tr.m, in - in % g_.ports + tr.out_port, tr.out_vc, static_cast<uint32_t>(tr.units));
+  transit_.release(t);
+}
+
+template <class Host, class Lost>
+void YarcTiledRouter::flush_tiles(Host& h, uint32_t lr, Lost&& lost) {
+  const uint32_t p0 = lr * g_.ports, n_v = nv();
+  WormholeBuffers& rb_buf = rows_.buffers();
+  WormholeBuffers& cb_buf = cols_.buffers();
+  // Column buffers: each head has requested its output.
+  for (uint32_t o = p0; o < p0 + g_.ports; o++)
+    for (uint32_t rg = 0; rg < g_.groups; rg++)
+      for (uint32_t v = 0; v < n_v; v++) {
+        const uint32_t cb = cols_.index(sub_.channel(o, rg), v);
+        if (cb_buf.fifo().len(cb)) withdraw(o, requester(rg, v));
+        while (cb_buf.fifo().len(cb)) lose(h, cb_buf.fifo().pop(cb), lost);
+      }
+  // Row buffers: each head has requested its column channel.
+  for (uint32_t in = p0; in < p0 + g_.ports; in++)
+    for (uint32_t col = 0; col < g_.groups; col++)
+      for (uint32_t v = 0; v < n_v; v++) {
+        const uint32_t rb = rows_.index(in, col, v);
+        if (rb_buf.fifo().len(rb)) {
+          const Transit& head = transit_[rb_buf.fifo().head(rb)];
+          sub_.withdraw(channel_of(head), sub_.requester(g_.row_slot(in % g_.ports), v));
+        }
+        while (rb_buf.fifo().len(rb)) lose(h, rb_buf.fifo().pop(rb), lost);
+      }
+}
+
 inline std::string YarcTiledRouter::check_tiles() const {
   const WormholeBuffers& rb_buf = rows_.buffers();
   const WormholeBuffers& cb_buf = cols_.buffers();

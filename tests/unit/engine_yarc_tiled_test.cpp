@@ -145,6 +145,36 @@ TEST(EngineYarcTiled, UniformTrafficOnRankOneSaturatesNearFullThroughput) {
   EXPECT_NEAR(tiled_writes, alone_writes, 0.02);
 }
 
+// Faults through the tiled router (engine_faults.h): a dead link's sender
+// discards what its output's second stage grants, a dead router loses what
+// its input buffers and its tiles hold, and the tables route around both
+// (rank-2 router 3; rank-1 router 1, whose endpoints then inject into a
+// dead router and are unreachable).
+// Every packet is delivered or counted lost with its reason, credits (the
+// row and column buffers' too) conserved at every event, and the run drains.
+TEST(EngineYarcTiled, FaultsLosePacketsCountedWithCreditsConserved) {
+  for (const char* workers : {"run.workers=1", "run.workers=2"}) {
+    SCOPED_TRACE(workers);
+    const Spec s =
+        spec_of("yarc-r2-1024.yaml",
+                {workers, "topology.endpoints=64", "topology.uplinks=4", "traffic.load=0.6",
+                 "traffic.sizes=[8, 32, 64]", "run.warmup_ns=0", "run.measure_ns=12000",
+                 "run.check_invariants=true",
+                 "faults=[\"2us link=r0:p34 down\", \"4us router=3 down\", \"5us router=1 down\", "
+                 "\"9us link=r0:p34 up\"]"});
+    const RunResult r = run_collect(s, nullptr);
+    ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+    EXPECT_EQ(r.stats.invariant_failure, "");
+    EXPECT_TRUE(r.stats.drained);
+    auto drops = [&](DropReason why) { return r.stats.drops[static_cast<int>(why)]; };
+    const uint64_t lost = drops(DropReason::dead_port) + drops(DropReason::lost_in_flight) +
+                          drops(DropReason::lost_in_dead_router) + drops(DropReason::no_route);
+    // A rank-1 router at saturation holds hundreds of packets, most in its tiles.
+    EXPECT_GT(drops(DropReason::lost_in_dead_router), 100u);
+    EXPECT_EQ(r.stats.delivered_packets + lost, r.stats.injected_packets);
+  }
+}
+
 // Where the tiles come from in a spec, and where they are refused.
 TEST(EngineYarcTiled, SpecChoosesAndRefusesTheModel) {
   auto refused = [](const std::string& file, std::vector<std::string> sets,

@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "control/analysis/analysis.h"
@@ -55,16 +56,20 @@ const LinkStats& link_from(const RunStats& st, int32_t router, int16_t port) {
 // Rank-1 router 0's uplink 33 goes to rank-2 router 33 (build_clos: uplink
 // 32 + j to rank-2 router R1 + j, R1 = 32). The packets on that link, or
 // routed to it when it died, are the only loss; the rest of the fabric
-// goes on over the other 31 uplinks at the offered load.
+// goes on over the other 31 uplinks at the offered load. On both router
+// models: the YARC tiled one (the profile's) and the input-queued one.
 TEST(Faults, AClosLinkKilledMidRunLosesOnlyWhatWasOnIt) {
-  for (const char* retry : {"false", "true"}) {
+  for (const auto& [retry, model] :
+       {std::pair{"false", "yarc_tiled"}, std::pair{"true", "yarc_tiled"},
+        std::pair{"true", "input_queued"}}) {
+    SCOPED_TRACE(model);
     std::vector<Delivery> got;
-    const RunResult r =
-        run_collect(spec_of("yarc-r2-1024.yaml",
-                            {"run.workers=2", "run.warmup_ns=2000", "run.measure_ns=12000",
-                             "run.check_invariants=true", std::string("link.retry=") + retry,
-                             "faults=[\"6us link=r0:p33 down\"]"}),
-                    &got);
+    const RunResult r = run_collect(
+        spec_of("yarc-r2-1024.yaml",
+                {"run.workers=2", "run.warmup_ns=2000", "run.measure_ns=12000",
+                 "run.check_invariants=true", std::string("link.retry=") + retry,
+                 std::string("router.model=") + model, "faults=[\"6us link=r0:p33 down\"]"}),
+        &got);
     expect_once_or_counted(r, got);
     EXPECT_EQ(drops(r.stats, DropReason::no_route), 0u) << "every destination stays reachable";
     EXPECT_EQ(drops(r.stats, DropReason::lost_in_dead_router), 0u);

@@ -9,6 +9,7 @@
 
 #include "control/cli/analyze_cli.h"
 #include "control/cli/commands.h"
+#include "control/cli/fault_command.h"
 #include "control/cli/tool_command.h"
 #include "control/run/runner.h"
 
@@ -119,7 +120,29 @@ int fabemu_main(int argc, char** argv) {
   run->add_option("--capture-file", run_opts.capture_file,
                   "the capture's pcapng file (capture.file; default fabemu-capture.pcapng)")
       ->type_name("FILE");
+  run->add_option("--control", run_opts.control_socket,
+                  "serve a control socket at PATH for faults while running (`fabemu fault "
+                  "--control PATH ...`; run.control_socket)")
+      ->type_name("PATH");
   run->footer("The spec is validated first: a bad spec exits 2 and nothing starts.");
+
+  std::string fault_socket;
+  std::vector<std::string> fault_requests;
+  CLI::App* fault = app.add_subcommand(
+      "fault", "Give a running emulation a fault (or ask its status) over its control socket");
+  fault->add_option("--control,-c", fault_socket, "the run's control socket (run --control PATH)")
+      ->type_name("PATH")
+      ->required();
+  fault
+      ->add_option("REQUEST", fault_requests,
+                   "what to send, one request each: a fault now (link=rR:pP down|up|ber=X, "
+                   "router=R down|up), status, help; - reads one per line from standard input")
+      ->required();
+  fault->footer(
+      "Each reply is printed; exit 0 when every one is ok, 1 otherwise. The run takes a fault at "
+      "its next window edge (virtual time) or housekeeping pass (real time), reprograms the "
+      "routing tables around dead links and routers, and lists every fault in its JSON report. "
+      "Scripts may talk to the socket directly: one request per line, one reply line each.");
 
   AnalyzeCli analyze(app);
 
@@ -182,6 +205,7 @@ int fabemu_main(int argc, char** argv) {
       return run_spec_command(run_args, run_opts, std::cout, std::cerr);
     }
     if (*reference) return spec_reference_command(std::cout);
+    if (*fault) return fault_command(fault_socket, fault_requests, std::cin, std::cout, std::cerr);
     if (analyze.chosen()) return analyze.run(std::cout, std::cerr);
   } catch (const std::exception& e) {
     std::cerr << "fabemu: " << e.what() << "\n";

@@ -339,7 +339,10 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
 int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream& out,
                      std::ostream& err) {
   Spec spec;
-  if (!load(args, &spec, err)) return kExitUsage;
+  SpecArgs with_control = args;  // --control is --set run.control_socket (checked alike)
+  if (!opts.control_socket.empty())
+    with_control.sets.push_back("run.control_socket=" + nlohmann::json(opts.control_socket).dump());
+  if (!load(with_control, &spec, err)) return kExitUsage;
   (void)out;  // the runner prints its own summary and progress
   for (const std::string& t : opts.capture_taps) {
     CaptureTap tap;

@@ -85,6 +85,22 @@ int FaultState::dead_links() const {
   return n;
 }
 
+bool changes_routing(const std::vector<EngineFault>& changes) {
+  return std::any_of(changes.begin(), changes.end(), [](const EngineFault& c) {
+    return c.op == EngineFault::Op::port_down || c.op == EngineFault::Op::port_up;
+  });
+}
+
+std::vector<std::string> FaultState::dead_link_names() const {
+  std::vector<std::string> out;
+  for (const auto& l : links_down_) out.push_back(fmt::format("r{}:p{}", l.first, l.second));
+  return out;
+}
+
+std::vector<int32_t> FaultState::dead_router_ids() const {
+  return std::vector<int32_t>(routers_down_.begin(), routers_down_.end());
+}
+
 int FaultState::dead_routers() const { return static_cast<int>(routers_down_.size()); }
 
 FaultPlan plan_faults(const Spec& spec, const Fabric& fabric) {
@@ -106,9 +122,7 @@ FaultPlan plan_faults(const Spec& spec, const Fabric& fabric) {
     std::string why;
     if (!state.apply(f, spec.link.retry, &step.changes, &why))
       refuse_spec(spec, {"faults"}, why);
-    step.routing = std::any_of(step.changes.begin(), step.changes.end(), [](const EngineFault& c) {
-      return c.op == EngineFault::Op::port_down || c.op == EngineFault::Op::port_up;
-    });
+    step.routing = changes_routing(step.changes);
     step.fabric = state.fabric();
     plan.steps.push_back(std::move(step));
   }

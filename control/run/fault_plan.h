@@ -29,12 +29,20 @@ class FaultState {
   const Fabric& fabric() const { return fabric_; }
   int dead_links() const;    // router-to-router links down (each counted once)
   int dead_routers() const;
+  // The links set down by a fault, by their lower end ("r0:p33"), and the
+  // routers ("status" on the control socket).
+  std::vector<std::string> dead_link_names() const;
+  std::vector<int32_t> dead_router_ids() const;
 
  private:
   Fabric fabric_;
   std::set<std::pair<int32_t, int>> links_down_;  // (router, port) of the lower end
   std::set<int32_t> routers_down_;
 };
+
+// Whether the changes kill or revive a port (the routing tables must then
+// be programmed anew), rather than only change a link's bit error rate.
+bool changes_routing(const std::vector<EngineFault>& changes);
 
 struct FaultPlan {
   struct Step {

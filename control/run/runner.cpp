@@ -14,6 +14,8 @@
 #include <stdexcept>
 
 #include "control/run/capture_plan.h"
+#include "control/run/control_socket.h"
+#include "control/run/fault_control.h"
 #include "control/run/fault_plan.h"
 #include "control/run/replay_load.h"
 #include "control/spec/spec_fields.h"
@@ -268,14 +270,34 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   const FaultPlan faults = plan_faults(spec, res.fabric);
   for (const FaultPlan::Step& s : faults.steps)
     cfg.faults.insert(cfg.faults.end(), s.changes.begin(), s.changes.end());
-  cfg.faults_possible = !faults.empty();
+  cfg.faults_possible = !faults.empty() || !spec.run.control_socket.empty();
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
   for (const FaultPlan::Step& s : faults.steps)
     if (s.routing) routing->reprogram(*engine, spec, s.fabric, s.fault.at);
   if (prepare) prepare(*engine, *routing, res.fabric);
+  // Faults while running: `fabemu fault` or a script on the control socket.
+  std::unique_ptr<FaultController> controller;
+  ControlServer control;
+  if (!spec.run.control_socket.empty()) {
+    controller = std::make_unique<FaultController>(spec, res.fabric, *routing, *engine);
+    const bool say = cfg.progress || cfg.live;  // not --quiet
+    const auto handle = [&controller, say](const std::string& request) {
+      std::string reply = controller->handle(request);
+      if (say) fmt::print(stderr, "\n[fabemu] control socket: {} -> {}\n", request, reply);
+      return reply;
+    };
+    if (!control.start(spec.run.control_socket, handle, &err))
+      throw std::runtime_error("run.control_socket: " + err);
+    if (say)
+      fmt::print(stderr,
+                 "[fabemu] control socket {}: faults with `fabemu fault --control {} "
+                 "'link=rR:pP down'`\n",
+                 spec.run.control_socket, spec.run.control_socket);
+  }
   res.stats = engine->run();
+  control.stop();
   if (capture) {
     capture->finish();
     res.stats.capture_written = capture->written();
@@ -285,7 +307,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     res.stats.capture_interfaces = capture_interfaces;
   }
   res.json = report_json(spec, res.fabric, cfg, res.stats, per_link_json);
-  if (!faults.empty()) {
+  if (!faults.empty() || controller) {
     nlohmann::json log = nlohmann::json::array();
     FaultState state(res.fabric);
     for (const FaultPlan::Step& s : faults.steps) {
@@ -298,6 +320,8 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
                      {"dead_links", state.dead_links()},
                      {"dead_routers", state.dead_routers()}});
     }
+    if (controller)
+      for (nlohmann::json& j : controller->log()) log.push_back(std::move(j));
     res.json["faults"] = std::move(log);
   }
   return res;

@@ -19,6 +19,7 @@ struct RunOptions {
   std::vector<std::string> eal_args;  // --eal from the command line (after run.eal)
   std::vector<std::string> capture_taps;  // --capture: added to the spec's capture.taps
   std::string capture_file;               // --capture-file: replaces capture.file
+  std::string control_socket;             // --control: replaces run.control_socket
 };
 
 // Engine configuration from the spec: phases, traffic, packet format, placement.

@@ -146,6 +146,7 @@ struct Spec {
     std::vector<int> cores;            // CPUs for the workers, in order; empty: any the process may use
     double mac_aging_s = 300;          // learned MAC addresses expire after this long unseen
     std::vector<std::string> eal;      // extra DPDK EAL arguments (e.g. --vdev=...)
+    std::string control_socket;        // Unix socket for faults while running; empty: none
   } run;
 
   // DPDK ports whose hosts' Ethernet frames enter and leave the fabric.

@@ -284,6 +284,11 @@ const std::vector<Field>& fields() {
     {"run.eal", "list of strings", "", "[]", "[]", "[]", "fabemu default",
      "extra DPDK EAL arguments, e.g. [\"--vdev=net_null0\"]; `fabemu run --eal` adds more after them",
      read_eal},
+    {"run.control_socket", "string", "", "\"\"", "\"\"", "\"\"", "fabemu default (no socket)",
+     "path of a Unix socket on which the running process takes faults (`fabemu fault --control PATH 'link=r0:p33 down'`, or one request per line from a script); `fabemu run --control PATH` sets it; not with `faults` in the same spec",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.run.control_socket = n.IsScalar() && n.Scalar().empty() ? "" : c.text(n, "a socket path");
+     }},
 
     // --- capture: pcapng taps on links and ports (control/run/capture_plan.h).
     {"capture.taps", "list of strings", "", "[]", "[]", "[]", "fabemu default (no capture)",

@@ -79,6 +79,13 @@ void SpecValidator::validate(Spec& s) const {
                       printable(s.routing), printable(s.topology.family),
                       join(reg.routing_names(s.topology.family))));
   validate_router_model(s, routing->router_models);
+  // The socket's faults start from the healthy fabric and publish tables
+  // while running; the spec's are scheduled before it. Mixing the two would
+  // let one's tables undo the other's.
+  if (!s.run.control_socket.empty() && !s.faults.empty())
+    blame({"run.control_socket", "faults"},
+          "faults in the spec and a control socket cannot be combined yet: give the spec's "
+          "faults through the socket (`fabemu fault`), or drop run.control_socket");
   if (s.vcs.count > routing->max_vcs)
     blame({"vcs.count", "routing"},
           fmt::format("{} VCs is more than routing '{}' can use: set vcs.count to at most {}",

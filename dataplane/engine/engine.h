@@ -94,7 +94,8 @@ class Engine final : public EngineBase {
       : tables_(std::make_shared<const Tables>(std::move(tables))), f_(fabric), cfg_(cfg) {}
 
   RunStats run() override;
-  bool inject_faults(const std::vector<EngineFault>& changes) override;
+  bool inject_faults(const std::vector<EngineFault>& changes, size_t* first = nullptr) override;
+  std::vector<ps_t> injected_applied_at() const override;
 
   // New routing tables (routing/table_slot.h): publish_tables from any
   // thread while running, adopted by each worker at its next window edge;
@@ -151,6 +152,10 @@ class Engine final : public EngineBase {
     // (kNever: up), and the packets lost to faults (the drain counts them).
     size_t next_fault = 0;
     uint32_t rt_faults_seen = 0;
+    // Virtual time: how far this worker may go at its next window edge
+    // (Published::rt_faults, tables_generation).
+    uint32_t rt_faults_upto = 0;
+    uint64_t tables_upto = 0;
     std::vector<ps_t> down_since;
     uint64_t fault_lost = 0;
     std::vector<Nic> ep;                // all endpoints; only owned ones used
@@ -278,7 +283,7 @@ class Engine final : public EngineBase {
   bool lcb_damaged_head(Worker& w, uint32_t c, bool* withhold);
 
   // ---- faults (engine_faults.h) ---------------------------------------------------
-  void apply_faults(Worker& w, ps_t now);
+  void apply_faults(Worker& w, ps_t now, uint32_t rt_upto = UINT32_MAX);
   void apply_fault(Worker& w, const EngineFault& f);
   ps_t next_fault_at(const Worker& w) const {
     return faults_ && w.next_fault < cfg_.faults.size() ? cfg_.faults[w.next_fault].at : kNever;
@@ -452,8 +457,14 @@ class Engine final : public EngineBase {
     uint64_t lost;  // packets lost to faults (counted; the drain does not wait for them)
     bool failed;
     bool stop;  // worker 0's reading of cfg_.stop, so that every worker stops in one window
+    // Worker 0's reading of the changes made while running (complete ones
+    // only, EngineBase::change_while_running): every worker adopts up to
+    // these at the next window edge.
+    uint32_t rt_faults;
+    uint64_t tables_generation;
   };
   std::vector<Published> pub_[2];
+  void snapshot_changes(Published& p);  // engine_faults.h
   std::chrono::steady_clock::time_point wall_start_;
 
   // Port-bound endpoints.
@@ -468,8 +479,9 @@ class Engine final : public EngineBase {
   bool faults_ = false;                  // cfg_.faults_possible: the fault checks are armed
   // Faults given while running (inject_faults), appended under the lock;
   // the count tells the workers there are new ones.
-  std::mutex rt_faults_mu_;
+  mutable std::mutex rt_faults_mu_;
   std::vector<EngineFault> rt_faults_;
+  std::vector<ps_t> rt_applied_at_;  // [index in rt_faults_], by worker 0
   std::atomic<uint32_t> rt_faults_n_{0};
 
   // Real time: emulated ps = (TSC - tsc0_) * ps_per_cycle_.

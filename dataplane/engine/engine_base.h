@@ -6,14 +6,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "dataplane/core/fabric.h"
 #include "dataplane/ethernet/replay.h"
 #include "dataplane/link/capture_tap.h"
-#include "dataplane/stats/stats.h"
 #include "dataplane/sim/time.h"
+#include "dataplane/stats/stats.h"
 
 namespace fabemu {
 
@@ -191,8 +192,33 @@ class EngineBase {
   virtual RunStats run() = 0;
   // While run() goes on, from any thread: state changes each worker applies
   // at its next window edge (their `at` is ignored). False when the engine
-  // was not made with faults_possible.
-  virtual bool inject_faults(const std::vector<EngineFault>& changes) = 0;
+  // was not made with faults_possible. Returns the index of the first
+  // change among all injected so far in *first (for applied_at).
+  virtual bool inject_faults(const std::vector<EngineFault>& changes, size_t* first = nullptr) = 0;
+  // The emulated time each injected change took effect (worker 0's window
+  // edge or housekeeping), kNever for one not applied (yet).
+  virtual std::vector<ps_t> injected_applied_at() const = 0;
+  // About where the run is in emulated time (worker 0, updated per window).
+  ps_t emulated_now() const { return emulated_now_.load(std::memory_order_relaxed); }
+
+  // Changes made together while running (faults and the tables programmed
+  // around them) go inside one of these, so that virtual-time workers take
+  // all or none of them at one window edge: worker 0 reads what is
+  // published only while no change is half made.
+  template <class F>
+  void change_while_running(F&& make) {
+    std::lock_guard<std::mutex> g(change_mu_);
+    change_epoch_.fetch_add(1, std::memory_order_acq_rel);  // odd: changing
+    make();
+    change_epoch_.fetch_add(1, std::memory_order_acq_rel);
+  }
+
+ protected:
+  std::atomic<ps_t> emulated_now_{0};
+  std::atomic<uint32_t> change_epoch_{0};
+
+ private:
+  std::mutex change_mu_;
 };
 
 }  // namespace fabemu

@@ -18,27 +18,55 @@
 namespace fabemu {
 
 template <class R, class L>
-bool Engine<R, L>::inject_faults(const std::vector<EngineFault>& changes) {
+bool Engine<R, L>::inject_faults(const std::vector<EngineFault>& changes, size_t* first) {
   if (!faults_) return false;
   std::lock_guard<std::mutex> g(rt_faults_mu_);
+  if (first) *first = rt_faults_.size();
   rt_faults_.insert(rt_faults_.end(), changes.begin(), changes.end());
+  rt_applied_at_.resize(rt_faults_.size(), kNever);
   rt_faults_n_.store(static_cast<uint32_t>(rt_faults_.size()), std::memory_order_release);
   return true;
 }
 
-// At a window edge at emulated time `now`: the scheduled faults whose time
-// has come, then those given while running.
 template <class R, class L>
-void Engine<R, L>::apply_faults(Worker& w, ps_t now) {
+std::vector<ps_t> Engine<R, L>::injected_applied_at() const {
+  std::lock_guard<std::mutex> g(rt_faults_mu_);
+  return rt_applied_at_;
+}
+
+// Worker 0, publishing its window: how many faults and which tables were
+// given while running, read only while no change is half made (a change
+// caught half made waits for the next window).
+template <class R, class L>
+void Engine<R, L>::snapshot_changes(Published& p) {
+  const Worker& w0 = *workers_[0];
+  p.rt_faults = w0.rt_faults_upto;
+  p.tables_generation = w0.tables_upto;
+  const uint32_t e = change_epoch_.load(std::memory_order_acquire);
+  if (e & 1) return;
+  const uint32_t n = rt_faults_n_.load(std::memory_order_acquire);
+  const uint64_t g = tables_.generation();
+  if (change_epoch_.load(std::memory_order_acquire) != e) return;
+  p.rt_faults = n;
+  p.tables_generation = g;
+}
+
+// At a window edge at emulated time `now`: the scheduled faults whose time
+// has come, then those given while running (up to rt_upto in virtual time,
+// so that every worker takes the same ones at the same edge).
+template <class R, class L>
+void Engine<R, L>::apply_faults(Worker& w, ps_t now, uint32_t rt_upto) {
   if (now > w.now) w.now = now;
   while (w.next_fault < cfg_.faults.size() && cfg_.faults[w.next_fault].at <= now)
     apply_fault(w, cfg_.faults[w.next_fault++]);
-  const uint32_t n = rt_faults_n_.load(std::memory_order_acquire);
-  if (n == w.rt_faults_seen) return;
+  const uint32_t n = std::min(rt_upto, rt_faults_n_.load(std::memory_order_acquire));
+  if (n <= w.rt_faults_seen) return;
   std::vector<EngineFault> fresh;
   {
     std::lock_guard<std::mutex> g(rt_faults_mu_);
     fresh.assign(rt_faults_.begin() + w.rt_faults_seen, rt_faults_.begin() + n);
+    if (w.id == 0)
+      std::fill(rt_applied_at_.begin() + w.rt_faults_seen, rt_applied_at_.begin() + n, w.now);
   }
   w.rt_faults_seen = n;
   for (const EngineFault& f : fresh) apply_fault(w, f);

@@ -130,10 +130,11 @@ void Engine<R, L>::worker_loop(Worker& w) {
     w.window_parity = static_cast<uint8_t>(parity);
     // Tables published or scheduled by control/ take effect at a window
     // edge; a scheduled change ends the window it falls in.
-    tables_.refresh(w.tables, wstart);
+    tables_.refresh(w.tables, wstart, w.tables_upto);
     // Faults likewise: a scheduled one ends the window before it.
     if (faults_) [[unlikely]]
-      apply_faults(w, wstart);
+      apply_faults(w, wstart, w.rt_faults_upto);
+    if (w.id == 0) emulated_now_.store(wstart, std::memory_order_relaxed);
     const ps_t wend =
         std::min({wstart + window_, std::max(wstart + 1, tables_.next_change(w.tables)),
                   std::max(wstart + 1, next_fault_at(w))});
@@ -166,7 +167,10 @@ void Engine<R, L>::worker_loop(Worker& w) {
                                    w.lcb_retries,
                                    w.fault_lost,
                                    w.failed,
-                                   stop};
+                                   stop,
+                                   0,
+                                   0};
+    if (w.id == 0) snapshot_changes(pub_[parity][0]);
     if (nw > 1) {
       barrier_->wait([&] { drain_inbox(w); });
       drain_inbox(w);
@@ -197,6 +201,8 @@ void Engine<R, L>::worker_loop(Worker& w) {
       lost += p.lost;
       any_failed |= p.failed;
     }
+    w.rt_faults_upto = pub_[parity][0].rt_faults;
+    w.tables_upto = pub_[parity][0].tables_generation;
     if (w.id == 0 && cfg_.progress && cfg_.progress_s > 0) {
       const auto now = std::chrono::steady_clock::now();
       if (std::chrono::duration<double>(now - last_progress).count() >= cfg_.progress_s) {

@@ -266,6 +266,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     if (router_worker_[r] == w.id) w.routers.push_back(static_cast<int32_t>(r));
   const uint32_t nlr = static_cast<uint32_t>(w.routers.size());
   tables_.attach(w.tables);
+  w.tables_upto = w.tables.generation;  // changes while running: Published
   w.route_rng.clear();
   for (int32_t r : w.routers) w.route_rng.emplace_back(cfg_.seed, 0x524f555445000000ull + uint64_t(r));
   w.router.init(nlr, max_ports_, nv_, qcap_, cfg_.input_speedup);

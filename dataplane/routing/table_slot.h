@@ -15,7 +15,10 @@
 //    an emulated instant (a fault in the spec). Every worker adopts it at the
 //    window edge at `at` (windows end there), so runs stay deterministic.
 //  - publish(tables): from any thread while running (the fault control
-//    socket, real time); each worker adopts it at its next window edge.
+//    socket); each worker adopts it at its next window edge, or, given a
+//    generation to stop at (refresh's `upto`), at the edge where every
+//    worker's reading of generation() says so: that is how virtual-time
+//    workers adopt a set at one and the same edge (dataplane/engine/).
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -37,9 +40,12 @@ class TableSlot {
   void publish(std::shared_ptr<const T> t) {
     std::lock_guard<std::mutex> g(mu_);
     cur_.store(t.get(), std::memory_order_release);
+    published_.push_back(t.get());
     generation_.fetch_add(1, std::memory_order_release);
     keep_.push_back(std::move(t));
   }
+  // Sets published so far (the initial one is generation 1).
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
   // Before the run only: the tables from emulated time `at` on. False (and
   // nothing scheduled) once freeze() has been called: workers read the
@@ -70,14 +76,16 @@ class TableSlot {
     r.generation = generation_.load(std::memory_order_acquire);
     r.next_scheduled = 0;
   }
-  // At a window edge at emulated time `now`: adopts a published set, then
-  // any scheduled set whose time has come. True when the tables changed.
-  bool refresh(Reader& r, ps_t now) const {
+  // At a window edge at emulated time `now`: adopts the newest published
+  // set (no newer than generation `upto`), then any scheduled set whose time
+  // has come. True when the tables changed.
+  bool refresh(Reader& r, ps_t now, uint64_t upto = UINT64_MAX) const {
     bool changed = false;
-    const uint64_t g = generation_.load(std::memory_order_acquire);
-    if (g != r.generation) {
+    const uint64_t g = std::min(generation_.load(std::memory_order_acquire), upto);
+    if (g > r.generation) {
       r.generation = g;
-      r.tables = cur_.load(std::memory_order_acquire);
+      std::lock_guard<std::mutex> lock(mu_);  // rare: a change while running
+      r.tables = published_[g - 1];
       changed = true;
     }
     while (r.next_scheduled < scheduled_.size() && scheduled_[r.next_scheduled].at <= now) {
@@ -104,6 +112,7 @@ class TableSlot {
   std::atomic<const T*> cur_{nullptr};
   std::atomic<uint64_t> generation_{0};
   std::vector<Scheduled> scheduled_;  // written before the run, read by workers
+  std::vector<const T*> published_;   // [generation - 1], under mu_
   mutable std::mutex mu_;
   bool frozen_ = false;
   std::vector<std::shared_ptr<const T>> keep_;  // every set ever published

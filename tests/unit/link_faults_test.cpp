@@ -18,40 +18,11 @@
 #include "control/run/fault_plan.h"
 #include "control/spec/spec_refuse.h"
 #include "control/topology/registry.h"
+#include "tests/support/fault_checks.h"
 #include "tests/support/run_collect.h"
 
 namespace fabemu {
 namespace {
-
-uint64_t drops(const RunStats& st, DropReason r) { return st.drops[static_cast<int>(r)]; }
-
-uint64_t fault_losses(const RunStats& st) {
-  return drops(st, DropReason::dead_port) + drops(st, DropReason::lost_in_flight) +
-         drops(st, DropReason::lost_in_dead_router) + drops(st, DropReason::no_route);
-}
-
-// Every packet arrived once or was lost to a fault and counted: ids unique,
-// deliveries plus counted losses equal injections, nothing left undelivered.
-void expect_once_or_counted(const RunResult& r, const std::vector<Delivery>& got) {
-  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
-  ASSERT_TRUE(r.stats.drained) << "did not drain";
-  EXPECT_EQ(r.stats.invariant_failure, "");
-  EXPECT_GT(r.stats.invariant_checks, 0u);
-  std::vector<uint64_t> ids;
-  for (const Delivery& d : got) ids.push_back(d.id);
-  std::sort(ids.begin(), ids.end());
-  EXPECT_TRUE(std::adjacent_find(ids.begin(), ids.end()) == ids.end()) << "a packet arrived twice";
-  EXPECT_EQ(ids.size(), r.stats.delivered_packets);
-  EXPECT_EQ(r.stats.delivered_packets + fault_losses(r.stats), r.stats.injected_packets);
-  EXPECT_EQ(drops(r.stats, DropReason::undelivered_at_end), 0u);
-}
-
-const LinkStats& link_from(const RunStats& st, int32_t router, int16_t port) {
-  for (const LinkStats& l : st.links)
-    if (l.router == router && l.port == port) return l;
-  ADD_FAILURE() << "no link from router " << router << " port " << port;
-  return st.links.front();
-}
 
 // Rank-1 router 0's uplink 33 goes to rank-2 router 33 (build_clos: uplink
 // 32 + j to rank-2 router R1 + j, R1 = 32). The packets on that link, or

@@ -1,0 +1,39 @@
+#include "control/cli/fault_command.h"
+
+#include "control/cli/cli.h"
+#include "control/run/control_socket.h"
+
+namespace fabemu {
+
+int fault_command(const std::string& socket, const std::vector<std::string>& requests,
+                  std::istream& in, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> lines;
+  for (const std::string& r : requests) {
+    if (r != "-") {
+      lines.push_back(r);
+      continue;
+    }
+    for (std::string line; std::getline(in, line);) {
+      const size_t b = line.find_first_not_of(" \t\r");
+      if (b == std::string::npos || line[b] == '#') continue;  // what the server skips too
+      lines.push_back(line);
+    }
+  }
+  if (lines.empty()) {
+    err << "fabemu fault: nothing to send: give a fault (e.g. 'link=r0:p33 down'), status, or - "
+           "to read requests from standard input\n";
+    return kExitUsage;
+  }
+  std::vector<std::string> replies;
+  std::string why;
+  const bool reached = control_request(socket, lines, &replies, &why);
+  bool all_ok = reached;
+  for (const std::string& r : replies) {
+    out << r << "\n";
+    all_ok = all_ok && r.rfind("ok", 0) == 0;
+  }
+  if (!reached) err << "fabemu fault: " << why << "\n";
+  return all_ok ? kExitOk : kExitRunFailed;
+}
+
+}  // namespace fabemu

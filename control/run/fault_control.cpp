@@ -1,0 +1,93 @@
+#include "control/run/fault_control.h"
+
+#include <fmt/format.h>
+
+#include "control/topology/registry.h"
+
+namespace fabemu {
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+std::string FaultController::status() const {
+  std::vector<std::string> routers;
+  for (int32_t r : state_.dead_router_ids()) routers.push_back(std::to_string(r));
+  return fmt::format("ok emulated {:.3f} us; dead links: {}; dead routers: {}; faults given: {}",
+                     double(engine_.emulated_now()) / 1e6, joined(state_.dead_link_names()),
+                     joined(routers), given_.size());
+}
+
+std::string FaultController::handle(const std::string& request) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (request == "help") return std::string("ok requests: ") + kControlRequests;
+  if (request == "status") return status();
+  std::string text = request;
+  if (text.rfind("fault ", 0) == 0) text = text.substr(6);
+  FaultSpec f;
+  std::string why;
+  if (!parse_fault(text, false, &f, &why))
+    return "error: " + why + " (requests: " + kControlRequests + ")";
+  // Tried on a copy first: a fault refused, or tables that cannot be
+  // programmed, leave the state as it was.
+  FaultState next = state_;
+  std::vector<EngineFault> changes;
+  if (!next.apply(f, spec_.link.retry, &changes, &why)) return "error: " + why;
+  const bool reroute = changes_routing(changes);
+  Given entry;
+  entry.text = text;
+  entry.n = changes.size();
+  std::string failed;
+  engine_.change_while_running([&] {
+    try {
+      // The tables first: a worker that took the faults but not yet the
+      // tables would send packets into the dead port (counted, but lost).
+      if (reroute && !routing_.reprogram(engine_, spec_, next.fabric(), kNever))
+        failed = "the routing tables could not be replaced while running";
+    } catch (const std::exception& e) {
+      failed = std::string("the routing could not be programmed around it: ") + e.what();
+    }
+    if (failed.empty() && !changes.empty() && !engine_.inject_faults(changes, &entry.first))
+      failed = "the engine was started without fault support";
+  });
+  if (!failed.empty()) return "error: '" + text + "': " + failed;
+  state_ = std::move(next);
+  entry.dead_links = state_.dead_links();
+  entry.dead_routers = state_.dead_routers();
+  given_.push_back(entry);
+  return fmt::format(
+      "ok '{}' given at about {:.3f} us emulated: {} port change{}{}; {} dead "
+      "link{}, {} dead router{}",
+      text, double(engine_.emulated_now()) / 1e6, changes.size(), changes.size() == 1 ? "" : "s",
+      reroute ? ", routing tables reprogrammed" : "", entry.dead_links,
+      entry.dead_links == 1 ? "" : "s", entry.dead_routers, entry.dead_routers == 1 ? "" : "s");
+}
+
+nlohmann::json FaultController::log() const {
+  std::lock_guard<std::mutex> g(mu_);
+  const std::vector<ps_t> at = engine_.injected_applied_at();
+  nlohmann::json out = nlohmann::json::array();
+  for (const Given& e : given_) {
+    const bool applied = e.n == 0 || (e.first < at.size() && at[e.first] != kNever);
+    nlohmann::json j = {{"fault", e.text},
+                        {"source", "control socket"},
+                        {"applied", applied},
+                        {"dead_links", e.dead_links},
+                        {"dead_routers", e.dead_routers}};
+    j["at_ns"] = applied && e.n ? nlohmann::json(double(at[e.first]) / 1e3) : nlohmann::json();
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+size_t FaultController::given() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return given_.size();
+}
+
+}  // namespace fabemu

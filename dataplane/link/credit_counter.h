@@ -118,13 +118,20 @@ class CreditCounter {
   }
 
   // A deferred stream comes back at its `first`: the streams before it have
-  // all arrived by then, so it finds room.
+  // all arrived by then, so it finds room. Except in real time, where a late
+  // stream starts when it is taken and may overlap the ones after it: then
+  // its credits join the last stream's, after it and at its pace (later
+  // than due, never earlier, and none lost or made twice).
   void add_resumed(uint32_t units, ps_t first, ps_t every) {
     settle(first);
     deferred_--;
+    returned_ += units;
+    if (count_ == kStreams) [[unlikely]] {
+      q_[(head_ + count_ - 1) % kStreams].n += units;
+      return;
+    }
     q_[(head_ + count_) % kStreams] = Stream{first, static_cast<uint32_t>(every), units};
     count_++;
-    returned_ += units;
   }
 
   // Streams whose last credit has arrived by `now` move into hand.

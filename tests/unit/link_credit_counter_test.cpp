@@ -180,6 +180,31 @@ TEST(CreditCounter, AtMostKStreamsThenDeferredUntilResumed) {
   EXPECT_EQ(when, first6 + 20000);
 }
 
+// Real time: a stream taken late starts when it is taken, so streams can
+// overlap and a deferred one may come back to a queue that is still full.
+// Its credits then follow the last stream, at its pace: counted once (the
+// queue is not overwritten: that made credits from nothing and let a sender
+// overflow a buffer), and none before the deferred stream's first.
+TEST(CreditCounter, AResumedStreamThatFindsTheQueueFullFollowsTheLastOne) {
+  CreditCounter c(0);
+  for (uint32_t i = 0; i < CreditCounter::kStreams; i++)
+    ASSERT_TRUE(c.add_stream(10, 5000 + i * 100, 100)) << i;  // overlapping, ends 5900..6200
+  EXPECT_FALSE(c.add_stream(3, 5500, 100));
+  c.add_resumed(3, 5500, 100);  // nothing has arrived whole by 5500
+  EXPECT_EQ(c.held(), 10 * CreditCounter::kStreams + 3);
+  EXPECT_EQ(c.returned(), c.held());
+  EXPECT_EQ(c.pending_streams(), CreditCounter::kStreams);
+  ps_t when = kNever;
+  const uint32_t all = 10 * CreditCounter::kStreams + 3;
+  EXPECT_FALSE(c.available(all, 5500, &when));
+  EXPECT_GT(when, ps_t(5500));
+  EXPECT_EQ(when, ps_t(5000 + 3 * 100 + 12 * 100));  // the last stream's 13th credit
+  EXPECT_TRUE(c.available(all, when, &when));
+  c.take(all);
+  EXPECT_EQ(c.held(), 0u);
+  EXPECT_EQ(c.pending_streams(), 0u);
+}
+
 // Taking credits from a stream that has begun leaves the rest of it begun:
 // what the adaptive selection sees (held_at) drops by what was taken.
 TEST(CreditCounter, TakeLowersHeldAtByWhatWasTaken) {

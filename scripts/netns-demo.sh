@@ -57,12 +57,24 @@ Environment:
   FABEMU_DEMO_UP_S        how long to wait for the first ping reply (default 20)
   FABEMU_DEMO_OUT         keep fabemu's JSON report and log, ping's and iperf3's
                           output in this directory
+  FABEMU_DEMO_HTTP_MB     also download a file of this many MB of random bytes
+                          over HTTP from h1 to h0 while iperf3 runs (python3
+                          http.server, curl), and compare its SHA-256
+  FABEMU_DEMO_HTTP_RATE   curl --limit-rate for that download (e.g. 2M), so that
+                          it lasts through the faults
+  FABEMU_DEMO_FAULTS      faults while the traffic runs, "S:REQUEST;S:REQUEST..."
+                          (S seconds after iperf3 starts; REQUEST as for
+                          `fabemu fault`, several at once separated by commas,
+                          e.g. "2:link=r0:p33 down,link=r0:p34 down;5:link=r0:p33 up");
+                          fabemu then serves a control socket
   FABEMU_DEMO_NO_BUILD=1  do not install packages or build: use $FABEMU_BUILD/fabemu
   FABEMU_BUILD            build directory (default <repo>/build)
 
-Exit status: 0 when ping got replies and iperf3 moved data; 1 when the fabric
-did not come up, ping got no reply, iperf3 moved nothing or fabemu failed;
-2 on a bad command line or spec.
+Exit status: 0 when ping got replies and iperf3 moved data (and, when asked
+for, the download arrived intact, every fault was taken and iperf3 moved data
+after the last one); 1 when the fabric did not come up, ping got no reply,
+iperf3 moved nothing, the download was damaged, a fault was refused or fabemu
+failed; 2 on a bad command line or spec.
 EOF
 }
 
@@ -107,6 +119,21 @@ seconds=${FABEMU_DEMO_SECONDS:-5}
 up_s=${FABEMU_DEMO_UP_S:-20}
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "FABEMU_DEMO_SECONDS must be a whole number of seconds >= 1, got '$seconds'"
 [[ $up_s =~ ^[1-9][0-9]*$ ]] || die "FABEMU_DEMO_UP_S must be a whole number of seconds >= 1, got '$up_s'"
+http_mb=${FABEMU_DEMO_HTTP_MB:-0}
+http_rate=${FABEMU_DEMO_HTTP_RATE:-}
+[[ $http_mb =~ ^[0-9]+$ ]] || die "FABEMU_DEMO_HTTP_MB must be a whole number of MB, got '$http_mb'"
+[[ -z $http_rate || $http_rate =~ ^[0-9]+[kKmMgG]?$ ]] ||
+  die "FABEMU_DEMO_HTTP_RATE must be a rate as curl --limit-rate takes it (e.g. 2M), got '$http_rate'"
+fault_plan=()  # "SECONDS REQUEST"
+if [[ -n ${FABEMU_DEMO_FAULTS:-} ]]; then
+  [[ $baseline -eq 0 ]] || die "FABEMU_DEMO_FAULTS needs a fabric (not --baseline)"
+  IFS=';' read -r -a fault_items <<<"$FABEMU_DEMO_FAULTS"
+  for item in "${fault_items[@]}"; do
+    [[ $item =~ ^[[:space:]]*([0-9]+(\.[0-9]+)?):(.+)$ ]] ||
+      die "FABEMU_DEMO_FAULTS: '$item' is not SECONDS:REQUEST (e.g. 2:link=r0:p33 down)"
+    fault_plan+=("${BASH_REMATCH[1]} ${BASH_REMATCH[3]}")
+  done
+fi
 
 if [[ ${FABEMU_DEMO_NO_BUILD:-0} != 1 ]]; then
   fabemu_install_packages
@@ -120,7 +147,9 @@ if [[ $baseline -eq 0 && ! -x $fabemu ]]; then
   die "no fabemu binary at $fabemu (unset FABEMU_DEMO_NO_BUILD to build it, or set FABEMU_BUILD)"
 fi
 missing=()
-for tool in ip ethtool ping iperf3 jq ss timeout; do
+tools=(ip ethtool ping iperf3 jq ss timeout)
+[[ $http_mb -gt 0 ]] && tools+=(curl python3 sha256sum)
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
@@ -348,9 +377,11 @@ if [[ $baseline -eq 0 ]]; then
   echo "  h1 $ns1 eth0 $ip1 <-> $if1 = endpoint $ep1${far_note:+ ($far_note)}"
   # A job started with & ignores SIGINT in a script; fabemu must not, since
   # SIGINT is how it is told to stop, drain and write its report.
+  control=()
+  [[ ${#fault_plan[@]} -gt 0 ]] && control=(--control "$tmp/control.sock")
   env --default-signal=INT,TERM "$fabemu" run "$spec" \
     --set run.mode=realtime --set run.duration_s=0 --set traffic.load=0 \
-    --set "ports=$ports" --json "$tmp/run.json" "$@" >"$tmp/fabemu.log" 2>&1 &
+    --set "ports=$ports" --json "$tmp/run.json" "${control[@]}" "$@" >"$tmp/fabemu.log" 2>&1 &
   fabemu_pid=$!
 fi
 
@@ -407,6 +438,42 @@ for ((i = 0; i < 50; i++)); do
   ip netns exec "$ns1" ss -Hltn 'sport = :5201' 2>/dev/null | grep -q . && break
   sleep 0.1
 done
+# The download (optional): a file of random bytes served by h1, fetched by h0
+# while iperf3 runs.
+http_pid=
+if [[ $http_mb -gt 0 ]]; then
+  mkdir -p "$tmp/www"
+  head -c "${http_mb}M" /dev/urandom >"$tmp/www/blob"
+  http_sha=$(sha256sum <"$tmp/www/blob" | cut -d' ' -f1)
+  ip netns exec "$ns1" python3 -m http.server 8080 --bind "$ip1" --directory "$tmp/www" \
+    >"$tmp/http-server.log" 2>&1 &
+  for ((i = 0; i < 50; i++)); do
+    ip netns exec "$ns1" ss -Hltn 'sport = :8080' 2>/dev/null | grep -q . && break
+    sleep 0.1
+  done
+  rate=()
+  [[ -n $http_rate ]] && rate=(--limit-rate "$http_rate")
+  ip netns exec "$ns0" curl -sS --max-time 600 "${rate[@]}" -o "$tmp/download" \
+    -w '%{http_code} %{size_download} %{time_total}\n' "http://$ip1:8080/blob" \
+    >"$tmp/curl.txt" 2>&1 &
+  http_pid=$!
+fi
+# The faults (optional), each at its time after iperf3 starts.
+faults_pid=
+if [[ ${#fault_plan[@]} -gt 0 ]]; then
+  (
+    start=$(date +%s.%N)
+    for f in "${fault_plan[@]}"; do
+      at=${f%% *}
+      wait_s=$(awk -v a="$at" -v s="$start" -v n="$(date +%s.%N)" 'BEGIN { w = s + a - n; print (w > 0 ? w : 0) }')
+      sleep "$wait_s"
+      echo "$(awk -v s="$start" -v n="$(date +%s.%N)" 'BEGIN { printf "%.2f", n - s }') s: ${f#* }"
+      IFS=',' read -r -a requests <<<"${f#* }"
+      "$fabemu" fault --control "$tmp/control.sock" "${requests[@]}" || echo "FAULT REFUSED"
+    done
+  ) >"$tmp/faults.txt" 2>&1 &
+  faults_pid=$!
+fi
 iperf_rc=0
 run_wait "$tmp/iperf3.json" "$tmp/iperf3.err" timeout --kill-after=5 $((seconds + 30)) \
   ip netns exec "$ns0" iperf3 -c "$ip1" -t "$seconds" -J || iperf_rc=$?
@@ -429,6 +496,40 @@ else
 fi
 if [[ ${iperf_bytes%.*} -eq 0 ]]; then
   failures+=("iperf3: moved no data from h0 to h1 (status $iperf_rc)")
+fi
+if [[ -n $faults_pid ]]; then
+  wait "$faults_pid" || true
+  echo
+  echo "== faults (fabemu fault over the control socket)"
+  sed 's/^/  /' "$tmp/faults.txt"
+  if grep -q "FAULT REFUSED" "$tmp/faults.txt"; then
+    failures+=("faults: fabemu refused one (see above)")
+  fi
+  # TCP survived: iperf3 moved data in every second after the last fault.
+  last=${fault_plan[-1]%% *}
+  if jq -e . "$tmp/iperf3.json" >/dev/null 2>&1; then
+    echo "  iperf3 per second (Mbit/s): $(jq -r '[.intervals[].sum.bits_per_second / 1e6 | round] | map(tostring) | join(" ")' "$tmp/iperf3.json")"
+    idle=$(jq --argjson t "$last" '[.intervals[].sum | select(.start >= $t + 1 and .bytes == 0)] | length' "$tmp/iperf3.json")
+    after=$(jq --argjson t "$last" '[.intervals[].sum | select(.start >= $t + 1)] | length' "$tmp/iperf3.json")
+    if [[ $after -eq 0 ]]; then
+      failures+=("faults: iperf3 ended before a second had passed after the last fault (raise FABEMU_DEMO_SECONDS)")
+    elif [[ $idle -gt 0 ]]; then
+      failures+=("faults: TCP did not recover: iperf3 moved nothing in $idle of the $after seconds after the last fault")
+    fi
+  fi
+fi
+if [[ -n $http_pid ]]; then
+  http_rc=0
+  wait "$http_pid" || http_rc=$?
+  echo
+  echo "== HTTP download of ${http_mb} MB from h1 (curl${http_rate:+ --limit-rate $http_rate})"
+  got_sha=$(sha256sum <"$tmp/download" 2>/dev/null | cut -d' ' -f1)
+  read -r code size secs <"$tmp/curl.txt" || true
+  echo "  HTTP ${code:-?}, ${size:-0} bytes in ${secs:-?} s; SHA-256 ${got_sha:-none} (sent $http_sha)"
+  if [[ $http_rc -ne 0 || $got_sha != "$http_sha" ]]; then
+    failures+=("HTTP: the download failed or differs from what h1 served (curl status $http_rc: $(head -c 300 "$tmp/curl.txt"))")
+  fi
+  rm -f "$tmp/download" "$tmp/www/blob"  # not worth keeping in FABEMU_DEMO_OUT
 fi
 
 # ---------------------------------------------------------------------------
@@ -478,6 +579,13 @@ if [[ -n $fabemu_pid ]]; then
       "  packet latency     p50 \(.latency_ns.p50 | ns), p99 \(.latency_ns.p99 | ns)",
       "  hops               mean \(.hops.mean | num), max \(.hops.max | num)",
       "  credit stalls      \(if .links then ([.links[].credit_stalls // 0] | add // 0 | num) else "n/a" end) (all links)",
+      (if .link_retry then
+        "  link retry         \(.link_retry | to_entries | map(select(.value | type == "number")) | map("\(.key) \(.value | num)") | join(", "))"
+       else empty end),
+      (if .faults then
+        "  faults             \(.faults | map("\(.fault) at \(.at_ns | ns)") | join("; "))",
+        "  packets lost       \(.dropped_packets.reasons | drops)"
+       else empty end),
       "  real time          time scale \(.realtime.time_scale | num), \(.realtime.wall_s | num) s wall",
       "  lateness           p50 \(.realtime.lateness_ns.p50 | ns), p99 \(.realtime.lateness_ns.p99 | ns)," +
         " max \(.realtime.lateness_ns.max | ns); \(.realtime.lateness_ns.over_bound | num) events" +

@@ -13,7 +13,7 @@ fabemu_packages=(
   build-essential cmake ninja-build pkg-config
   libdpdk-dev dpdk-dev libtbb-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev libpcap-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev
-  iproute2 iperf3 ethtool iputils-ping time jq python3
+  iproute2 iperf3 ethtool iputils-ping time jq python3 curl
   tshark  # tests/system/dissector.sh runs pcap-tools/fabemu.lua in it
   python3-matplotlib  # fabemu pcap --plot (pcap-tools/fabemu-pcap)
 )

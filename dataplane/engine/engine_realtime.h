@@ -143,7 +143,7 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
     next_house = tsc + house_cycles;
     tables_.refresh(w.tables, emu_now(tsc));  // new routing tables take effect here
     if (faults_) apply_faults(w, std::max(w.now, emu_now(tsc)));  // and faults
-    if (w.id == 0) emulated_now_.store(emu_now(tsc), std::memory_order_relaxed);
+    if (faults_ && w.id == 0) emulated_now_.store(emu_now(tsc), std::memory_order_relaxed);
     // Housekeeping: link state, counters for the others, phase changes.
     for (uint32_t d : w.devices) {
       if (tsc - link_check[d] < hz / 10) continue;

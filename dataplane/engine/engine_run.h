@@ -130,11 +130,13 @@ void Engine<R, L>::worker_loop(Worker& w) {
     w.window_parity = static_cast<uint8_t>(parity);
     // Tables published or scheduled by control/ take effect at a window
     // edge; a scheduled change ends the window it falls in.
-    tables_.refresh(w.tables, wstart, w.tables_upto);
+    // Changes while running (the control socket) come with faults_ only.
+    tables_.refresh(w.tables, wstart, faults_ ? w.tables_upto : UINT64_MAX);
     // Faults likewise: a scheduled one ends the window before it.
-    if (faults_) [[unlikely]]
+    if (faults_) [[unlikely]] {
       apply_faults(w, wstart, w.rt_faults_upto);
-    if (w.id == 0) emulated_now_.store(wstart, std::memory_order_relaxed);
+      if (w.id == 0) emulated_now_.store(wstart, std::memory_order_relaxed);
+    }
     const ps_t wend =
         std::min({wstart + window_, std::max(wstart + 1, tables_.next_change(w.tables)),
                   std::max(wstart + 1, next_fault_at(w))});
@@ -170,7 +172,8 @@ void Engine<R, L>::worker_loop(Worker& w) {
                                    stop,
                                    0,
                                    0};
-    if (w.id == 0) snapshot_changes(pub_[parity][0]);
+    if (faults_ && w.id == 0) [[unlikely]]
+      snapshot_changes(pub_[parity][0]);
     if (nw > 1) {
       barrier_->wait([&] { drain_inbox(w); });
       drain_inbox(w);
@@ -201,8 +204,10 @@ void Engine<R, L>::worker_loop(Worker& w) {
       lost += p.lost;
       any_failed |= p.failed;
     }
-    w.rt_faults_upto = pub_[parity][0].rt_faults;
-    w.tables_upto = pub_[parity][0].tables_generation;
+    if (faults_) [[unlikely]] {
+      w.rt_faults_upto = pub_[parity][0].rt_faults;
+      w.tables_upto = pub_[parity][0].tables_generation;
+    }
     if (w.id == 0 && cfg_.progress && cfg_.progress_s > 0) {
       const auto now = std::chrono::steady_clock::now();
       if (std::chrono::duration<double>(now - last_progress).count() >= cfg_.progress_s) {

@@ -50,7 +50,8 @@ class FaultController {
 
 // The control socket's requests, for `fabemu fault --help` and "help".
 inline constexpr const char* kControlRequests =
-    "TARGET WHAT (a fault now: link=rR:pP down|up|ber=X, router=R down|up), fault TARGET WHAT "
+    "TARGET WHAT (a fault now: link=rR:pP down|up|ber=X, router=R down|up, endpoint=E "
+    "stop|start), fault TARGET WHAT "
     "(the same), status (emulated time, dead links and routers), help";
 
 }  // namespace fabemu

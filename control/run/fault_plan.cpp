@@ -10,6 +10,20 @@ namespace fabemu {
 
 bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFault>* changes,
                        std::string* why) {
+  if (f.target == FaultSpec::Target::endpoint) {  // its sink: no port or table changes
+    const int ne = static_cast<int>(fabric_.endpoints.size());
+    if (f.endpoint < 0 || f.endpoint >= ne) {
+      *why = fmt::format("'{}': endpoint {} does not exist (the fabric has endpoints 0 to {})",
+                         f.text, f.endpoint, ne - 1);
+      return false;
+    }
+    const FabricEndpoint& ep = fabric_.endpoints[size_t(f.endpoint)];
+    changes->push_back(
+        {f.at, ep.router, ep.port,
+         f.kind == FaultSpec::Kind::stop ? EngineFault::Op::sink_stop : EngineFault::Op::sink_start,
+         0});
+    return true;
+  }
   const int32_t nr = static_cast<int32_t>(fabric_.routers.size());
   if (f.router < 0 || f.router >= nr) {
     *why = fmt::format("'{}': router {} does not exist (the fabric has routers 0 to {})", f.text,

@@ -163,6 +163,25 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
           {{"router", l.peer_router}, {"port", l.peer_port}, {"packets", l.down_route_violations}});
     }
   j["down_route_violations"] = {{"total", violations}, {"where", std::move(where)}};
+  // Forward-progress time-outs (BlackWidow 7.7): the ports the router
+  // reported, as the maintenance controller would hear of them.
+  if (cfg.forward_progress_ps) {
+    json timeouts = json::array();
+    for (const auto& l : st.links)
+      if (l.progress_timeouts) {
+        json vcs = json::array();
+        for (int v = 0; v < kMaxVcs; v++)
+          if ((l.progress_timeout_vcs >> v) & 1) vcs.push_back(v);
+        json t = {{"router", l.router},
+                  {"port", l.port},
+                  {"timeouts", l.progress_timeouts},
+                  {"first_at_ns", double(l.first_progress_timeout) / 1e3},
+                  {"vcs", std::move(vcs)}};
+        if (l.endpoint >= 0) t["endpoint"] = l.endpoint;
+        timeouts.push_back(std::move(t));
+      }
+    j["forward_progress_timeouts"] = std::move(timeouts);
+  }
   if (st.link_retry) {
     LinkRetryCounters all;
     for (const auto& l : st.links) all.merge(l.retry);

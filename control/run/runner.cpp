@@ -270,7 +270,9 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   const FaultPlan faults = plan_faults(spec, res.fabric);
   for (const FaultPlan::Step& s : faults.steps)
     cfg.faults.insert(cfg.faults.end(), s.changes.begin(), s.changes.end());
-  cfg.faults_possible = !faults.empty() || !spec.run.control_socket.empty();
+  cfg.forward_progress_ps = ns_to_ps(spec.router.forward_progress_ns);
+  cfg.faults_possible =
+      !faults.empty() || !spec.run.control_socket.empty() || cfg.forward_progress_ps > 0;
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
@@ -495,6 +497,20 @@ int run_command(const Spec& spec, const RunOptions& opts) {
           r["retries"].get<uint64_t>(), r["excised"].get<uint64_t>(),
           r["transmit_error_discards"].get<uint64_t>(),
           bits > 0 ? r["bit_errors"].get<double>() / bits : 0.0);
+    }
+    if (j.contains("forward_progress_timeouts") && !j["forward_progress_timeouts"].empty()) {
+      std::string at;
+      for (const auto& x : j["forward_progress_timeouts"])
+        at += fmt::format("{}router {} port {}{} at {:.3f} us", at.empty() ? "" : ", ",
+                          x["router"].get<int>(), x["port"].get<int>(),
+                          x.contains("endpoint")
+                              ? fmt::format(" (endpoint {})", x["endpoint"].get<int>())
+                              : std::string(),
+                          x["first_at_ns"].get<double>() / 1e3);
+      fmt::print(
+          "progress   forward-progress timer expired at {}: packets bound there were "
+          "discarded (drops forward_progress)\n",
+          at);
     }
     if (const auto& dv = j["down_route_violations"]; dv["total"].get<uint64_t>() > 0) {
       std::string at;

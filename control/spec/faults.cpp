@@ -78,10 +78,21 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
     i = 7;
     if (!whole_number(target, &i, &f->router) || i != target.size())
       return bad("write the router as router=R");
+  } else if (target.rfind("endpoint=", 0) == 0) {
+    f->target = FaultSpec::Target::endpoint;
+    i = 9;
+    if (!whole_number(target, &i, &f->endpoint) || i != target.size())
+      return bad("write the endpoint as endpoint=E");
   } else {
-    return bad("the target '" + target + "' is neither link=rR:pP nor router=R");
+    return bad("the target '" + target + "' is neither link=rR:pP, router=R nor endpoint=E");
   }
   const std::string& what = words[k];
+  if (f->target == FaultSpec::Target::endpoint) {
+    if (what != "stop" && what != "start")
+      return bad("an endpoint stops or starts accepting packets: endpoint=E stop|start");
+    f->kind = what == "stop" ? FaultSpec::Kind::stop : FaultSpec::Kind::start;
+    return true;
+  }
   if (what == "down") {
     f->kind = FaultSpec::Kind::down;
   } else if (what == "up") {

@@ -6,8 +6,12 @@
 //
 //   TARGET  link=rR:pP      the link at router R's port P, both directions
 //           router=R        router R, every link into and out of it
-//   WHAT    down | up       dead (all lanes) or back
+//           endpoint=E      endpoint E (its sink)
+//   WHAT    down | up       dead (all lanes) or back (links, routers)
 //           ber=X           bit errors at rate X on the link (link.retry on)
+//           stop | start    the endpoint stops accepting packets, or accepts
+//                           again (BlackWidow 7.7: a processor that stops
+//                           accepting, which router.forward_progress_ns catches)
 //
 // Parsed here for the spec's syntax check; resolved against the fabric (the
 // router and port exist, the port is a router-to-router link) by
@@ -24,9 +28,9 @@ namespace fabemu {
 
 struct FaultSpec {
   ps_t at = 0;  // emulated time (spec); the control socket: now
-  enum class Target { link, router } target = Target::link;
-  int router = -1, port = -1;
-  enum class Kind { down, up, ber } kind = Kind::down;
+  enum class Target { link, router, endpoint } target = Target::link;
+  int router = -1, port = -1, endpoint = -1;
+  enum class Kind { down, up, ber, stop, start } kind = Kind::down;
   double ber = 0;
   std::string text;  // as written, for messages and reports
 };
@@ -38,7 +42,7 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* fault, std:
 // The grammar, for help texts and messages.
 inline constexpr const char* kFaultForms =
     "TIME TARGET WHAT, e.g. \"20us link=r0:p33 down\", \"50us link=r0:p33 up\", \"10us router=5 "
-    "down\", \"0ns link=r2:p1 ber=1e-5\" (TIME in ns, us or ms; TARGET link=rR:pP or router=R; "
-    "WHAT down, up or ber=X)";
+    "down\", \"0ns link=r2:p1 ber=1e-5\", \"5us endpoint=7 stop\" (TIME in ns, us or ms; TARGET "
+    "link=rR:pP, router=R or endpoint=E; WHAT down, up or ber=X, for an endpoint stop or start)";
 
 }  // namespace fabemu

@@ -157,6 +157,9 @@ const std::vector<Field>& fields() {
      "with output_speedup above 1, each output VC queue's capacity (a packet waits in its input buffer while its queue is full); 0: four input buffers of its VC (4 x vcs.buffer_units), where the 32-ary 2-flat's saturation under uniform traffic stops rising (MIN 0.877 with one, 0.962 with four, 0.964 with sixteen)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.output_queue_units = static_cast<int>(c.integer(n, 0, 1 << 24)); }},
 
+    {"router.forward_progress_ns", "number", "ns", "0", "0", "0", BW " §7.7 (a forward progress countdown timer per VC on the sender side of each port; the paper gives no value)",
+     "an output VC whose packets wait this long without one leaving times out: the port is reported (JSON forward_progress_timeouts) and discards what is bound for it (drops forward_progress) until credits come back; 0 (off) or 0.001 to 1e9",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.forward_progress_ns = c.bounded(n, kClockTickNs, 1e9, "the engine's clock ticks in picoseconds (0.001 ns), and a router waits at most a second", true); }},
     {"router.allocator", "string", "", "", "", "default", FB " §3.1 (greedy MIN AD and UGAL; sequential UGAL-S and CLOS AD); Table 1 (folded Clos: adaptive sequential)",
      "how the inputs of a router see each other's adaptive routing decisions (routings clos adaptive, flatfly min_ad, ugal, ugal_s, clos_ad): default (the routing algorithm's own, as the paper has it), greedy (all decide on the queue state of the cycle's start, updated en masse once per cycle of one packet) or sequential (each decision counts for the next at once)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.allocator = c.one_of(n, {"default", "greedy", "sequential"}); }, "clos, flatfly"},

@@ -157,6 +157,13 @@ class Engine final : public EngineBase {
     uint32_t rt_faults_upto = 0;
     uint64_t tables_upto = 0;
     std::vector<ps_t> down_since;
+    // The forward-progress timer and stopped sinks (engine_progress.h):
+    // [output * nv + vc] since when its packets wait (kNever: none wait),
+    // [output] whether the endpoint beyond it stopped accepting, and what
+    // it received meanwhile (output, packet).
+    std::vector<ps_t> waiting_since;
+    std::vector<uint8_t> sink_stopped;
+    std::vector<std::pair<uint32_t, rte_mbuf*>> sink_held;
     uint64_t fault_lost = 0;
     std::vector<Nic> ep;                // all endpoints; only owned ones used
     std::vector<uint32_t> owned_eps;
@@ -284,6 +291,10 @@ class Engine final : public EngineBase {
 
   // ---- faults (engine_faults.h) ---------------------------------------------------
   void apply_faults(Worker& w, ps_t now, uint32_t rt_upto = UINT32_MAX);
+  void check_progress(Worker& w);              // engine_progress.h
+  static constexpr ps_t kProgressChecks = 16;  // looks per timer period
+  void set_sink(Worker& w, uint32_t o, bool stopped);
+  void finish_eject(Worker& w, const OutLink& ol, rte_mbuf* m, ps_t now, ps_t dur);
   void apply_fault(Worker& w, const EngineFault& f);
   ps_t next_fault_at(const Worker& w) const {
     return faults_ && w.next_fault < cfg_.faults.size() ? cfg_.faults[w.next_fault].at : kNever;
@@ -296,9 +307,9 @@ class Engine final : public EngineBase {
   ps_t read_out_discarded(Worker& w, uint32_t c, uint32_t units);
   void refuse_at_dead_input(Worker& w, uint32_t c, rte_mbuf* m);
   void discard_unroutable(Worker& w, uint32_t c);
-  void discard_at_dead_port(Worker& w, rte_mbuf* m) {
+  void discard_at_dead_port(Worker& w, rte_mbuf* m, DropReason why = DropReason::dead_port) {
     rte_pktmbuf_free(m);
-    count_lost(w, DropReason::dead_port, 1);
+    count_lost(w, why, 1);
   }
   void count_lost(Worker& w, DropReason why, uint64_t n) {
     w.st.drops[static_cast<int>(why)] += n;
@@ -389,6 +400,7 @@ class Engine final : public EngineBase {
     w.wheel.for_each(packet_event);
     for (const Event& ev : w.inbox) packet_event(ev);
     for (GoBackNSender& tx : w.lcb_tx) tx.for_each_held(f);
+    for (const auto& held : w.sink_held) f(held.second);
   }
   void send_remote(Worker& w, const Event& ev, uint32_t dest_worker) {
     w.outbox[dest_worker].push_back(ev);
@@ -524,6 +536,7 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_hop.h"
 #include "dataplane/engine/engine_link_layer.h"
+#include "dataplane/engine/engine_progress.h"
 #include "dataplane/engine/engine_realtime.h"
 #include "dataplane/engine/engine_run.h"
 #include "dataplane/engine/engine_setup.h"

@@ -73,6 +73,9 @@ struct EngineFault {
     port_up,       // the port carries traffic again
     router_flush,  // router R died: what its input buffers and output queues hold is lost
     ber,           // bit errors at rate `ber` on the link leaving router R's port P
+    sink_stop,     // the endpoint at router R's port P stops accepting packets (they wait
+                   // in its receive buffer, whose credits do not come back)
+    sink_start,    // it accepts again: what waited is delivered, its credits come back
   };
   ps_t at = 0;
   int32_t router = -1;
@@ -183,6 +186,10 @@ struct EngineConfig {
   // arms the checks (one predictable branch per grant when off).
   std::vector<EngineFault> faults;
   bool faults_possible = false;
+  // BlackWidow 7.7: an output VC whose packets have waited this long without
+  // one leaving times out, and its port discards what is bound for it
+  // (0: no timer). Needs faults_possible.
+  ps_t forward_progress_ps = 0;
 };
 
 class EngineBase {

@@ -173,9 +173,21 @@ template <class R, class L>
 inline void Engine<R, L>::eject(Worker& w, const OutLink& ol, uint32_t o, rte_mbuf* m, ps_t now,
                                 ps_t dur) {
   PacketMeta* pm = meta(m);
-  const uint32_t units = pm->units;
+  if (faults_ && w.sink_stopped[o]) [[unlikely]] {  // waits in its receive buffer
+    w.sink_held.push_back({o, m});
+    return;
+  }
+  add_credit_stream(w, o, pm->vc, pm->units, now + ol.wire_ps + ol.unit_ps + ol.wire_ps,
+                    ol.unit_ps);
+  finish_eject(w, ol, m, now, dur);
+}
+
+// Packet m, whose credits are on their way back, reaches its endpoint.
+template <class R, class L>
+inline void Engine<R, L>::finish_eject(Worker& w, const OutLink& ol, rte_mbuf* m, ps_t now,
+                                       ps_t dur) {
+  PacketMeta* pm = meta(m);
   const uint8_t ov = pm->vc;
-  add_credit_stream(w, o, ov, units, now + ol.wire_ps + ol.unit_ps + ol.wire_ps, ol.unit_ps);
   if (pm->flags & kPktTransmitError) [[unlikely]] {
     // Damaged on a link and moved on before its CRC failed: its good copy
     // comes after it (BlackWidow §4.3: "eventually discarded by the network

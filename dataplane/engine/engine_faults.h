@@ -88,6 +88,10 @@ void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
                         0x4C434200000000ull + uint64_t(f.router) * max_ports_ + uint32_t(f.port));
     return;
   }
+  if (f.op == EngineFault::Op::sink_stop || f.op == EngineFault::Op::sink_start) {
+    if (mine) set_sink(w, o, f.op == EngineFault::Op::sink_stop);
+    return;
+  }
   const bool down = f.op == EngineFault::Op::port_down;
   if (mine) {
     set_output_dead(w, o, down);

@@ -59,6 +59,9 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
     case EventType::link_timeout:
       lcb_go_back(w, e.a);
       break;
+    case EventType::progress_check:
+      check_progress(w);
+      break;
     case EventType::tile:
       if constexpr (kTiled) {
         TileHost host{*this, w};
@@ -271,6 +274,10 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
       won_c = c;
       return true;
     }
+    if (faults_ && ol.progress_timeout) [[unlikely]] {  // discarded: needs no credits
+      won_c = c;
+      return true;
+    }
     if (e.units < short_units[v]) {
       ps_t ignored = kNever;
       if (cr[v].credits.available(e.units, now, &ignored)) {
@@ -322,7 +329,7 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   const InLink& in = w.in[c / nv_];
   const ps_t unit = oq ? in.unit_ps : ol.unit_ps;
   const ps_t dur = e.units * unit;
-  const bool dead = faults_ && ol.dead;
+  const bool dead = faults_ && (ol.dead || ol.progress_timeout);
   if (!oq && !dead) [[likely]]
     take_link(w, o, e.units, e.out_vc);
   rt.occupy_input(c / nv_, now + dur);
@@ -334,7 +341,7 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
     rt.forget(c, e.units);
   if (dead) [[unlikely]] {
     w.pending[size_t(o) * nv_ + e.out_vc] -= e.units;
-    discard_at_dead_port(w, e.m);
+    discard_at_dead_port(w, e.m, ol.dead ? DropReason::dead_port : DropReason::forward_progress);
   } else if (!oq) {
     deliver_from_link(w, rt.router_of_channel(c), o, e.m, e.units, e.out_vc);
   } else {
@@ -364,6 +371,7 @@ __attribute__((always_inline)) inline void Engine<R, L>::take_link(Worker& w, ui
   sv.credits.take(units);
   w.pending[size_t(o) * nv_ + ov] -= units;
   sv.packets++;
+  sv.last_sent = now;
   ol.free_ps = now + dur;  // requesters arriving meanwhile schedule the wake-up
   add_busy(ol.busy_ps, now, dur);
   w.st.packet_hops++;
@@ -466,6 +474,9 @@ template <class R, class L>
 inline void Engine<R, L>::add_credit_stream(Worker& w, uint32_t o, uint32_t v, uint32_t units,
                                             ps_t first, ps_t every, bool resumed) {
   CreditCounter& cc = w.vcs[size_t(o) * nv_ + v].credits;
+  // Credits back: what is beyond the port accepts again (engine_progress.h).
+  if (faults_ && w.out[o].progress_timeout) [[unlikely]]
+    w.out[o].progress_timeout = false;
   if (resumed) {
     cc.add_resumed(units, first, every);
   } else if (!cc.add_stream(units, first, every)) {

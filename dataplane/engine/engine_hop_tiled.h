@@ -51,9 +51,10 @@ template <class R, class L>
 inline void Engine<R, L>::grant_tiled(Worker& w, uint32_t o, uint32_t requester) {
   TileHost host{*this, w};
   const YarcTiledRouter::Granted g = w.router.output_grant(host, o, requester);
-  if (faults_ && w.out[o].dead) [[unlikely]] {  // discarded at the dead port (engine_faults.h)
+  const OutLink& ol = w.out[o];
+  if (faults_ && (ol.dead || ol.progress_timeout)) [[unlikely]] {  // engine_faults.h, _progress.h
     w.pending[size_t(o) * nv_ + g.vc] -= g.units;
-    discard_at_dead_port(w, g.m);
+    discard_at_dead_port(w, g.m, ol.dead ? DropReason::dead_port : DropReason::forward_progress);
     return;
   }
   take_link(w, o, g.units, g.vc);

@@ -392,7 +392,15 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     }
   }
   if (!setup_link_layer(w, err)) return false;
-  if (faults_) w.down_since.assign(w.out.size(), kNever);
+  if (faults_) {
+    w.down_since.assign(w.out.size(), kNever);
+    w.sink_stopped.assign(w.out.size(), 0);
+    if (cfg_.forward_progress_ps) {
+      w.waiting_since.assign(w.out.size() * nv_, kNever);
+      w.wheel.push(
+          event_at(cfg_.forward_progress_ps / kProgressChecks, EventType::progress_check, 0));
+    }
+  }
   const uint32_t limit = worker_buffer_limit(cfg_, f_, w.id);  // engine_memory.h
   // Data room: DPDK's headroom plus the longest encoded packet (codec.h).
   const uint16_t room = packet_data_room(static_cast<CodecKind>(cfg_.codec), cfg_.format.max_units);

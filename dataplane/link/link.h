@@ -33,6 +33,10 @@ struct alignas(64) OutLink {
   uint32_t stats = 0;       // index into the link statistics
   bool remote = false;      // the far end is on another core
   bool dead = false;        // a fault: what is granted to it is discarded (engine_faults.h)
+  // Its forward-progress timer expired (a VC waited router.forward_progress_ns
+  // without a packet leaving): what is granted to it is discarded, until
+  // credits come back (engine_progress.h).
+  bool progress_timeout = false;
   ps_t serialize(uint32_t units) const { return units * unit_ps; }
 };
 static_assert(sizeof(OutLink) == 64, "a link's sender is one cache line");
@@ -43,6 +47,7 @@ static_assert(sizeof(OutLink) == 64, "a link's sender is one cache line");
 struct alignas(128) SenderVc {
   CreditCounter credits;
   uint64_t packets = 0;
+  ps_t last_sent = 0;  // when a packet last left (the forward-progress timer)
 };
 
 // Per VC of one output link: the fewest units a requester was short of

@@ -14,19 +14,20 @@ enum class EventType : uint8_t {
   out_wake,  // look at a router output again: link free, credits or a requester ready (a = output)
   route,     // an adaptively routed head reaches its input: route it with the state of now (a =
              // channel)
-  ep_generate,    // an endpoint's traffic source produces its next message (a = endpoint)
-  ep_wake,        // an endpoint's injection link may send again (a = endpoint)
-  ep_deliver,     // the tail of a packet reaches its destination endpoint (a = endpoint, m)
-  credit,         // credits reach an output (a = output, vc, amount, unit_ps); only when the
-                  // output's stream queue was full, or from another core
-  remote_arrive,  // cross-core: a packet's head reaches input channel a (global index), m
-  mac_learn,      // another core learned MAC unit_ps behind endpoint a (real time)
-  port_replay,    // a replayed host sends its next frame (a = port binding)
-  link_wake,      // switch speedup: an output link looks at its output queues again (a = output)
-  link_timeout,   // link-level retry: the sender of output a goes back N
-                  // (dataplane/link/go_back_n.h)
-  tile,           // inside a tiled router: a row bus, column channel or buffer's credits (port =
-                  // what, a = which; router/yarc_tiled.h)
+  ep_generate,     // an endpoint's traffic source produces its next message (a = endpoint)
+  ep_wake,         // an endpoint's injection link may send again (a = endpoint)
+  ep_deliver,      // the tail of a packet reaches its destination endpoint (a = endpoint, m)
+  credit,          // credits reach an output (a = output, vc, amount, unit_ps); only when the
+                   // output's stream queue was full, or from another core
+  remote_arrive,   // cross-core: a packet's head reaches input channel a (global index), m
+  mac_learn,       // another core learned MAC unit_ps behind endpoint a (real time)
+  port_replay,     // a replayed host sends its next frame (a = port binding)
+  link_wake,       // switch speedup: an output link looks at its output queues again (a = output)
+  link_timeout,    // link-level retry: the sender of output a goes back N
+                   // (dataplane/link/go_back_n.h)
+  progress_check,  // the forward-progress timers of a worker's outputs (engine_progress.h)
+  tile,            // inside a tiled router: a row bus, column channel or buffer's credits (port =
+                   // what, a = which; router/yarc_tiled.h)
 };
 
 struct Event {

@@ -54,6 +54,9 @@ void LinkStats::merge(const LinkStats& o) {
   down_ps += o.down_ps;
   down_at_end = down_at_end || o.down_at_end;
   down_since = std::min(down_since, o.down_since);
+  progress_timeouts += o.progress_timeouts;
+  first_progress_timeout = std::min(first_progress_timeout, o.first_progress_timeout);
+  progress_timeout_vcs |= o.progress_timeout_vcs;
   for (int v = 0; v < kMaxVcs; v++) {
     vc_packets[v] += o.vc_packets[v];
     vc_units[v] += o.vc_units[v];

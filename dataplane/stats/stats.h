@@ -86,6 +86,11 @@ struct LinkStats {
   ps_t down_ps = 0;
   bool down_at_end = false;
   ps_t down_since = kNever;        // when it went down the last time (down_at_end)
+  // Forward-progress timer (engine_progress.h): times it expired on this
+  // link's sender, the first time, and the VCs (a bit each).
+  uint32_t progress_timeouts = 0;
+  ps_t first_progress_timeout = kNever;
+  uint32_t progress_timeout_vcs = 0;
   void merge(const LinkStats& o);  // adds o's counters (same link)
 };
 
@@ -155,15 +160,16 @@ struct LiveStats {
 };
 
 // Drop reasons are declared once; JSON and the summary print the same names.
-#define FABEMU_DROP_REASONS(X)                                                                \
-  X(source_queue_full, "message not generated: source queue at its bound")                    \
-  X(reassembly_overflow, "reassembly table full at the destination endpoint")                 \
-  X(mbuf_pool_empty, "message not generated: packet buffer pool exhausted")                   \
-  X(no_route, "routing tables gave no output for the packet (unroutable after a fault)")      \
-  X(dead_port, "discarded at a dead port: bound for a dead link or router, or sent into one") \
-  X(lost_in_flight, "on a link (or in its retransmit buffer) when the link died")             \
-  X(lost_in_dead_router, "in a router's buffers when the router died")                        \
-  X(undelivered_at_end, "still in the fabric when the drain limit ran out")                   \
+#define FABEMU_DROP_REASONS(X)                                                                  \
+  X(source_queue_full, "message not generated: source queue at its bound")                      \
+  X(reassembly_overflow, "reassembly table full at the destination endpoint")                   \
+  X(mbuf_pool_empty, "message not generated: packet buffer pool exhausted")                     \
+  X(no_route, "routing tables gave no output for the packet (unroutable after a fault)")        \
+  X(dead_port, "discarded at a dead port: bound for a dead link or router, or sent into one")   \
+  X(lost_in_flight, "on a link (or in its retransmit buffer) when the link died")               \
+  X(lost_in_dead_router, "in a router's buffers when the router died")                          \
+  X(forward_progress, "bound for a port whose forward-progress timer expired (BlackWidow 7.7)") \
+  X(undelivered_at_end, "still in the fabric when the drain limit ran out")                     \
   X(shed_overload, "message not generated: the real-time run was behind (run.overload: shed)")
 
 enum class DropReason : uint8_t {

@@ -115,6 +115,12 @@ int64_t flatfly_bisection_links(const Spec& /*spec*/, const Fabric& fabric) {
   return links;
 }
 
+std::vector<BisectionCut> flatfly_bisection_cuts(const Spec& /*spec*/, const Fabric& fabric) {
+  BisectionCut side(fabric.routers.size());
+  for (size_t i = 0; i < side.size(); ++i) side[i] = i >= side.size() / 2;
+  return {side};
+}
+
 FlatflyTables program_ghc_tables(const Spec& spec, const Fabric& fabric, const GhcShape& shape,
                                  int vcs_per_class, Allocator allocator) {
   if (fabric.num_vcs < vcs_per_class)
@@ -164,7 +170,7 @@ const char* kFlatflySummary =
     "fully connected in each of n-1 dimensions (equation (1)), k endpoints per router";
 
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"flatfly", kFlatflySummary, build_flatfly,
-                                      flatfly_bisection_links});
+                                      flatfly_bisection_links, flatfly_bisection_cuts});
 
 }  // namespace
 

@@ -54,7 +54,7 @@ const char* kHypercubeSummary =
 // 2^(n-1) links one way, which is the minimum (the hypercube is a product
 // of complete graphs K2; flatfly_bisection_links).
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"hypercube", kHypercubeSummary, build_hypercube,
-                                      flatfly_bisection_links});
+                                      flatfly_bisection_links, flatfly_bisection_cuts});
 
 }  // namespace
 }  // namespace fabemu

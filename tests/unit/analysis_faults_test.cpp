@@ -214,5 +214,23 @@ TEST(AnalysisFaults, TorusDeadRouterItsPairsCounted) {
   EXPECT_GT(s.faults.hops_added, 0);
 }
 
+// A flattened butterfly keeps its tables (no fault entries): the 4-ary
+// 3-flat's minimal routing corrects dimension 0 first, so the dead link
+// between routers 0 and 1 (digit 0 of 0 and 1) carries the routes from
+// router 0 to the 4 routers whose digit 0 is 1, and from router 1 to the 4
+// whose digit is 0: 4 x 16 pairs each way, discarded there. Dimension 0
+// halved with digits {1, 2} on one side takes the link across: 16 -> 15.
+TEST(AnalysisFaults, FlatflyKeepsItsTablesAndLosesWhatCrossedTheLink) {
+  const Spec spec = load_spec(std::string(FABEMU_SOURCE_DIR) + "/topologies/flatfly-4x3.yaml",
+                              {"run.progress_s=0"});
+  const Fabric healthy = build_spec_fabric(spec);
+  ASSERT_EQ(healthy.routers[0].ports[4].peer_router, 1);
+  const FabricSummary s = degraded(spec, healthy, with_faults(healthy, {"link=r0:p4 down"}));
+  EXPECT_EQ(s.faults.unroutable_pairs, 4u * 16 * 2);
+  EXPECT_EQ(s.faults.routes_changed, 0u);
+  EXPECT_EQ(s.faults.healthy_bisection_links, 16);
+  EXPECT_EQ(s.bisection_links, 15);
+}
+
 }  // namespace
 }  // namespace fabemu

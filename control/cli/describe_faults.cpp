@@ -48,7 +48,7 @@ DescribedFaults describe_faults(const Spec& spec, const Fabric& healthy, ps_t at
     d.applied.push_back(step.fault);
   }
   d.fabric = state.fabric();
-  for (const int32_t r : state.dead_router_ids()) d.dead_routers.push_back(r);
+  d.dead_routers = state.dead_router_ids();
   // Links down between live routers (a dead router's are listed with it).
   const Fabric& f = d.fabric;
   for (size_t r = 0; r < f.routers.size(); ++r)

@@ -8,14 +8,15 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "control/analysis/route_sample.h"
 #include "control/spec/spec.h"
+#include "control/topology/registry.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/routing/routing_policy.h"
-#include "control/topology/registry.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -100,7 +101,35 @@ struct FabricSummary {
   double trace_seconds = 0;             // wall time of the tracing (not a figure)
 
   bool deadlock_verdict_certain() const { return exact || !deadlock_free; }
+
+  // A fabric with dead links or routers (summarize_degraded): a route that
+  // meets one (or, adaptive, whose choices may) is unroutable, since its
+  // packets are discarded there, and each route is compared with the route
+  // the healthy fabric's tables give. The figures above are the degraded
+  // fabric's over its routable pairs; bisection_links counts live links
+  // (control/analysis/bisection.h).
+  struct Faults {
+    bool degraded = false;
+    uint64_t pairs_traced = 0;      // (src, dst) pairs, each in both classes
+    uint64_t unroutable_pairs = 0;  // pairs with a class unroutable
+    // The first few (src, dst) of them, in that order.
+    std::vector<std::pair<uint32_t, uint32_t>> unroutable_examples;
+    uint64_t routes_changed = 0;  // routable routes on another path than the healthy tables'
+    uint64_t pairs_changed = 0;   // pairs with a class changed
+    // Requests on another path: how many, and their hops less their healthy hops.
+    uint64_t requests_changed = 0;
+    int64_t hops_added = 0;
+    // The healthy fabric's figures, over every pair traced.
+    int healthy_diameter = 0;
+    double healthy_avg_hops = 0;
+    double healthy_avg_hops_ci95 = 0;
+    int64_t healthy_bisection_links = 0;
+    double healthy_capacity = 0;
+  } faults;
 };
+
+// How many unroutable pairs FabricSummary::Faults lists.
+inline constexpr size_t kUnroutableExamples = 8;
 
 // Traces every (src, dst) pair in both classes (requests and responses) in
 // parallel, or the sample `sample` asks for on a larger fabric.
@@ -110,6 +139,12 @@ FabricSummary summarize(const Spec& spec, const Fabric& fabric);
 FabricSummary summarize(const Spec& spec, const Fabric& fabric, uint32_t packet_units);
 FabricSummary summarize(const Spec& spec, const Fabric& fabric, const SampleOptions& sample,
                         uint32_t packet_units = 0);
+
+// The same for `degraded`, the fabric `healthy` with dead links or routers
+// marked (control/run/fault_plan.h), under the tables programmed around
+// them; summary.faults compares it with `healthy`.
+FabricSummary summarize_degraded(const Spec& spec, const Fabric& healthy, const Fabric& degraded,
+                                 const SampleOptions& sample, uint32_t packet_units = 0);
 
 // Router-to-router unidirectional links of a fabric.
 int count_router_links(const Fabric& fabric);

@@ -12,6 +12,7 @@
 #include "control/cli/fault_command.h"
 #include "control/cli/tool_command.h"
 #include "control/run/runner.h"
+#include "control/spec/faults.h"
 
 namespace fabemu {
 
@@ -86,11 +87,25 @@ int fabemu_main(int argc, char** argv) {
                  "every figure exact and the deadlock check a proof")
       ->excludes(max_routes)
       ->excludes(sample_routes);
+  std::string describe_at;
+  CLI::Option* at =
+      describe
+          ->add_option("--at", describe_at,
+                       "describe the fabric as the spec's faults leave it at this emulated time "
+                       "(20us, 1500ns, 2ms) instead of after all of them")
+          ->type_name("TIME");
+  describe
+      ->add_flag("--healthy", describe_opts.healthy,
+                 "describe the fabric without the spec's faults")
+      ->excludes(at);
   describe->footer(
-      "Exits 1 when the programmed tables leave a pair unroutable or the channel dependency "
-      "graph has a cycle the routing algorithm promises not to have. Above --max-routes the "
-      "figures come from a sample: means with 95% intervals, maxima as lower bounds, and a "
-      "deadlock check that is not a proof (--exact makes one).");
+      "A spec with faults is described DEGRADED: as its faults leave the fabric (all of them, "
+      "or those up to --at), routes traced through the tables programmed around them, with "
+      "unroutable pairs, changed routes, live bisection and the healthy figures beside. "
+      "Exits 1 when the programmed tables of a healthy fabric leave a pair unroutable or the "
+      "channel dependency graph has a cycle the routing algorithm promises not to have. Above "
+      "--max-routes the figures come from a sample: means with 95% intervals, maxima as lower "
+      "bounds, and a deadlock check that is not a proof (--exact makes one).");
 
   SpecArgs run_args;
   RunOptions run_opts;
@@ -198,6 +213,11 @@ int fabemu_main(int argc, char** argv) {
     if (*check) return check_command(check_args, std::cout, std::cerr);
     if (*describe) {
       if (describe_exact) describe_opts.max_routes = 0;
+      if (!describe_at.empty() && !parse_emulated_time(describe_at, &describe_opts.at)) {
+        std::cerr << "fabemu describe: --at '" << describe_at
+                  << "' is not an emulated time: give one such as 20us, 1500ns or 2ms\n";
+        return kExitUsage;
+      }
       return describe_command(describe_args, describe_opts, std::cout, std::cerr);
     }
     if (*run) {

@@ -10,6 +10,7 @@
 
 #include "control/analysis/analysis.h"
 #include "control/cli/cli.h"
+#include "control/cli/describe_faults.h"
 #include "control/cli/output.h"
 #include "control/run/fault_plan.h"
 #include "control/run/run_memory.h"
@@ -109,6 +110,16 @@ namespace {
 // text) prints one row, wrapped.
 void write_hop_rows(const FabricSummary& sum, const DescribeOptions& opts,
                     const std::function<void(const char*, const std::string&)>& row) {
+  const bool degraded = sum.faults.degraded;
+  const std::string healthy_diameter =
+      degraded ? fmt::format("; healthy {}", sum.faults.healthy_diameter) : "";
+  std::string healthy_hops;
+  if (degraded)
+    healthy_hops = sum.exact ? fmt::format("; healthy {:.3f}", sum.faults.healthy_avg_hops)
+                             : fmt::format("; healthy {:.3f} ± {:.3f}", sum.faults.healthy_avg_hops,
+                                           sum.faults.healthy_avg_hops_ci95);
+  const char* between =
+      degraded ? "between distinct routable endpoints" : "between distinct endpoints";
   const std::string every =
       fmt::format("--exact traces every route (about {} here)",
                   duration_text(sum.trace_seconds * double(sum.routes_all) /
@@ -123,17 +134,19 @@ void write_hop_rows(const FabricSummary& sum, const DescribeOptions& opts,
                     count_text(double(sum.routes_all)), opts.max_routes,
                     count_text(double(sum.routes_traced)), sum.sampled_sources,
                     count_text(double(sum.random_pairs)), sum.seed, every));
-  row("diameter", fmt::format("{} hops{}", sum.diameter,
-                              sum.exact ? "" : " (at least: the longest sampled route)"));
+  row("diameter",
+      fmt::format("{} hops{}{}", sum.diameter, degraded ? " over routable pairs" : "",
+                  sum.exact ? healthy_diameter
+                            : " (at least: the longest sampled route" + healthy_diameter + ")"));
   if (sum.exact)
-    row("average hops", fmt::format("{:.3f} between distinct endpoints ({:.3f} with self)",
-                                    sum.avg_hops, sum.avg_hops_with_self));
+    row("average hops", fmt::format("{:.3f} {} ({:.3f} with self){}", sum.avg_hops, between,
+                                    sum.avg_hops_with_self, healthy_hops));
   else
     row("average hops",
-        fmt::format("{:.3f} ± {:.3f} between distinct endpoints ({:.3f} ± {:.3f} with self), "
+        fmt::format("{:.3f} ± {:.3f} {} ({:.3f} ± {:.3f} with self){}, "
                     "estimates with 95% intervals over {} sampled sources",
-                    sum.avg_hops, sum.avg_hops_ci95, sum.avg_hops_with_self,
-                    sum.avg_hops_with_self_ci95, sum.sampled_sources));
+                    sum.avg_hops, sum.avg_hops_ci95, between, sum.avg_hops_with_self,
+                    sum.avg_hops_with_self_ci95, healthy_hops, sum.sampled_sources));
 }
 
 void write_route_rows(const FabricSummary& sum, const std::string& unit_name,
@@ -173,7 +186,8 @@ void write_route_rows(const FabricSummary& sum, const std::string& unit_name,
 
 // JSON "analysis": how the figures were obtained, and what each one is:
 // "exact", "estimate" (a mean over sampled sources, 95% interval in "ci95"),
-// "lower_bound" (a maximum or count over the sample) or, for deadlock_free,
+// "lower_bound" (a maximum or count over the sample), "upper_bound" (a
+// degraded fabric's bisection: the best cut found) or, for deadlock_free,
 // "sample" (no cycle among the sampled routes: not a proof).
 nlohmann::json analysis_json(const FabricSummary& sum, const DescribeOptions& opts) {
   nlohmann::json a = {{"exact", sum.exact},
@@ -182,8 +196,10 @@ nlohmann::json analysis_json(const FabricSummary& sum, const DescribeOptions& op
                       {"max_routes", opts.max_routes},
                       {"sample_routes", opts.sample_routes}};
   nlohmann::json figures;
-  for (const char* f : {"routers", "links", "endpoints", "bisection_links", "bisection_bound"})
-    figures[f] = "exact";
+  for (const char* f : {"routers", "links", "endpoints"}) figures[f] = "exact";
+  // A degraded fabric's bisection is the best cut found (control/analysis/bisection.h).
+  for (const char* f : {"bisection_links", "bisection_bound"})
+    figures[f] = sum.faults.degraded ? "upper_bound" : "exact";
   for (const char* f : {"avg_hops", "avg_hops_with_self", "zero_load_ps_typical"})
     figures[f] = sum.exact ? "exact" : "estimate";
   for (const char* f : {"diameter", "zero_load_ps_max", "channels", "dependencies"})
@@ -209,8 +225,10 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
   Fabric f;
+  DescribedFaults faults;
   try {
     f = runnable_fabric(spec);
+    faults = describe_faults(spec, f, opts.at, opts.healthy);
   } catch (const SpecError& e) {
     err << e.what() << "\n";
     return kExitUsage;
@@ -221,7 +239,8 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
     sample.max_routes = opts.max_routes;
     sample.sample_routes = opts.sample_routes;
     sample.progress = progress_line(err, "fabemu describe", "routes");
-    sum = summarize(spec, f, sample);
+    sum = faults.degraded() ? summarize_degraded(spec, f, faults.fabric, sample)
+                            : summarize(spec, f, sample);
   } catch (const std::exception& e) {
     err << args.file << ": analysis failed: " << e.what() << "\n";
     return kExitRunFailed;
@@ -253,18 +272,29 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   };
   out << fmt::format("{}: {} (profile {}, {} routing)\n", args.file, f.name, spec.profile,
                      spec.routing);
+  write_fault_header(faults, row);
   row("routers", fmt::format("{}", sum.routers));
   row("links", fmt::format("{} (router to router, one direction each)", sum.links));
   row("endpoints", fmt::format("{}", sum.endpoints));
   write_hop_rows(sum, opts, row);
-  row("bisection", fmt::format("{} links one way; uniform load bound {:.2f}", sum.bisection_links,
-                               sum.bisection_bound));
-  row("capacity", fmt::format("2B/N = {:.3f} of injection bandwidth (uniform random; B both ways)",
-                              sum.capacity));
+  const bool degraded = sum.faults.degraded;
+  row("bisection",
+      fmt::format("{} {}links one way{}; uniform load bound {:.2f}", sum.bisection_links,
+                  degraded ? "live " : "",
+                  degraded ? fmt::format(" (healthy {}; the fewest found across its minimum "
+                                         "cuts, with routers at the faults moved across)",
+                                         sum.faults.healthy_bisection_links)
+                           : "",
+                  sum.bisection_bound));
+  row("capacity",
+      fmt::format("2B/N = {:.3f} of injection bandwidth (uniform random; B both ways){}",
+                  sum.capacity,
+                  degraded ? fmt::format("; healthy {:.3f}", sum.faults.healthy_capacity) : ""));
   row("virtual channels", fmt::format("{} (buffers {} {}s)", f.num_vcs, buffers, f.unit_name));
   row("flow unit",
       fmt::format("{}-bit {}, {} per link", f.unit_bits, f.unit_name, time_text(unit_ps)));
   write_route_rows(sum, f.unit_name, row);
+  write_fault_rows(faults, sum, row);
   // The memory estimate: a summary row, then a line per part (not wrapped).
   const MemoryEstimate mem = estimate_run_memory(spec, f);
   const std::string mem_text = memory_text(mem);
@@ -328,11 +358,14 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
                      {"port", e.port},
                      {"coord", f.routers[e.router].coord}});
     j["endpoint_list"] = eps;
+    if (!spec.faults.empty()) j["faults"] = faults_json(faults, sum);
     if (!write_json(j, opts.json_out, out, err)) return kExitRunFailed;
   }
   // Broken tables or a cycle where the algorithm promises none: the fabric
   // would not run as specified, which a script calling describe must see.
-  if (sum.unroutable || (claims_deadlock_free && !sum.deadlock_free)) return kExitRunFailed;
+  // (Pairs the faults leave unroutable are what a degraded fabric is.)
+  if ((sum.unroutable && !faults.degraded()) || (claims_deadlock_free && !sum.deadlock_free))
+    return kExitRunFailed;
   return kExitOk;
 }
 

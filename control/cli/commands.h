@@ -9,6 +9,7 @@
 #include "control/analysis/route_sample.h"
 #include "control/spec/spec.h"
 #include "dataplane/core/fabric.h"
+#include "dataplane/sim/time.h"
 
 namespace fabemu {
 
@@ -31,12 +32,18 @@ struct DescribeOptions {
   // (control/analysis/route_sample.h).
   uint64_t max_routes = SampleOptions::kDefaultMaxRoutes;
   uint64_t sample_routes = SampleOptions::kDefaultSampleRoutes;
+  // The spec's faults described: those up to emulated time `at` (kNever:
+  // all of them), none with `healthy` (control/cli/describe_faults.h).
+  ps_t at = kNever;
+  bool healthy = false;
 };
 
 // Prints the fabric's size, diameter, average hops, bisection, zero-load
 // latencies and deadlock check, and whether they are exact or from a sample;
 // with opts.json_out, also writes them as JSON. A progress line goes to err
-// while the routes take more than a second to trace.
+// while the routes take more than a second to trace. A spec with faults is
+// described degraded: the fabric they leave, its tables programmed around
+// them, compared with the healthy fabric.
 int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ostream& out,
                      std::ostream& err);
 

@@ -24,8 +24,9 @@ bool real_number(const std::string& s, double* out) {
   return end == s.c_str() + s.size() && std::isfinite(*out);
 }
 
-// "20us", "1500ns", "2ms", "0"
-bool emulated_time(const std::string& s, ps_t* at) {
+}  // namespace
+
+bool parse_emulated_time(const std::string& s, ps_t* at) {
   struct Unit {
     const char* suffix;
     double ps;
@@ -43,8 +44,6 @@ bool emulated_time(const std::string& s, ps_t* at) {
   return false;
 }
 
-}  // namespace
-
 bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::string* why) {
   *f = FaultSpec{};
   f->text = text;
@@ -61,7 +60,7 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
   if (words.size() != want)
     return bad("it has " + std::to_string(words.size()) + " words, not " + std::to_string(want));
   size_t k = 0;
-  if (with_time && !emulated_time(words[k++], &f->at))
+  if (with_time && !parse_emulated_time(words[k++], &f->at))
     return bad("'" + words[0] + "' is not a time such as 20us, 1500ns or 2ms");
   const std::string& target = words[k++];
   size_t i = 0;

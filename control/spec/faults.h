@@ -39,6 +39,10 @@ struct FaultSpec {
 // text starts with its emulated time (the spec's form).
 bool parse_fault(const std::string& text, bool with_time, FaultSpec* fault, std::string* why);
 
+// An emulated time as a fault gives it ("20us", "1500ns", "2ms", "0"):
+// false when `text` is none.
+bool parse_emulated_time(const std::string& text, ps_t* at);
+
 // The grammar, for help texts and messages.
 inline constexpr const char* kFaultForms =
     "TIME TARGET WHAT, e.g. \"20us link=r0:p33 down\", \"50us link=r0:p33 up\", \"10us router=5 "

@@ -115,6 +115,19 @@ int64_t clos_bisection_links(const Spec& spec, const Fabric& fabric) {
   return r1 * spec.topology.uplinks / 2;
 }
 
+std::vector<BisectionCut> clos_bisection_cuts(const Spec& spec, const Fabric& fabric) {
+  if (spec.topology.rank == 1) return {};
+  // Half of each rank: every rank-1 router is linked to every rank-2 router.
+  int count[3] = {0, 0, 0};
+  for (const FabricRouter& r : fabric.routers) count[r.rank]++;
+  BisectionCut side(fabric.routers.size());
+  for (size_t i = 0; i < side.size(); ++i) {
+    const FabricRouter& r = fabric.routers[i];
+    side[i] = r.coord[1] >= count[r.rank] / 2;
+  }
+  return {side};
+}
+
 namespace {
 
 // The first destination under each router, from the wiring: a rank-1
@@ -200,7 +213,8 @@ const char* kClosSummary =
     "(<= 1024; 32 endpoints + U uplinks per rank-1 router, U radix-32 rank-2 routers, U = "
     "topology.uplinks, 32 by default)";
 
-FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"clos", kClosSummary, build_clos, clos_bisection_links});
+FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"clos", kClosSummary, build_clos, clos_bisection_links,
+                                      clos_bisection_cuts});
 
 RoutingInfo updown_routing() {
   RoutingInfo r = policy_routing<YarcUpDown>(

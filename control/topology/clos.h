@@ -16,8 +16,10 @@
 // Port label 0 = down (towards endpoints), 1 = up.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "control/spec/spec.h"
+#include "control/topology/registry.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/routing/yarc_updown.h"
 
@@ -34,6 +36,9 @@ Fabric build_clos(const Spec& spec);
 // Rank 1: E / 2; rank 2: R1 * U / 2 uplinks (with U = 32 a full-bisection
 // fat tree).
 int64_t clos_bisection_links(const Spec& spec, const Fabric& fabric);
+// A cut that achieves it (TopologyInfo::bisection_cuts), rank 2: half of the
+// rank-1 and half of the rank-2 routers on each side. Rank 1: none.
+std::vector<BisectionCut> clos_bisection_cuts(const Spec& spec, const Fabric& fabric);
 
 // Healthy-network tables: root detect (location = first destination of the
 // subtree, mask = its size - 1), up-table entry 0 matching everything with

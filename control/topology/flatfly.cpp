@@ -115,6 +115,33 @@ int64_t flatfly_bisection_links(const Spec& /*spec*/, const Fabric& fabric) {
   return links;
 }
 
+std::vector<BisectionCut> ghc_bisection_cuts(const GhcShape& shape, const Fabric& fabric) {
+  const size_t n = fabric.routers.size();
+  std::vector<BisectionCut> cuts;
+  if (shape.k % 2) {  // the lower half of the routers in id order
+    BisectionCut side(n);
+    for (size_t i = 0; i < n; ++i) side[i] = i >= n / 2;
+    cuts.push_back(std::move(side));
+    return cuts;
+  }
+  // Every dimension halved (the lower half in id order is the highest one
+  // halved at offset 0), at each of its k/2 offsets: for every link some
+  // cut has it across.
+  const size_t k = size_t(shape.k);
+  size_t stride = 1;
+  for (int d = 0; d < shape.dims; ++d, stride *= k)
+    for (size_t o = 0; o < k / 2; ++o) {
+      BisectionCut side(n);
+      for (size_t i = 0; i < n; ++i) side[i] = (i / stride % k + k - o) % k >= k / 2;
+      cuts.push_back(std::move(side));
+    }
+  return cuts;
+}
+
+std::vector<BisectionCut> flatfly_bisection_cuts(const Spec& spec, const Fabric& fabric) {
+  return ghc_bisection_cuts(flatfly_shape(spec), fabric);
+}
+
 FlatflyTables program_ghc_tables(const Spec& spec, const Fabric& fabric, const GhcShape& shape,
                                  int vcs_per_class, Allocator allocator) {
   if (fabric.num_vcs < vcs_per_class)
@@ -164,7 +191,7 @@ const char* kFlatflySummary =
     "fully connected in each of n-1 dimensions (equation (1)), k endpoints per router";
 
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"flatfly", kFlatflySummary, build_flatfly,
-                                      flatfly_bisection_links});
+                                      flatfly_bisection_links, flatfly_bisection_cuts});
 
 }  // namespace
 

@@ -13,8 +13,10 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "control/spec/spec.h"
+#include "control/topology/registry.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/routing/flatfly_tables.h"
 
@@ -60,6 +62,11 @@ Fabric build_flatfly(const Spec& spec);
 // this is one dimension cut in half: N/4 links, i.e. B = N/2 both ways and a
 // capacity 2B/N = 1 (the paper's footnote 3). 32-ary 2-flat: 256.
 int64_t flatfly_bisection_links(const Spec& spec, const Fabric& fabric);
+// The cuts that achieve it (TopologyInfo::bisection_cuts): for even k,
+// every dimension halved at each of its k/2 offsets (so that each link is
+// across one), for odd k that one.
+std::vector<BisectionCut> ghc_bisection_cuts(const GhcShape& shape, const Fabric& fabric);
+std::vector<BisectionCut> flatfly_bisection_cuts(const Spec& spec, const Fabric& fabric);
 
 // Tables of a generalized hypercube of `shape` for a policy that uses
 // vcs_per_class VCs for each traffic class (min: 1, val: 2, min_ad: n',

@@ -50,11 +50,16 @@ const char* kHypercubeSummary =
     "topology.endpoints_per_router endpoints per router (1: the flattened butterfly paper's "
     "10-dimensional hypercube of Figure 6)";
 
+std::vector<BisectionCut> hypercube_bisection_cuts(const Spec& spec, const Fabric& fabric) {
+  return ghc_bisection_cuts(hypercube_shape(spec), fabric);
+}
+
 // Halves of the routers in id order: the cut of the highest dimension,
 // 2^(n-1) links one way, which is the minimum (the hypercube is a product
-// of complete graphs K2; flatfly_bisection_links).
+// of complete graphs K2; flatfly_bisection_links); every other dimension's
+// cut is one too.
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"hypercube", kHypercubeSummary, build_hypercube,
-                                      flatfly_bisection_links});
+                                      flatfly_bisection_links, hypercube_bisection_cuts});
 
 }  // namespace
 }  // namespace fabemu

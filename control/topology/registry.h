@@ -2,6 +2,7 @@
 // own source file (FABEMU_REGISTER_TOPOLOGY / FABEMU_REGISTER_ROUTING), so a
 // new fabric is a new file, not edits across the engine.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,6 +17,8 @@ namespace fabemu {
 class EngineBase;       // dataplane/engine/engine_base.h
 struct EngineConfig;
 
+using BisectionCut = std::vector<uint8_t>;  // side of each router, 0 or 1
+
 struct TopologyInfo {
   std::string family;   // spec topology.family: "torus", "clos", ...
   std::string summary;
@@ -24,6 +27,11 @@ struct TopologyInfo {
   // Bisection: the number of unidirectional router-to-router links that cross
   // the minimum bisection of the fabric in one direction.
   std::function<int64_t(const Spec&, const Fabric&)> bisection_links;
+  // Minimum bisections of the healthy fabric, each a side (0 or 1) per
+  // router, crossed by bisection_links links each way: a fabric with dead
+  // links counts its live links across them (control/analysis/bisection.h).
+  // Empty: none with router links (the fabric's bisection is its endpoints').
+  std::function<std::vector<BisectionCut>(const Spec&, const Fabric&)> bisection_cuts;
 };
 
 // Walks one packet through routing tables programmed once (analysis: hop

@@ -107,6 +107,26 @@ int64_t torus_bisection_links(const Spec& spec, const Fabric& fabric) {
   return best < 0 ? 0 : best;
 }
 
+std::vector<BisectionCut> torus_bisection_cuts(const Spec& spec, const Fabric& fabric) {
+  const std::array<int, 3> k = spec.topology.dims;
+  const int64_t n = static_cast<int64_t>(k[0]) * k[1] * k[2];
+  const int64_t best = torus_bisection_links(spec, fabric);
+  std::vector<BisectionCut> cuts;
+  for (int d = 0; d < 3; ++d) {
+    if (k[d] < 2 || 2 * n / k[d] != best) continue;
+    // Each ring cut in two places, half a ring apart: an even ring has k/2
+    // such cuts (offset o and o + k/2 are the same), an odd one k.
+    const int offsets = k[d] % 2 ? k[d] : k[d] / 2;
+    for (int o = 0; o < offsets; ++o) {
+      BisectionCut side(fabric.routers.size());
+      for (size_t r = 0; r < side.size(); ++r)
+        side[r] = (fabric.routers[r].coord[d] - o + k[d]) % k[d] >= k[d] / 2;
+      cuts.push_back(std::move(side));
+    }
+  }
+  return cuts;
+}
+
 T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric) {
   if (fabric.num_vcs < 4)
     throw std::invalid_argument(
@@ -223,7 +243,8 @@ const char* kTorusSummary =
     "kx x ky x kz bidirectional 3D torus of Cray T3E routers (ports 0..5: +X +Y +Z -X -Y -Z, "
     "6..: PEs)";
 
-FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"torus", kTorusSummary, build_torus, torus_bisection_links});
+FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"torus", kTorusSummary, build_torus, torus_bisection_links,
+                                      torus_bisection_cuts});
 
 // What program_t3e_tables allocates: the source table is routers squared.
 uint64_t t3e_table_bytes(const Fabric& f) {

@@ -13,8 +13,10 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "control/spec/spec.h"
+#include "control/topology/registry.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/routing/t3e_direction_order.h"
 
@@ -33,6 +35,9 @@ Fabric build_torus(const Spec& spec);
 // dimension in one direction: 2 * N / k (two cut points per ring, N / k
 // rings). 4x4x4: 32; 8x16x8: 128 (the T3E's 153.6 GB/s both ways).
 int64_t torus_bisection_links(const Spec& spec, const Fabric& fabric);
+// The cuts that achieve it (TopologyInfo::bisection_cuts): every ring of a
+// smallest-link dimension cut in two halves, at each offset.
+std::vector<BisectionCut> torus_bisection_cuts(const Spec& spec, const Fabric& fabric);
 
 // Source routing table (minimal, shortest direction per dimension, ties +),
 // "time of crossing" VC tables (all zeros), Table 2 fall-through less wire.

@@ -218,7 +218,8 @@ void Engine<R, L>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m, ps_t t) {
     fail(w, "packet " + std::to_string(pm->id) + " for endpoint " + std::to_string(pm->dst) +
                 " was delivered to endpoint " + std::to_string(e) + " (misrouted)");
   }
-  if (cfg_.check_invariants && !decode_check(static_cast<CodecKind>(cfg_.codec), m, *pm)) {
+  if ((cfg_.check_invariants || cfg_.check_deliveries) &&
+      !decode_check(static_cast<CodecKind>(cfg_.codec), m, *pm)) {
     fail(w, "packet " + std::to_string(pm->id) + " arrived with an encoding that does not "
                 "match its metadata");
   }

@@ -465,8 +465,8 @@ int run_command(const Spec& spec, const RunOptions& opts) {
       const auto& r = j["link_retry"];
       const double bits = r["checked_bits"].get<double>();
       fmt::print(
-          "link retry CRC errors {}  time-outs {}  packets resent {}  excised {}  marked and "
-          "discarded at the destination {}  (BER seen {:.2g})\n",
+          "link retry CRC errors {}  time-outs {}  packets resent {}  excised {}  marked transmit "
+          "error and discarded {}  (BER seen {:.2g})\n",
           r["crc_errors"].get<uint64_t>(), r["timeouts"].get<uint64_t>(),
           r["retries"].get<uint64_t>(), r["excised"].get<uint64_t>(),
           r["transmit_error_discards"].get<uint64_t>(),

@@ -291,9 +291,17 @@ class Engine final : public EngineBase {
   ps_t read_out_discarded(Worker& w, uint32_t c, uint32_t units);
   void refuse_at_dead_input(Worker& w, uint32_t c, rte_mbuf* m);
   void discard_unroutable(Worker& w, uint32_t c);
-  void discard_at_dead_port(Worker& w, rte_mbuf* m) {
+  void discard_at_dead_port(Worker& w, rte_mbuf* m) { discard(w, DropReason::dead_port, m); }
+  // A packet a fault discards: lost, counted under `why`; but a damaged
+  // copy that had moved on marked (link-level retry) was never a packet of
+  // its own: it goes as its destination would have discarded it, and the
+  // drain stops waiting for it.
+  void discard(Worker& w, DropReason why, rte_mbuf* m) {
+    if (meta(m)->flags & kPktTransmitError) [[unlikely]]
+      w.st.transmit_error_discards++;
+    else
+      count_lost(w, why, 1);
     rte_pktmbuf_free(m);
-    count_lost(w, DropReason::dead_port, 1);
   }
   void count_lost(Worker& w, DropReason why, uint64_t n) {
     w.st.drops[static_cast<int>(why)] += n;

@@ -117,16 +117,15 @@ class GoBackNSender {
       if (q_[s & mask_].m) f(q_[s & mask_].m);
   }
   // The link died: the packets the window still holds are lost (each
-  // passed to on_lost(units, vc) first: the far end never took them, so
-  // their credits are the sender's again; returns how many) and numbering
-  // starts again when it comes back.
+  // handed to on_lost(units, vc, m), buffer and all: the far end never took
+  // them, so their credits are the sender's again; returns how many) and
+  // numbering starts again when it comes back.
   template <class F>
   uint32_t reset(F&& on_lost) {
     uint32_t n = 0;
     for (uint32_t s = tail_; s != head_; s++)
       if (RetryEntry& e = q_[s & mask_]; e.m) {
-        on_lost(e.units, e.vc);
-        rte_pktmbuf_free(e.m);
+        on_lost(e.units, e.vc, e.m);
         e.m = nullptr;
         n++;
       }

@@ -100,6 +100,9 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.retry.window = static_cast<uint32_t>(spec.link.retry_window);
   c.retry.timeout_ps = ns_to_ps(spec.link.retry_timeout_ns);
   c.retry.ber = spec.link.ber;
+  c.retry.lane_degrade = spec.link.lane_degrade && spec.link.retry;
+  c.retry.lane_threshold = static_cast<uint32_t>(spec.link.lane_retry_threshold);
+  c.retry.lane_window_ps = ns_to_ps(spec.link.lane_retry_window_ns);
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
   c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
@@ -268,7 +271,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   const FaultPlan faults = plan_faults(spec, res.fabric);
   for (const FaultPlan::Step& s : faults.steps)
     cfg.faults.insert(cfg.faults.end(), s.changes.begin(), s.changes.end());
-  cfg.faults_possible = !faults.empty();
+  cfg.faults_possible = !faults.empty() || cfg.retry.lane_degrade;  // (a link may die of its lanes)
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
@@ -408,6 +411,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                 p.fraction * 100.0, double(p.now) / 1e6, p.delivered, wall);
             if (p.retry)
               line += fmt::format("  link CRC errors {} retries {}", p.crc_errors, p.retries);
+            if (p.lanes_dropped) line += fmt::format(" lanes dropped {}", p.lanes_dropped);
             if (tty)
               fmt::print(stderr, "\r{}   ", line);
             else
@@ -471,6 +475,14 @@ int run_command(const Spec& spec, const RunOptions& opts) {
           r["retries"].get<uint64_t>(), r["excised"].get<uint64_t>(),
           r["transmit_error_discards"].get<uint64_t>(),
           bits > 0 ? r["bit_errors"].get<double>() / bits : 0.0);
+    }
+    if (j.contains("link_lanes") && j["link_lanes"]["links_narrowed"].get<uint64_t>() > 0) {
+      const auto& l = j["link_lanes"];
+      fmt::print(
+          "lanes      {} link directions ran narrower than {} lanes, {} lanes dropped for "
+          "retries, {} lost every lane (links[i].lanes)\n",
+          l["links_narrowed"].get<uint64_t>(), l["lanes"].get<uint32_t>(),
+          l["lanes_dropped"].get<uint64_t>(), l["links_lost_all_lanes"].get<uint64_t>());
     }
     if (const auto& dv = j["down_route_violations"]; dv["total"].get<uint64_t>() > 0) {
       std::string at;

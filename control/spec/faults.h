@@ -5,9 +5,14 @@
 //   TARGET WHAT             while running: now (parse_fault with_time = false)
 //
 //   TARGET  link=rR:pP      the link at router R's port P, both directions
+//           link=rR:pP lane=L   lane L of that link (0 to link.lanes - 1), both
+//                           directions (dataplane/link/lanes.h)
 //           router=R        router R, every link into and out of it
-//   WHAT    down | up       dead (all lanes) or back
-//           ber=X           bit errors at rate X on the link (link.retry on)
+//   WHAT    down | up       dead (all lanes) or back; a lane: out of service
+//                           (the link runs narrower; its last lane takes the
+//                           link down) or back
+//           ber=X           bit errors at rate X on the link, or on the bits
+//                           that cross the lane (link.retry on)
 //
 // Parsed here for the spec's syntax check; resolved against the fabric (the
 // router and port exist, the port is a router-to-router link) by
@@ -26,6 +31,7 @@ struct FaultSpec {
   ps_t at = 0;  // emulated time (spec); the control socket: now
   enum class Target { link, router } target = Target::link;
   int router = -1, port = -1;
+  int lane = -1;  // a link's lane; -1: the whole link
   enum class Kind { down, up, ber } kind = Kind::down;
   double ber = 0;
   std::string text;  // as written, for messages and reports
@@ -38,7 +44,8 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* fault, std:
 // The grammar, for help texts and messages.
 inline constexpr const char* kFaultForms =
     "TIME TARGET WHAT, e.g. \"20us link=r0:p33 down\", \"50us link=r0:p33 up\", \"10us router=5 "
-    "down\", \"0ns link=r2:p1 ber=1e-5\" (TIME in ns, us or ms; TARGET link=rR:pP or router=R; "
+    "down\", \"0ns link=r2:p1 ber=1e-5\", \"5us link=r0:p33 lane=1 down\", \"0ns link=r0:p33 "
+    "lane=0 ber=1e-4\" (TIME in ns, us or ms; TARGET link=rR:pP, link=rR:pP lane=L or router=R; "
     "WHAT down, up or ber=X)";
 
 }  // namespace fabemu

@@ -52,6 +52,11 @@ void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
     if (mine) flush_router(w, router_local_[f.router]);
     return;
   }
+  if (f.op == EngineFault::Op::lane_down || f.op == EngineFault::Op::lane_up ||
+      f.op == EngineFault::Op::lane_ber) {  // the sender's, one direction (engine_lanes.h)
+    if (mine && lanes_) apply_lane_fault(w, f);
+    return;
+  }
   const FabricPort& fp = f_.routers[size_t(f.router)].ports[size_t(f.port)];
   const uint32_t o = router_local_[f.router] * max_ports_ + uint32_t(f.port);
   if (f.op == EngineFault::Op::ber) {
@@ -64,6 +69,7 @@ void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
   if (mine) {
     set_output_dead(w, o, down);
     if (fp.endpoint >= 0) set_input_dead(w, o, down);  // the endpoint's link, both ways
+    if (!down && lanes_) retrain_lanes(w, o);
   }
   if (fp.peer_router >= 0 && router_worker_[fp.peer_router] == w.id)
     set_input_dead(w, router_local_[fp.peer_router] * max_ports_ + uint32_t(fp.peer_port), down);

@@ -84,10 +84,7 @@ void Engine<R, L>::lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, 
   LinkPacketFault::Kind fault{};
   const bool faulted = !w.lcb_faults.empty() && lcb_fault(w, o, &fault);
   uint32_t pos[kMaxBitErrorsKept];
-  const CodecKind codec = static_cast<CodecKind>(cfg_.codec);
-  const uint32_t bits = packet_checked_bits(codec, units);
-  tx.checked_bits += bits;  // (folded into the link's counters at the end)
-  const uint32_t n = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
+  const uint32_t n = lcb_draw_errors(w, o, units, pos);
   const ps_t dur = ol.serialize(units);
   if (n == 0 && !faulted) {
     lcb_cross(w, o, m, ov, start, tx.push(nullptr, units, ov, start + dur + 2 * ol.wire_ps));
@@ -118,6 +115,24 @@ void Engine<R, L>::lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, 
   rc.bit_errors += n;
   // (No buffer for the copy: as if the link had lost the packet.)
   if (rte_mbuf* bad = lcb_damaged_copy(w, m, units, pos, n)) lcb_cross(w, o, bad, ov, start, seq);
+}
+
+// The bit errors of a transmission of `units` on output o's link: the
+// link's rate over all its checked bits, then each noisy live lane's over
+// the bits that cross it (dataplane/link/lanes.h), the lanes hit kept for
+// the time-out they cause. Returns how many; their positions (up to
+// kMaxBitErrorsKept) in pos.
+template <class R, class L>
+inline uint32_t Engine<R, L>::lcb_draw_errors(Worker& w, uint32_t o, uint32_t units,
+                                              uint32_t* pos) {
+  const uint32_t bits = packet_checked_bits(static_cast<CodecKind>(cfg_.codec), units);
+  w.lcb_tx[o].checked_bits += bits;  // (folded into the link's counters at the end)
+  uint32_t n = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
+  if (w.lane_noise) [[unlikely]]
+    n = w.lanes.add_noise(o, bits, pos, n, kMaxBitErrorsKept);
+  if (n && lanes_) [[unlikely]]
+    w.lanes.link(o).blame = w.lanes.link(o).lanes_of(pos, n);
+  return n;
 }
 
 // What crosses when bits pos[0..n) of packet m are damaged: a copy with
@@ -188,15 +203,18 @@ inline void Engine<R, L>::lcb_cross(Worker& w, uint32_t o, rte_mbuf* m, uint8_t 
 
 // Output o's sender timed out: it sends its whole window again, oldest
 // first, after the packet on the link now; the core's next packets follow.
+// The lanes whose bits caused it count a retry (a lane may be dropped, the
+// link narrower or dead: engine_lanes.h).
 template <class R, class L>
 void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
   GoBackNSender& tx = w.lcb_tx[o];
   if (!tx.recovering() || tx.rewind_at() != w.now) return;
   OutLink& ol = w.out[o];
   LinkRetryCounters& rc = w.st.links[ol.stats].retry;
-  const CodecKind codec = static_cast<CodecKind>(cfg_.codec);
-  const uint32_t n = tx.go_back(w.now);
   rc.timeouts++;
+  if (lanes_ && !lanes_after_timeout(w, o)) [[unlikely]]
+    return;  // the link died of its lanes: its window was lost with it
+  const uint32_t n = tx.go_back(w.now);
   w.lcb_retries += n;
   ps_t start = std::max(w.now, ol.free_ps);
   for (uint32_t i = 0; i < n; i++) {
@@ -211,9 +229,7 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
       lcb_cross(w, o, m, e.vc, start, seq);
     } else {
       uint32_t pos[kMaxBitErrorsKept];
-      const uint32_t bits = packet_checked_bits(codec, e.units);
-      tx.checked_bits += bits;
-      const uint32_t nb = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
+      const uint32_t nb = lcb_draw_errors(w, o, e.units, pos);
       if (nb == 0) {
         e.m = nullptr;
         e.acked_at = start + dur + 2 * ol.wire_ps;

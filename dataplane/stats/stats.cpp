@@ -54,6 +54,13 @@ void LinkStats::merge(const LinkStats& o) {
   down_ps += o.down_ps;
   down_at_end = down_at_end || o.down_at_end;
   down_since = std::min(down_since, o.down_since);
+  if (o.lanes) {  // (kept by the sending worker alone)
+    lanes = o.lanes;
+    width = o.width;
+    lowest_width = o.lowest_width;
+    unit_ps = o.unit_ps;
+    lane_log.insert(lane_log.end(), o.lane_log.begin(), o.lane_log.end());
+  }
   for (int v = 0; v < kMaxVcs; v++) {
     vc_packets[v] += o.vc_packets[v];
     vc_units[v] += o.vc_units[v];

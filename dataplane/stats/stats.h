@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dataplane/core/fabric.h"
+#include "dataplane/link/lanes.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -63,6 +64,15 @@ struct LinkRetryCounters {
   }
 };
 
+// A lane of a router link went out of service or came back
+// (dataplane/link/lanes.h), and the link's width after it.
+struct LaneChange {
+  ps_t at = 0;
+  uint16_t lane = 0;
+  uint16_t width = 0;
+  LaneCause cause = LaneCause::retries;
+};
+
 struct LinkStats {
   int32_t router = -1;     // sending router (-1: endpoint injection link)
   int16_t port = -1;
@@ -86,6 +96,12 @@ struct LinkStats {
   ps_t down_ps = 0;
   bool down_at_end = false;
   ps_t down_since = kNever;        // when it went down the last time (down_at_end)
+  // Lanes of a router link, where they can change (0: not tracked): its
+  // width at the end and the narrowest it ran at, its unit time at the end,
+  // and every lane that went or came back, in time order.
+  uint16_t lanes = 0, width = 0, lowest_width = 0;
+  ps_t unit_ps = 0;
+  std::vector<LaneChange> lane_log;
   void merge(const LinkStats& o);  // adds o's counters (same link)
 };
 

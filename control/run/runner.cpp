@@ -100,6 +100,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.retry.window = static_cast<uint32_t>(spec.link.retry_window);
   c.retry.timeout_ps = ns_to_ps(spec.link.retry_timeout_ns);
   c.retry.ber = spec.link.ber;
+  c.retry.limit = static_cast<uint32_t>(spec.link.retry_limit);
   c.retry.lane_degrade = spec.link.lane_degrade && spec.link.retry;
   c.retry.lane_threshold = static_cast<uint32_t>(spec.link.lane_retry_threshold);
   c.retry.lane_window_ps = ns_to_ps(spec.link.lane_retry_window_ns);
@@ -412,6 +413,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
             if (p.retry)
               line += fmt::format("  link CRC errors {} retries {}", p.crc_errors, p.retries);
             if (p.lanes_dropped) line += fmt::format(" lanes dropped {}", p.lanes_dropped);
+            if (p.given_up) line += fmt::format(" given up {}", p.given_up);
             if (tty)
               fmt::print(stderr, "\r{}   ", line);
             else

@@ -212,11 +212,16 @@ void SpecValidator::validate_link_rate(const Spec& s) const {
                       link, unit_ps / l.router_rate / 1e9, l.router_rate));
 }
 
-// Lane degrade acts on link-level retries: without
+// Lane degrade and the retry limit act on link-level retries: without
 // retry they would silently do nothing. Lane masks are 64 bits wide
 // (dataplane/link/lanes.h).
 void SpecValidator::validate_lanes(const Spec& s) const {
   const Spec::Link& l = s.link;
+  if (l.retry_limit > 0 && !l.retry)
+    blame({"link.retry_limit", "link.retry"},
+          fmt::format("a retry limit of {} bounds link-level retries, which are off: set "
+                      "link.retry: true, or leave link.retry_limit out",
+                      l.retry_limit));
   for (const char* key : {"link.lane_retry_threshold", "link.lane_retry_window_ns"}) {
     if (!written(key)) continue;
     if (!l.retry)

@@ -146,6 +146,7 @@ class Engine final : public EngineBase {
     std::vector<std::pair<uint32_t, LinkPacketFault>> lcb_faults;
     uint64_t lcb_bad_out = 0;  // damaged packets that moved on marked (the drain counts them)
     uint64_t lcb_crc_errors = 0, lcb_retries = 0;  // totals for the progress line
+    uint64_t lcb_given_up = 0;     // packets given up at link.retry_limit (progress line)
     uint32_t lcb_ber_changes = 0;  // faults that set a link's BER (a fresh seed each)
     // Lanes of its router links (engine_lanes.h; only when they can change):
     // whether any of its lanes errs on its own, and lanes dropped for retries.
@@ -283,10 +284,12 @@ class Engine final : public EngineBase {
   void lcb_excise(Worker& w, uint32_t c);
   bool lcb_damaged_head(Worker& w, uint32_t c, bool* withhold);
   uint32_t lcb_draw_errors(Worker& w, uint32_t o, uint32_t units, uint32_t* pos);
+  void lcb_give_up(Worker& w, uint32_t o);
+  void lcb_skip(Worker& w, uint32_t i, uint8_t v, LinkSeq seq);
 
   // ---- lanes (engine_lanes.h) -------------------------------------------------
   // What a link's sender tells its far end, in order with its packets.
-  enum class LinkControl : uint16_t { width, down, up };
+  enum class LinkControl : uint16_t { width, down, up, skip };
   void setup_lanes(Worker& w);
   void apply_lane_fault(Worker& w, const EngineFault& f);
   void retrain_lanes(Worker& w, uint32_t o);
@@ -311,10 +314,10 @@ class Engine final : public EngineBase {
   void refuse_at_dead_input(Worker& w, uint32_t c, rte_mbuf* m);
   void discard_unroutable(Worker& w, uint32_t c);
   void discard_at_dead_port(Worker& w, rte_mbuf* m) { discard(w, DropReason::dead_port, m); }
-  // A packet a fault discards: lost, counted under `why`; but a damaged
-  // copy that had moved on marked (link-level retry) was never a packet of
-  // its own: it goes as its destination would have discarded it, and the
-  // drain stops waiting for it.
+  // A packet a fault discards (or link.retry_limit gives up): lost, counted
+  // under `why`; but a damaged copy that had moved on marked (link-level
+  // retry) was never a packet of its own: it goes as its destination would
+  // have discarded it, and the drain stops waiting for it.
   void discard(Worker& w, DropReason why, rte_mbuf* m) {
     if (meta(m)->flags & kPktTransmitError) [[unlikely]]
       w.st.transmit_error_discards++;
@@ -475,7 +478,7 @@ class Engine final : public EngineBase {
     // Link-level retry: damaged packets moved on, not yet discarded at their
     // destination (the drain waits for them); counts for the progress line.
     int64_t marked_in_flight;
-    uint64_t crc_errors, retries, lanes_dropped;
+    uint64_t crc_errors, retries, lanes_dropped, given_up;
     uint64_t lost;  // packets lost to faults (counted; the drain does not wait for them)
     bool failed;
     bool stop;  // worker 0's reading of cfg_.stop, so that every worker stops in one window

@@ -57,6 +57,7 @@ struct LinkRetryConfig {
   uint32_t window = 0;  // packets a sender may have unacknowledged; 0: cover the time-out
   ps_t timeout_ps = 0;  // 0: 2 x wire + 2 x the longest packet, per link
   double ber = 0;       // bit error rate of every router-to-router link
+  uint32_t limit = 0;   // time-outs in a row on one packet before it is given up; 0: none
   // Lane degrade (dataplane/link/lanes.h): a lane with more than
   // lane_threshold retries within lane_window_ps is dropped.
   bool lane_degrade = false;
@@ -163,7 +164,7 @@ struct EngineConfig {
     uint64_t delivered = 0;
     bool retry = false;  // link-level retry is on: its counts follow
     uint64_t crc_errors = 0, retries = 0;
-    uint64_t lanes_dropped = 0;  // lane degrade
+    uint64_t lanes_dropped = 0, given_up = 0;  // lane degrade, link.retry_limit
   };
   std::function<void(const Progress&)> progress;
   // Per-packet delivery hook for tests (slow; nullptr in normal runs). It is

@@ -18,7 +18,9 @@
 // next takes the new one); the far end takes what arrives after the
 // message at the new rate, so a packet still arriving then has its tail
 // reckoned at it (for cut-through onto a faster link and the excise check
-// of a damaged copy).
+// of a damaged copy). The same channel carries the go-back-N receiver's
+// "skip" when the sender gives up on a packet at link.retry_limit
+// (engine_link_layer.h).
 //
 // A link that dies of its lanes is dead as a fault would make it (what is
 // granted to it is discarded, what was on it lost, each counted), but the
@@ -192,6 +194,9 @@ void Engine<R, L>::on_link_control(Worker& w, const Event& ev) {
       break;
     case LinkControl::up:
       if (w.in[i].dead) set_input_dead(w, i, false);
+      break;
+    case LinkControl::skip:
+      lcb_skip(w, i, ev.vc, static_cast<LinkSeq>(ev.amount));
       break;
   }
 }

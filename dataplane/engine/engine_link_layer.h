@@ -204,7 +204,8 @@ inline void Engine<R, L>::lcb_cross(Worker& w, uint32_t o, rte_mbuf* m, uint8_t 
 // Output o's sender timed out: it sends its whole window again, oldest
 // first, after the packet on the link now; the core's next packets follow.
 // The lanes whose bits caused it count a retry (a lane may be dropped, the
-// link narrower or dead: engine_lanes.h).
+// link narrower or dead: engine_lanes.h); at link.retry_limit time-outs in
+// a row the oldest packet is given up instead of sent again.
 template <class R, class L>
 void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
   GoBackNSender& tx = w.lcb_tx[o];
@@ -214,7 +215,11 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
   rc.timeouts++;
   if (lanes_ && !lanes_after_timeout(w, o)) [[unlikely]]
     return;  // the link died of its lanes: its window was lost with it
-  const uint32_t n = tx.go_back(w.now);
+  uint32_t n = tx.go_back(w.now);
+  if (cfg_.retry.limit && n && tx.timeouts_of_oldest() > cfg_.retry.limit) [[unlikely]] {
+    lcb_give_up(w, o);
+    n--;
+  }
   w.lcb_retries += n;
   ps_t start = std::max(w.now, ol.free_ps);
   for (uint32_t i = 0; i < n; i++) {
@@ -251,6 +256,39 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
   } else if (w.router.requests(o)) {
     arm_wake(w, o, start);
   }
+}
+
+// Output o's sender gives up on its oldest packet (link.retry_limit): it is
+// discarded and counted, its credits are the sender's again (the far end
+// holds no good copy of it), and the far end skips its number.
+template <class R, class L>
+void Engine<R, L>::lcb_give_up(Worker& w, uint32_t o) {
+  const uint8_t vc = w.lcb_tx[o].entry(0).vc;
+  const LinkSeq seq = w.lcb_tx[o].give_up_oldest([&](uint32_t units, uint8_t v, rte_mbuf* m) {
+    w.vcs[size_t(o) * nv_ + v].credits.untake(units);
+    discard(w, DropReason::retry_limit_exceeded, m);
+  });
+  w.st.links[w.out[o].stats].retry.given_up++;
+  w.lcb_given_up++;
+  link_control(w, o, LinkControl::skip, vc, seq);
+}
+
+// The sender of input i's link gave up on number seq, which the receiver
+// still expects: a damaged copy of it at the back of VC v's buffer goes as
+// if it had not come (its sender took its credits back), and the next
+// number is expected.
+template <class R, class L>
+void Engine<R, L>::lcb_skip(Worker& w, uint32_t i, uint8_t v, LinkSeq seq) {
+  GoBackNReceiver& rx = w.lcb_rx[i];
+  if (!rx.in_sequence(seq)) {
+    fail(w, "link-level retry out of step: the sender of the link into router " +
+                std::to_string(w.routers[i / max_ports_]) + " port " +
+                std::to_string(i % max_ports_) + " gave up on number " + std::to_string(seq) +
+                " but its receiver expects " + std::to_string(rx.expected));
+    return;
+  }
+  if ((rx.damaged_vcs >> v) & 1) lcb_excise(w, i * nv_ + v);
+  rx.took();
 }
 
 // Packet m, number seq, reaches input channel c (its head at `arrive`).

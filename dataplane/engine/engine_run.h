@@ -168,6 +168,7 @@ void Engine<R, L>::worker_loop(Worker& w) {
                                    w.lcb_crc_errors,
                                    w.lcb_retries,
                                    w.lanes_dropped,
+                                   w.lcb_given_up,
                                    w.fault_lost,
                                    w.failed,
                                    stop};
@@ -214,6 +215,7 @@ void Engine<R, L>::worker_loop(Worker& w) {
           pr.crc_errors += pub_[parity][i].crc_errors;
           pr.retries += pub_[parity][i].retries;
           pr.lanes_dropped += pub_[parity][i].lanes_dropped;
+          pr.given_up += pub_[parity][i].given_up;
         }
         cfg_.progress(pr);
       }

@@ -51,7 +51,10 @@ struct LatencyHistogram {
   X(bad_forwarded,                                                                                 \
     "damaged packets that had moved on before their CRC failed (marked transmit error)")           \
   X(dropped_on_purpose, "packets lost by a test fault (link_packet_faults)")                       \
-  X(duplicated_on_purpose, "packets sent twice by a test fault (link_packet_faults)")
+  X(duplicated_on_purpose, "packets sent twice by a test fault (link_packet_faults)")              \
+  X(given_up,                                                                                      \
+    "packets the sender gave up on after link.retry_limit time-outs in a row "                     \
+    "(discarded)")
 
 struct LinkRetryCounters {
 #define FABEMU_X(name, help) uint64_t name = 0;
@@ -171,15 +174,16 @@ struct LiveStats {
 };
 
 // Drop reasons are declared once; JSON and the summary print the same names.
-#define FABEMU_DROP_REASONS(X)                                                                \
-  X(source_queue_full, "message not generated: source queue at its bound")                    \
-  X(reassembly_overflow, "reassembly table full at the destination endpoint")                 \
-  X(mbuf_pool_empty, "message not generated: packet buffer pool exhausted")                   \
-  X(no_route, "routing tables gave no output for the packet (unroutable after a fault)")      \
-  X(dead_port, "discarded at a dead port: bound for a dead link or router, or sent into one") \
-  X(lost_in_flight, "on a link (or in its retransmit buffer) when the link died")             \
-  X(lost_in_dead_router, "in a router's buffers when the router died")                        \
-  X(undelivered_at_end, "still in the fabric when the drain limit ran out")                   \
+#define FABEMU_DROP_REASONS(X)                                                                     \
+  X(source_queue_full, "message not generated: source queue at its bound")                         \
+  X(reassembly_overflow, "reassembly table full at the destination endpoint")                      \
+  X(mbuf_pool_empty, "message not generated: packet buffer pool exhausted")                        \
+  X(no_route, "routing tables gave no output for the packet (unroutable after a fault)")           \
+  X(dead_port, "discarded at a dead port: bound for a dead link or router, or sent into one")      \
+  X(lost_in_flight, "on a link (or in its retransmit buffer) when the link died")                  \
+  X(lost_in_dead_router, "in a router's buffers when the router died")                             \
+  X(retry_limit_exceeded, "given up by a link's sender after link.retry_limit time-outs in a row") \
+  X(undelivered_at_end, "still in the fabric when the drain limit ran out")                        \
   X(shed_overload, "message not generated: the real-time run was behind (run.overload: shed)")
 
 enum class DropReason : uint8_t {

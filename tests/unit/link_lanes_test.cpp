@@ -314,6 +314,9 @@ TEST(Lanes, BadLaneSpecsAreRefusedWithWhatToDo) {
   }
   EXPECT_NE(refusal({"link.lane_degrade=true"}, false).find("set link.retry: true"),
             std::string::npos);
+  EXPECT_NE(refusal({"link.retry_limit=3"}, false)
+                .find("a retry limit of 3 bounds link-level retries, which are off"),
+            std::string::npos);
   EXPECT_NE(refusal({"link.retry=true", "link.lane_degrade=true", "link.lanes=65"}, false)
                 .find("at most 64 lanes"),
             std::string::npos);

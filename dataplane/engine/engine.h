@@ -292,6 +292,7 @@ class Engine final : public EngineBase {
   enum class LinkControl : uint16_t { width, down, up, skip };
   void setup_lanes(Worker& w);
   void apply_lane_fault(Worker& w, const EngineFault& f);
+  uint32_t lane_errors(Worker& w, uint32_t o, uint32_t bits, uint32_t* pos, uint32_t n);
   void retrain_lanes(Worker& w, uint32_t o);
   bool lanes_after_timeout(Worker& w, uint32_t o);
   void lane_changed(Worker& w, uint32_t o, uint32_t k, LaneCause why);

@@ -47,6 +47,18 @@ void Engine<R, L>::setup_lanes(Worker& w) {
   }
 }
 
+// A transmission of `bits` checked bits on output o had the n bit errors
+// at pos of its link's rate: each noisy live lane adds its own over the
+// bits that cross it, and the lanes hit are kept for the time-out they
+// cause. Returns the count. (Out of line: lcb_draw_errors pays a branch.)
+template <class R, class L>
+[[gnu::noinline]] uint32_t Engine<R, L>::lane_errors(Worker& w, uint32_t o, uint32_t bits,
+                                                     uint32_t* pos, uint32_t n) {
+  if (w.lane_noise) n = w.lanes.add_noise(o, bits, pos, n, kMaxBitErrorsKept);
+  if (n) w.lanes.link(o).blame = w.lanes.link(o).lanes_of(pos, n);
+  return n;
+}
+
 // A lane fault on the link leaving router f.router's port f.port (applied
 // by the worker that owns the router; FaultState gives one per direction).
 template <class R, class L>

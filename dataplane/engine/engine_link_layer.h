@@ -118,20 +118,17 @@ void Engine<R, L>::lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, 
 }
 
 // The bit errors of a transmission of `units` on output o's link: the
-// link's rate over all its checked bits, then each noisy live lane's over
-// the bits that cross it (dataplane/link/lanes.h), the lanes hit kept for
-// the time-out they cause. Returns how many; their positions (up to
+// link's rate over all its checked bits, then, where lanes can change, its
+// lanes' (lane_errors). Returns how many; their positions (up to
 // kMaxBitErrorsKept) in pos.
 template <class R, class L>
 inline uint32_t Engine<R, L>::lcb_draw_errors(Worker& w, uint32_t o, uint32_t units,
                                               uint32_t* pos) {
   const uint32_t bits = packet_checked_bits(static_cast<CodecKind>(cfg_.codec), units);
   w.lcb_tx[o].checked_bits += bits;  // (folded into the link's counters at the end)
-  uint32_t n = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
-  if (w.lane_noise) [[unlikely]]
-    n = w.lanes.add_noise(o, bits, pos, n, kMaxBitErrorsKept);
-  if (n && lanes_) [[unlikely]]
-    w.lanes.link(o).blame = w.lanes.link(o).lanes_of(pos, n);
+  const uint32_t n = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
+  if (lanes_) [[unlikely]]
+    return lane_errors(w, o, bits, pos, n);
   return n;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "control/spec/spec_refuse.h"
+#include "dataplane/link/lanes.h"
 
 namespace fabemu {
 
@@ -46,20 +47,27 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFaul
           f.text, f.port, f.router, links.empty() ? "none" : links);
       return false;
     }
+    if (f.lane >= 0 && !lane_exists(f, why)) return false;
+    const FabricPort& fp = ports[size_t(f.port)];
     if (f.kind == FaultSpec::Kind::ber) {
       if (!retry_on) {
         *why = fmt::format("'{}': bit errors need link-level retry (set link.retry: true)", f.text);
         return false;
       }
-      changes->push_back({f.at, f.router, int16_t(f.port), EngineFault::Op::ber, f.ber});
-      const FabricPort& fp = ports[size_t(f.port)];
-      changes->push_back({f.at, fp.peer_router, fp.peer_port, EngineFault::Op::ber, f.ber});
+      const EngineFault::Op op = f.lane >= 0 ? EngineFault::Op::lane_ber : EngineFault::Op::ber;
+      changes->push_back({f.at, f.router, int16_t(f.port), op, f.ber, int16_t(f.lane)});
+      changes->push_back({f.at, fp.peer_router, fp.peer_port, op, f.ber, int16_t(f.lane)});
       return true;
     }
-    if (f.kind == FaultSpec::Kind::down)
+    if (f.lane >= 0) {
+      uint64_t& down = lanes_down_[key(f.router, f.port)];
+      const uint64_t bit = uint64_t{1} << f.lane;
+      down = f.kind == FaultSpec::Kind::down ? down | bit : down & ~bit;
+    } else if (f.kind == FaultSpec::Kind::down) {
       links_down_.insert(key(f.router, f.port));
-    else
+    } else {
       links_down_.erase(key(f.router, f.port));
+    }
   } else if (f.kind == FaultSpec::Kind::down) {
     if (!routers_down_.count(f.router))
       changes->push_back({f.at, f.router, -1, EngineFault::Op::router_flush, 0});
@@ -67,7 +75,13 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFaul
   } else {
     routers_down_.erase(f.router);
   }
-  // The ports whose state changed, every one of them (both ends of a link).
+  // The ports whose state changed, every one of them (both ends of a link);
+  // a link whose every lane is down is dead.
+  std::vector<EngineFault> ports_changed;
+  const auto lanes_all_down = [&](int32_t r, int p) {
+    const auto it = lanes_down_.find(key(r, p));
+    return it != lanes_down_.end() && it->second == all_lanes(fabric_.lanes);
+  };
   for (int32_t r = 0; r < nr; r++) {
     FabricRouter& fr = fabric_.routers[size_t(r)];
     fr.dead = routers_down_.count(r) > 0;
@@ -77,12 +91,41 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFaul
       bool dead = fr.dead;
       if (fp.peer_router >= 0)
         dead = dead || routers_down_.count(fp.peer_router) > 0 ||
-               links_down_.count(key(r, int(p))) > 0;
+               links_down_.count(key(r, int(p))) > 0 || lanes_all_down(r, int(p));
       if (dead == fp.dead) continue;
       fp.dead = dead;
-      changes->push_back({f.at, r, int16_t(p),
-                          dead ? EngineFault::Op::port_down : EngineFault::Op::port_up, 0});
+      ports_changed.push_back(
+          {f.at, r, int16_t(p), dead ? EngineFault::Op::port_down : EngineFault::Op::port_up, 0});
     }
+  }
+  // A lane of a link, both directions, before the link's own change.
+  if (f.target == FaultSpec::Target::link && f.lane >= 0) {
+    const FabricPort& fp = fabric_.routers[size_t(f.router)].ports[size_t(f.port)];
+    const EngineFault::Op op =
+        f.kind == FaultSpec::Kind::down ? EngineFault::Op::lane_down : EngineFault::Op::lane_up;
+    changes->push_back({f.at, f.router, int16_t(f.port), op, 0, int16_t(f.lane), !fp.dead});
+    changes->push_back({f.at, fp.peer_router, fp.peer_port, op, 0, int16_t(f.lane), !fp.dead});
+  }
+  changes->insert(changes->end(), ports_changed.begin(), ports_changed.end());
+  return true;
+}
+
+bool FaultState::lane_exists(const FaultSpec& f, std::string* why) const {
+  const uint32_t lanes = fabric_.lanes;
+  if (lanes > kMaxLanes) {
+    *why = fmt::format(
+        "'{}': lane faults are modelled on links of at most {} lanes, and this fabric's have {} "
+        "(link.lanes): lower link.lanes or fault the whole link",
+        f.text, kMaxLanes, lanes);
+    return false;
+  }
+  if (uint32_t(f.lane) >= lanes) {
+    *why = fmt::format(
+        "'{}': lane {} does not exist: the links of this fabric have {} lane{} (link.lanes), so "
+        "name lane=0{}",
+        f.text, f.lane, lanes, lanes == 1 ? "" : "s",
+        lanes == 1 ? "" : fmt::format(" to lane={}", lanes - 1));
+    return false;
   }
   return true;
 }

@@ -5,6 +5,7 @@
 // EngineFault). The same serves the control socket's faults while a run
 // goes on (FaultState) and `fabemu describe` of a degraded fabric.
 #pragma once
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,7 +24,8 @@ class FaultState {
   explicit FaultState(const Fabric& healthy) : fabric_(healthy) {}
   // Applies fault f: the port changes the engine must make (at f.at), in
   // *changes. False, with *why (what is wrong and what to do), when f names
-  // no router, no router-to-router link, or a BER without link-level retry.
+  // no router, no router-to-router link, no such lane of it, or a BER
+  // without link-level retry. A link whose lanes are all down is dead.
   bool apply(const FaultSpec& f, bool retry_on, std::vector<EngineFault>* changes,
              std::string* why);
   const Fabric& fabric() const { return fabric_; }
@@ -35,8 +37,10 @@ class FaultState {
   std::vector<int32_t> dead_router_ids() const;
 
  private:
+  bool lane_exists(const FaultSpec& f, std::string* why) const;
   Fabric fabric_;
   std::set<std::pair<int32_t, int>> links_down_;  // (router, port) of the lower end
+  std::map<std::pair<int32_t, int>, uint64_t> lanes_down_;  // the same: its lanes down
   std::set<int32_t> routers_down_;
 };
 

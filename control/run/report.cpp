@@ -33,6 +33,22 @@ static nlohmann::json retry_json(const LinkRetryCounters& r) {
   return j;
 }
 
+// A router link's lanes (dataplane/link/lanes.h): its width now and at its
+// narrowest, its unit time now, and each lane that went or came back.
+static nlohmann::json lanes_json(const LinkStats& l) {
+  nlohmann::json log = nlohmann::json::array();
+  for (const LaneChange& c : l.lane_log)
+    log.push_back({{"at_ns", ps_to_ns(double(c.at))},
+                   {"lane", c.lane},
+                   {"cause", lane_cause_name(c.cause)},
+                   {"width", c.width}});
+  return {{"lanes", l.lanes},
+          {"width", l.width},
+          {"lowest_width", l.lowest_width},
+          {"unit_ns", ps_to_ns(double(l.unit_ps))},
+          {"changes", std::move(log)}};
+}
+
 nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
                            const RunStats& st, bool per_link) {
   using nlohmann::json;
@@ -126,6 +142,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
     lj["utilisation"] = window > 0 ? double(l.busy_ps) / window : 0.0;
     lj["credit_stalls"] = l.credit_stalls;
     if (st.link_retry && l.router >= 0 && l.peer_router >= 0) lj["retry"] = retry_json(l.retry);
+    if (l.lanes) lj["lanes"] = lanes_json(l);
     if (cfg.faults_possible)
       lj["state"] = {{"went_down", l.went_down},
                      {"down_ns", double(l.down_ps) / 1e3},
@@ -182,6 +199,21 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
       }
     j["forward_progress_timeouts"] = std::move(timeouts);
   }
+  // Lanes, where they could change: link directions that ran narrower, lanes
+  // dropped for their retries, and directions that lost every lane.
+  uint64_t tracked = 0, narrowed = 0, lanes_dropped = 0, lost_all = 0;
+  for (const auto& l : st.links) {
+    if (!l.lanes) continue;
+    tracked++;
+    narrowed += l.lowest_width < l.lanes;
+    lost_all += l.lowest_width == 0;
+    for (const LaneChange& c : l.lane_log) lanes_dropped += c.cause == LaneCause::retries;
+  }
+  if (tracked)
+    j["link_lanes"] = {{"lanes", fabric.lanes},
+                       {"links_narrowed", narrowed},
+                       {"lanes_dropped", lanes_dropped},
+                       {"links_lost_all_lanes", lost_all}};
   if (st.link_retry) {
     LinkRetryCounters all;
     for (const auto& l : st.links) all.merge(l.retry);

@@ -102,6 +102,10 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.retry.window = static_cast<uint32_t>(spec.link.retry_window);
   c.retry.timeout_ps = ns_to_ps(spec.link.retry_timeout_ns);
   c.retry.ber = spec.link.ber;
+  c.retry.limit = static_cast<uint32_t>(spec.link.retry_limit);
+  c.retry.lane_degrade = spec.link.lane_degrade && spec.link.retry;
+  c.retry.lane_threshold = static_cast<uint32_t>(spec.link.lane_retry_threshold);
+  c.retry.lane_window_ps = ns_to_ps(spec.link.lane_retry_window_ns);
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
   c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
@@ -271,8 +275,9 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   for (const FaultPlan::Step& s : faults.steps)
     cfg.faults.insert(cfg.faults.end(), s.changes.begin(), s.changes.end());
   cfg.forward_progress_ps = ns_to_ps(spec.router.forward_progress_ns);
-  cfg.faults_possible =
-      !faults.empty() || !spec.run.control_socket.empty() || cfg.forward_progress_ps > 0;
+  cfg.faults_possible = !faults.empty() || !spec.run.control_socket.empty() ||
+                        cfg.forward_progress_ps > 0 ||
+                        cfg.retry.lane_degrade;  // (a link may die of its lanes)
   if (tweak) tweak(cfg);
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
@@ -434,6 +439,8 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                 p.fraction * 100.0, double(p.now) / 1e6, p.delivered, wall);
             if (p.retry)
               line += fmt::format("  link CRC errors {} retries {}", p.crc_errors, p.retries);
+            if (p.lanes_dropped) line += fmt::format(" lanes dropped {}", p.lanes_dropped);
+            if (p.given_up) line += fmt::format(" given up {}", p.given_up);
             if (tty)
               fmt::print(stderr, "\r{}   ", line);
             else
@@ -491,8 +498,8 @@ int run_command(const Spec& spec, const RunOptions& opts) {
       const auto& r = j["link_retry"];
       const double bits = r["checked_bits"].get<double>();
       fmt::print(
-          "link retry CRC errors {}  time-outs {}  packets resent {}  excised {}  marked and "
-          "discarded at the destination {}  (BER seen {:.2g})\n",
+          "link retry CRC errors {}  time-outs {}  packets resent {}  excised {}  marked transmit "
+          "error and discarded {}  (BER seen {:.2g})\n",
           r["crc_errors"].get<uint64_t>(), r["timeouts"].get<uint64_t>(),
           r["retries"].get<uint64_t>(), r["excised"].get<uint64_t>(),
           r["transmit_error_discards"].get<uint64_t>(),
@@ -511,6 +518,14 @@ int run_command(const Spec& spec, const RunOptions& opts) {
           "progress   forward-progress timer expired at {}: packets bound there were "
           "discarded (drops forward_progress)\n",
           at);
+    }
+    if (j.contains("link_lanes") && j["link_lanes"]["links_narrowed"].get<uint64_t>() > 0) {
+      const auto& l = j["link_lanes"];
+      fmt::print(
+          "lanes      {} link directions ran narrower than {} lanes, {} lanes dropped for "
+          "retries, {} lost every lane (links[i].lanes)\n",
+          l["links_narrowed"].get<uint64_t>(), l["lanes"].get<uint32_t>(),
+          l["lanes_dropped"].get<uint64_t>(), l["links_lost_all_lanes"].get<uint64_t>());
     }
     if (const auto& dv = j["down_route_violations"]; dv["total"].get<uint64_t>() > 0) {
       std::string at;

@@ -50,13 +50,17 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
   const auto bad = [&](const std::string& what) {
     *why = "'" + text + "' is not a fault: " + what + "; a fault is " +
            (with_time ? std::string(kFaultForms)
-                      : std::string("TARGET WHAT, e.g. \"link=r0:p33 down\" or \"router=5 up\""));
+                      : std::string("TARGET [lane=L] WHAT, e.g. \"link=r0:p33 down\", "
+                                    "\"link=r0:p33 lane=2 down\" or \"router=5 up\""));
     return false;
   };
   std::istringstream in(text);
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
-  const size_t want = with_time ? 3 : 2;
+  // A lane is named between the link and what happens to it.
+  const size_t base = with_time ? 3 : 2;
+  const bool lane = words.size() == base + 1 && words[base - 1].rfind("lane=", 0) == 0;
+  const size_t want = base + (lane ? 1 : 0);
   if (words.size() != want)
     return bad("it has " + std::to_string(words.size()) + " words, not " + std::to_string(want));
   size_t k = 0;
@@ -84,6 +88,14 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
       return bad("write the endpoint as endpoint=E");
   } else {
     return bad("the target '" + target + "' is neither link=rR:pP, router=R nor endpoint=E");
+  }
+  if (lane) {
+    const std::string& word = words[k++];
+    if (f->target != FaultSpec::Target::link)
+      return bad("a lane belongs to a link: link=rR:pP lane=L");
+    i = 5;
+    if (!whole_number(word, &i, &f->lane) || i != word.size())
+      return bad("write the lane as lane=L, L a lane number from 0");
   }
   const std::string& what = words[k];
   if (f->target == FaultSpec::Target::endpoint) {

@@ -84,6 +84,10 @@ struct Spec {
     int retry_window = 0;        // packets unacknowledged; 0: cover the time-out
     double retry_timeout_ns = 0;  // 0: per link, round trip + longest packet
     double ber = 0;               // bit error rate of router-to-router links
+    int retry_limit = 0;        // time-outs in a row on one packet before it is discarded; 0: none
+    bool lane_degrade = false;  // drop a lane whose retries pass the threshold (BW 7.7)
+    int lane_retry_threshold = 16;         // retries of one lane within the window
+    double lane_retry_window_ns = 100000;  // the window those retries are counted in
   } link;
 
   struct Router {

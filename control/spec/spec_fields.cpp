@@ -98,7 +98,7 @@ const std::vector<Field>& fields() {
 
     // --- link: read by the topology builders to time each link.
     {"link.lanes", "int", "lanes", "14", "3", "3", T3E " §1 (14-bit phit); " BW " abstract (3 x 6.25 Gb/s)",
-     "signal lanes per link direction",
+     "signal lanes per link direction (a T3E link's 14 bits, a YARC port's 3 SerDes lanes); a router link's lanes can go out of service (faults `lane=L down`, link.lane_degrade) and it runs narrower, its unit time growing as lanes / live lanes",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lanes = static_cast<int>(c.integer(n, 1, 256)); }},
     {"link.lane_gbps", "number", "Gb/s", "0.375", "6.25", "6.25", T3E " §10 (375 MHz); " BW " §4.4",
      "raw signalling rate of one lane, 0.001 to 1000",
@@ -130,6 +130,18 @@ const std::vector<Field>& fields() {
     {"link.ber", "number", "", "0", "0", "0", "fabemu default (a perfect link); faults are the user's",
      "bit error rate of every router-to-router link, 0 to 0.01 (errors fall on the bits the CRC checks); needs link.retry",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.ber = c.bounded(n, 0, 0.01, "above 1e-2 nearly every packet is damaged and the link makes no progress"); }},
+    {"link.retry_limit", "int", "time-outs", "0", "0", "0", "fabemu default (" BW " §4.3 retries until it succeeds); Spider (\"if a chip retries a single packet several times without success\", it shuts the link down)",
+     "time-outs in a row on the same packet (go-back-N retries of it) after which a link's sender gives up on it: the packet is discarded (drop reason retry_limit_exceeded), its credits come back and the receiver skips its number; 0 to 1000000, 0: no limit; needs link.retry",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.retry_limit = static_cast<int>(c.integer(n, 0, 1000000)); }},
+    {"link.lane_degrade", "bool", "", "false", "false", "false", BW " §7.7 (the LCB counts retries per lane and decommissions a noisy lane: 3, 2, then 1 lane wide); off by default: the threshold is system software's and the paper gives none",
+     "a router link drops a lane whose retries (time-outs caused by bad bits on it) pass link.lane_retry_threshold within link.lane_retry_window_ns, and runs on the others (its unit time x lanes / live lanes); with no lane left the link is dead both ways (its losses counted; the tables are not reprogrammed); needs link.retry",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lane_degrade = c.boolean(n); }},
+    {"link.lane_retry_threshold", "int", "retries", "16", "16", "16", "fabemu default (" BW " §7.7: \"system software defines a threshold\"; a YARC lane half busy passes 16 in 100 us at a BER of about 7e-5)",
+     "link.lane_degrade: a lane is dropped at its retry after this many within the window; 0 to 1000000",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lane_retry_threshold = static_cast<int>(c.integer(n, 0, 1000000)); }},
+    {"link.lane_retry_window_ns", "number", "ns", "100000", "100000", "100000", "fabemu default",
+     "link.lane_degrade: the window a lane's retries are counted in; it opens at the lane's first retry after the last window closed; 0.001 to 1e10",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lane_retry_window_ns = c.bounded(n, kClockTickNs, kMaxRunNs, kRunWhy); }},
 
     // --- router: read by the routing policies (pipeline latency per hop).
     {"router.latency_ns", "number", "ns", "", "31.25", "31.25", BW " §3 (25 stages at 800 MHz); flatfly: YARC's (" FB " §3.2 simulates a single-cycle router)",
@@ -334,7 +346,7 @@ const std::vector<Field>& fields() {
 
     // --- faults: links and routers that die, come back or turn noisy (control/run/fault_plan.h).
     {"faults", "list of strings", "", "[]", "[]", "[]", BW " §7.7 (dead link, router; tables around the fault's shadow); " T3E " §2, §9 (routes around a link)",
-     "faults at emulated times, e.g. [\"20us link=r0:p33 down\", \"50us link=r0:p33 up\", \"10us router=5 down\", \"0ns link=r2:p1 ber=1e-5\"]; a dead link's sender discards what is bound for it, what was on the wire is lost, and the clos and torus tables are reprogrammed around it (counted in the drop reasons); other families' tables are not reprogrammed (their packets to a dead port are discarded and counted)",
+     "faults at emulated times, e.g. [\"20us link=r0:p33 down\", \"50us link=r0:p33 up\", \"10us router=5 down\", \"0ns link=r2:p1 ber=1e-5\", \"5us link=r0:p33 lane=1 down\", \"0ns link=r0:p33 lane=0 ber=1e-4\"]; a lane out of service narrows its link (every lane out: the link is down); a dead link's sender discards what is bound for it, what was on the wire is lost, and the clos and torus tables are reprogrammed around it (counted in the drop reasons); other families' tables are not reprogrammed (their packets to a dead port are discarded and counted)",
      read_faults},
 
     // --- endpoints: optional explicit placement, read by the topology builders.

@@ -36,6 +36,7 @@
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/engine/engine_sizing.h"
 #include "dataplane/ethernet/ether.h"
+#include "dataplane/link/lanes.h"
 #include "dataplane/router/yarc_tile_geometry.h"
 
 namespace fabemu {
@@ -157,6 +158,7 @@ void SpecValidator::validate(Spec& s) const {
   if ((s.link.retry_window > 0 || s.link.retry_timeout_ns > 0) && !s.link.retry)
     blame({s.link.retry_window > 0 ? "link.retry_window" : "link.retry_timeout_ns"},
           "this shapes link-level retry, which is off; set link.retry: true");
+  validate_lanes(s);
 
   if (s.router.output_speedup > 1 && s.router.output_queue_units > 0)
     require_packet_fits(s, "router.output_queue_units", s.router.output_queue_units,
@@ -215,6 +217,42 @@ void SpecValidator::validate_link_rate(const Spec& s) const {
                       "more than the 1 ms a link may take per unit: raise link.router_rate, "
                       "link.lane_gbps or link.lanes",
                       link, unit_ps / l.router_rate / 1e9, l.router_rate));
+}
+
+// Lane degrade and the retry limit act on link-level retries: without
+// retry they would silently do nothing. Lane masks are 64 bits wide
+// (dataplane/link/lanes.h).
+void SpecValidator::validate_lanes(const Spec& s) const {
+  const Spec::Link& l = s.link;
+  if (l.retry_limit > 0 && !l.retry)
+    blame({"link.retry_limit", "link.retry"},
+          fmt::format("a retry limit of {} bounds link-level retries, which are off: set "
+                      "link.retry: true, or leave link.retry_limit out",
+                      l.retry_limit));
+  for (const char* key : {"link.lane_retry_threshold", "link.lane_retry_window_ns"}) {
+    if (!written(key)) continue;
+    if (!l.retry)
+      blame({key, "link.retry"},
+            fmt::format("{} counts the link-level retries attributed to a lane, and link-level "
+                        "retry is off: set link.retry: true and link.lane_degrade: true, or "
+                        "leave {} out",
+                        key, key));
+    if (!l.lane_degrade)
+      blame({key, "link.lane_degrade"},
+            fmt::format("{} shapes lane degrade, which is off: set link.lane_degrade: true, or "
+                        "leave {} out",
+                        key, key));
+  }
+  if (l.lane_degrade && !l.retry)
+    blame({"link.lane_degrade", "link.retry"},
+          "lane degrade drops a lane for the link-level retries attributed to it, and link-level "
+          "retry is off (no lane would ever be dropped): set link.retry: true, or leave "
+          "link.lane_degrade out");
+  if (l.lane_degrade && l.lanes > int(kMaxLanes))
+    blame({"link.lane_degrade", "link.lanes"},
+          fmt::format("lane degrade is modelled on links of at most {} lanes, and link.lanes is "
+                      "{}: lower link.lanes or leave link.lane_degrade out",
+                      kMaxLanes, l.lanes));
 }
 
 // A key that means nothing for the spec's topology family (topology.rank

@@ -24,6 +24,7 @@ class SpecValidator {
   [[noreturn]] void blame(const std::vector<std::string>& paths, const std::string& msg) const;
   void require_packet_fits(const Spec& s, const char* field, int units, const char* what) const;
   void validate_link_rate(const Spec& s) const;
+  void validate_lanes(const Spec& s) const;
   void validate_families(const Spec& s) const;
   bool written(const std::string& path) const;
   void validate_router_model(Spec& s, const std::vector<std::string>& models) const;

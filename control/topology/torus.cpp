@@ -61,6 +61,7 @@ Fabric build_torus(const Spec& spec) {
         v < f.num_vcs ? static_cast<uint32_t>(v < kT3eAdaptiveVc ? spec.vcs.buffer_units
                                                                  : spec.vcs.adaptive_buffer_units)
                       : 0;
+  f.lanes = static_cast<uint32_t>(spec.link.lanes);
   f.unit_bits = static_cast<uint32_t>(spec.link.phit_bits * spec.link.phits_per_unit);
   f.unit_name = "flit";
 

@@ -57,6 +57,10 @@ struct Fabric {
   int num_vcs = 2;
   // Input buffer size per (port, VC), in flow units.
   std::array<uint32_t, kMaxVcs> vc_buffer_units{};
+  // Lanes of each router-to-router link direction (link.lanes): its unit
+  // time is for all of them; a lane out of service narrows the link
+  // (dataplane/link/lanes.h).
+  uint32_t lanes = 1;
   // Flow-control unit size in bits (24-bit phit, 70-bit flit) for reports.
   uint32_t unit_bits = 24;
   std::string unit_name = "phit";

@@ -65,6 +65,7 @@
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/ethernet/mac_table.h"
 #include "dataplane/link/go_back_n.h"
+#include "dataplane/link/lanes.h"
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_numbering.h"
 #include "dataplane/router/input_queued.h"
@@ -146,7 +147,13 @@ class Engine final : public EngineBase {
     std::vector<std::pair<uint32_t, LinkPacketFault>> lcb_faults;
     uint64_t lcb_bad_out = 0;  // damaged packets that moved on marked (the drain counts them)
     uint64_t lcb_crc_errors = 0, lcb_retries = 0;  // totals for the progress line
+    uint64_t lcb_given_up = 0;     // packets given up at link.retry_limit (progress line)
     uint32_t lcb_ber_changes = 0;  // faults that set a link's BER (a fresh seed each)
+    // Lanes of its router links (engine_lanes.h; only when they can change):
+    // whether any of its lanes errs on its own, and lanes dropped for retries.
+    LaneTable lanes;
+    bool lane_noise = false;
+    uint64_t lanes_dropped = 0;
     // Faults (engine_faults.h): the next scheduled one, those given while
     // running already applied, per output the time its link went down
     // (kNever: up), and the packets lost to faults (the drain counts them).
@@ -288,6 +295,22 @@ class Engine final : public EngineBase {
   void lcb_receive(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, LinkSeq seq, bool late);
   void lcb_excise(Worker& w, uint32_t c);
   bool lcb_damaged_head(Worker& w, uint32_t c, bool* withhold);
+  uint32_t lcb_draw_errors(Worker& w, uint32_t o, uint32_t units, uint32_t* pos);
+  void lcb_give_up(Worker& w, uint32_t o);
+  void lcb_skip(Worker& w, uint32_t i, uint8_t v, LinkSeq seq);
+
+  // ---- lanes (engine_lanes.h) -------------------------------------------------
+  // What a link's sender tells its far end, in order with its packets.
+  enum class LinkControl : uint16_t { width, down, up, skip };
+  void setup_lanes(Worker& w);
+  void apply_lane_fault(Worker& w, const EngineFault& f);
+  uint32_t lane_errors(Worker& w, uint32_t o, uint32_t bits, uint32_t* pos, uint32_t n);
+  void retrain_lanes(Worker& w, uint32_t o);
+  bool lanes_after_timeout(Worker& w, uint32_t o);
+  void lane_changed(Worker& w, uint32_t o, uint32_t k, LaneCause why);
+  void link_control(Worker& w, uint32_t o, LinkControl op, uint8_t vc = 0, uint16_t seq = 0,
+                    ps_t unit = 0);
+  void on_link_control(Worker& w, const Event& ev);
 
   // ---- faults (engine_faults.h) ---------------------------------------------------
   void apply_faults(Worker& w, ps_t now, uint32_t rt_upto = UINT32_MAX);
@@ -308,8 +331,18 @@ class Engine final : public EngineBase {
   void refuse_at_dead_input(Worker& w, uint32_t c, rte_mbuf* m);
   void discard_unroutable(Worker& w, uint32_t c);
   void discard_at_dead_port(Worker& w, rte_mbuf* m, DropReason why = DropReason::dead_port) {
+    discard(w, why, m);
+  }
+  // A packet a fault discards (or link.retry_limit gives up): lost, counted
+  // under `why`; but a damaged copy that had moved on marked (link-level
+  // retry) was never a packet of its own: it goes as its destination would
+  // have discarded it, and the drain stops waiting for it.
+  void discard(Worker& w, DropReason why, rte_mbuf* m) {
+    if (meta(m)->flags & kPktTransmitError) [[unlikely]]
+      w.st.transmit_error_discards++;
+    else
+      count_lost(w, why, 1);
     rte_pktmbuf_free(m);
-    count_lost(w, why, 1);
   }
   void count_lost(Worker& w, DropReason why, uint64_t n) {
     w.st.drops[static_cast<int>(why)] += n;
@@ -465,7 +498,7 @@ class Engine final : public EngineBase {
     // Link-level retry: damaged packets moved on, not yet discarded at their
     // destination (the drain waits for them); counts for the progress line.
     int64_t marked_in_flight;
-    uint64_t crc_errors, retries;
+    uint64_t crc_errors, retries, lanes_dropped, given_up;
     uint64_t lost;  // packets lost to faults (counted; the drain does not wait for them)
     bool failed;
     bool stop;  // worker 0's reading of cfg_.stop, so that every worker stops in one window
@@ -488,6 +521,7 @@ class Engine final : public EngineBase {
   std::vector<ReplayCursor> replay_;     // [binding]
   bool capturing_ = false;               // cfg_.capture has queues
   bool lcb_ = false;                     // link-level retry on router-to-router links
+  bool lanes_ = false;                   // router links' lanes can change (engine_lanes.h)
   bool faults_ = false;                  // cfg_.faults_possible: the fault checks are armed
   // Faults given while running (inject_faults), appended under the lock;
   // the count tells the workers there are new ones.
@@ -535,6 +569,7 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_faults.h"
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_hop.h"
+#include "dataplane/engine/engine_lanes.h"
 #include "dataplane/engine/engine_link_layer.h"
 #include "dataplane/engine/engine_progress.h"
 #include "dataplane/engine/engine_realtime.h"

@@ -58,6 +58,12 @@ struct LinkRetryConfig {
   uint32_t window = 0;  // packets a sender may have unacknowledged; 0: cover the time-out
   ps_t timeout_ps = 0;  // 0: 2 x wire + 2 x the longest packet, per link
   double ber = 0;       // bit error rate of every router-to-router link
+  uint32_t limit = 0;   // time-outs in a row on one packet before it is given up; 0: none
+  // Lane degrade (dataplane/link/lanes.h): a lane with more than
+  // lane_threshold retries within lane_window_ps is dropped.
+  bool lane_degrade = false;
+  uint32_t lane_threshold = 16;
+  ps_t lane_window_ps = 100'000'000;
   std::vector<LinkPacketFault> packet_faults;
 };
 
@@ -76,12 +82,21 @@ struct EngineFault {
     sink_stop,     // the endpoint at router R's port P stops accepting packets (they wait
                    // in its receive buffer, whose credits do not come back)
     sink_start,    // it accepts again: what waited is delivered, its credits come back
+    // Lane `lane` of the link leaving router R's port P (dataplane/link/lanes.h):
+    lane_down,  // out of service: the link runs narrower (no lane left: see link_alive)
+    lane_up,    // back in service
+    lane_ber,   // bit errors at rate `ber` on the bits that cross it
   };
   ps_t at = 0;
   int32_t router = -1;
   int16_t port = -1;
   Op op = Op::port_down;
   double ber = 0;
+  int16_t lane = -1;
+  // lane_up: the faults leave the link up (a link that died of its lanes
+  // comes back with one; one a fault keeps down comes back with that
+  // fault's port_up).
+  bool link_alive = true;
 };
 
 // A port-bound endpoint as the engine sees it: control/ has opened the DPDK
@@ -157,6 +172,7 @@ struct EngineConfig {
     uint64_t delivered = 0;
     bool retry = false;  // link-level retry is on: its counts follow
     uint64_t crc_errors = 0, retries = 0;
+    uint64_t lanes_dropped = 0, given_up = 0;  // lane degrade, link.retry_limit
   };
   std::function<void(const Progress&)> progress;
   // Per-packet delivery hook for tests (slow; nullptr in normal runs). It is

@@ -80,6 +80,11 @@ void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
     if (mine) flush_router(w, router_local_[f.router]);
     return;
   }
+  if (f.op == EngineFault::Op::lane_down || f.op == EngineFault::Op::lane_up ||
+      f.op == EngineFault::Op::lane_ber) {  // the sender's, one direction (engine_lanes.h)
+    if (mine && lanes_) apply_lane_fault(w, f);
+    return;
+  }
   const FabricPort& fp = f_.routers[size_t(f.router)].ports[size_t(f.port)];
   const uint32_t o = router_local_[f.router] * max_ports_ + uint32_t(f.port);
   if (f.op == EngineFault::Op::ber) {
@@ -96,6 +101,7 @@ void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
   if (mine) {
     set_output_dead(w, o, down);
     if (fp.endpoint >= 0) set_input_dead(w, o, down);  // the endpoint's link, both ways
+    if (!down && lanes_) retrain_lanes(w, o);
   }
   if (fp.peer_router >= 0 && router_worker_[fp.peer_router] == w.id)
     set_input_dead(w, router_local_[fp.peer_router] * max_ports_ + uint32_t(fp.peer_port), down);
@@ -116,10 +122,10 @@ void Engine<R, L>::set_output_dead(Worker& w, uint32_t o, bool down) {
   w.down_since[o] = w.now;
   // What the retransmit buffer still holds never reached the far end.
   if (lcb_ && w.lcb_tx[o].enabled())
-    count_lost(w, DropReason::lost_in_flight,
-               w.lcb_tx[o].reset([&](uint32_t units, uint8_t vc) {
-                 w.vcs[size_t(o) * nv_ + vc].credits.untake(units);
-               }));
+    w.lcb_tx[o].reset([&](uint32_t units, uint8_t vc, rte_mbuf* m) {
+      w.vcs[size_t(o) * nv_ + vc].credits.untake(units);
+      discard(w, DropReason::lost_in_flight, m);
+    });
   // Its requesters are granted and discarded (grant()).
   if (w.router.requests(o)) arm_wake(w, o, w.now);
   if (w.oq.enabled() && w.oq.nonempty(o)) arm_link_wake(w, o, w.now);
@@ -155,8 +161,7 @@ void Engine<R, L>::flush_router(Worker& w, uint32_t lr) {
     TileHost host{*this, w};
     rt.flush_tiles(host, lr, [&](rte_mbuf* m, uint32_t o, uint8_t vc, uint32_t units) {
       w.pending[size_t(o) * nv_ + vc] -= units;
-      rte_pktmbuf_free(m);
-      count_lost(w, DropReason::lost_in_dead_router, 1);
+      discard(w, DropReason::lost_in_dead_router, m);
     });
   }
   for (uint32_t p = 0; p < max_ports_; p++) {
@@ -166,10 +171,8 @@ void Engine<R, L>::flush_router(Worker& w, uint32_t lr) {
       const uint32_t c = o * nv_ + v;
       while (rt.len(c)) drop_back(w, c, DropReason::lost_in_dead_router);
       if (w.oq.enabled())
-        while ((w.oq.nonempty(o) >> v) & 1) {
-          rte_pktmbuf_free(w.oq.pop(o, v).m);
-          count_lost(w, DropReason::lost_in_dead_router, 1);
-        }
+        while ((w.oq.nonempty(o) >> v) & 1)
+          discard(w, DropReason::lost_in_dead_router, w.oq.pop(o, v).m);
     }
   }
 }
@@ -198,8 +201,7 @@ void Engine<R, L>::drop_back(Worker& w, uint32_t c, DropReason why) {
   const QEntry e = rt.drop_back(c);
   const ps_t out = read_out_discarded(w, c, e.units);
   if (rt.len(c) == 0) rt.remember_departure(c, w.now, out);
-  rte_pktmbuf_free(e.m);
-  count_lost(w, why, 1);
+  discard(w, why, e.m);
 }
 
 // A discarded packet of `units` leaves input channel c's buffer as a granted
@@ -224,8 +226,7 @@ void Engine<R, L>::refuse_at_dead_input(Worker& w, uint32_t c, rte_mbuf* m) {
   const uint32_t units = meta(m)->units;
   w.router.pass_through(c, units);
   read_out_discarded(w, c, units);
-  rte_pktmbuf_free(m);
-  count_lost(w, DropReason::dead_port, 1);
+  discard(w, DropReason::dead_port, m);
 }
 
 // The head of channel c has no route (a fault left its destination
@@ -235,8 +236,7 @@ void Engine<R, L>::discard_unroutable(Worker& w, uint32_t c) {
   Router& rt = w.router;
   const QEntry e = rt.pop(c);
   const ps_t out = read_out_discarded(w, c, e.units);
-  rte_pktmbuf_free(e.m);
-  count_lost(w, DropReason::no_route, 1);
+  discard(w, DropReason::no_route, e.m);
   if (rt.len(c))
     setup_head(w, c, out);
   else

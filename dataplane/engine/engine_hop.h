@@ -70,6 +70,7 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       break;
     case EventType::remote_arrive:
     case EventType::mac_learn:
+    case EventType::link_control:
       break;  // applied when taken from the ring (apply_remote)
   }
 }

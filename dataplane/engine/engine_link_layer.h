@@ -84,10 +84,7 @@ void Engine<R, L>::lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, 
   LinkPacketFault::Kind fault{};
   const bool faulted = !w.lcb_faults.empty() && lcb_fault(w, o, &fault);
   uint32_t pos[kMaxBitErrorsKept];
-  const CodecKind codec = static_cast<CodecKind>(cfg_.codec);
-  const uint32_t bits = packet_checked_bits(codec, units);
-  tx.checked_bits += bits;  // (folded into the link's counters at the end)
-  const uint32_t n = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
+  const uint32_t n = lcb_draw_errors(w, o, units, pos);
   const ps_t dur = ol.serialize(units);
   if (n == 0 && !faulted) {
     lcb_cross(w, o, m, ov, start, tx.push(nullptr, units, ov, start + dur + 2 * ol.wire_ps));
@@ -118,6 +115,21 @@ void Engine<R, L>::lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, 
   rc.bit_errors += n;
   // (No buffer for the copy: as if the link had lost the packet.)
   if (rte_mbuf* bad = lcb_damaged_copy(w, m, units, pos, n)) lcb_cross(w, o, bad, ov, start, seq);
+}
+
+// The bit errors of a transmission of `units` on output o's link: the
+// link's rate over all its checked bits, then, where lanes can change, its
+// lanes' (lane_errors). Returns how many; their positions (up to
+// kMaxBitErrorsKept) in pos.
+template <class R, class L>
+inline uint32_t Engine<R, L>::lcb_draw_errors(Worker& w, uint32_t o, uint32_t units,
+                                              uint32_t* pos) {
+  const uint32_t bits = packet_checked_bits(static_cast<CodecKind>(cfg_.codec), units);
+  w.lcb_tx[o].checked_bits += bits;  // (folded into the link's counters at the end)
+  const uint32_t n = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
+  if (lanes_) [[unlikely]]
+    return lane_errors(w, o, bits, pos, n);
+  return n;
 }
 
 // What crosses when bits pos[0..n) of packet m are damaged: a copy with
@@ -188,15 +200,23 @@ inline void Engine<R, L>::lcb_cross(Worker& w, uint32_t o, rte_mbuf* m, uint8_t 
 
 // Output o's sender timed out: it sends its whole window again, oldest
 // first, after the packet on the link now; the core's next packets follow.
+// The lanes whose bits caused it count a retry (a lane may be dropped, the
+// link narrower or dead: engine_lanes.h); at link.retry_limit time-outs in
+// a row the oldest packet is given up instead of sent again.
 template <class R, class L>
 void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
   GoBackNSender& tx = w.lcb_tx[o];
   if (!tx.recovering() || tx.rewind_at() != w.now) return;
   OutLink& ol = w.out[o];
   LinkRetryCounters& rc = w.st.links[ol.stats].retry;
-  const CodecKind codec = static_cast<CodecKind>(cfg_.codec);
-  const uint32_t n = tx.go_back(w.now);
   rc.timeouts++;
+  if (lanes_ && !lanes_after_timeout(w, o)) [[unlikely]]
+    return;  // the link died of its lanes: its window was lost with it
+  uint32_t n = tx.go_back(w.now);
+  if (cfg_.retry.limit && n && tx.timeouts_of_oldest() > cfg_.retry.limit) [[unlikely]] {
+    lcb_give_up(w, o);
+    n--;
+  }
   w.lcb_retries += n;
   ps_t start = std::max(w.now, ol.free_ps);
   for (uint32_t i = 0; i < n; i++) {
@@ -211,9 +231,7 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
       lcb_cross(w, o, m, e.vc, start, seq);
     } else {
       uint32_t pos[kMaxBitErrorsKept];
-      const uint32_t bits = packet_checked_bits(codec, e.units);
-      tx.checked_bits += bits;
-      const uint32_t nb = w.lcb_ber[o].next(bits, pos, kMaxBitErrorsKept);
+      const uint32_t nb = lcb_draw_errors(w, o, e.units, pos);
       if (nb == 0) {
         e.m = nullptr;
         e.acked_at = start + dur + 2 * ol.wire_ps;
@@ -235,6 +253,39 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
   } else if (w.router.requests(o)) {
     arm_wake(w, o, start);
   }
+}
+
+// Output o's sender gives up on its oldest packet (link.retry_limit): it is
+// discarded and counted, its credits are the sender's again (the far end
+// holds no good copy of it), and the far end skips its number.
+template <class R, class L>
+void Engine<R, L>::lcb_give_up(Worker& w, uint32_t o) {
+  const uint8_t vc = w.lcb_tx[o].entry(0).vc;
+  const LinkSeq seq = w.lcb_tx[o].give_up_oldest([&](uint32_t units, uint8_t v, rte_mbuf* m) {
+    w.vcs[size_t(o) * nv_ + v].credits.untake(units);
+    discard(w, DropReason::retry_limit_exceeded, m);
+  });
+  w.st.links[w.out[o].stats].retry.given_up++;
+  w.lcb_given_up++;
+  link_control(w, o, LinkControl::skip, vc, seq);
+}
+
+// The sender of input i's link gave up on number seq, which the receiver
+// still expects: a damaged copy of it at the back of VC v's buffer goes as
+// if it had not come (its sender took its credits back), and the next
+// number is expected.
+template <class R, class L>
+void Engine<R, L>::lcb_skip(Worker& w, uint32_t i, uint8_t v, LinkSeq seq) {
+  GoBackNReceiver& rx = w.lcb_rx[i];
+  if (!rx.in_sequence(seq)) {
+    fail(w, "link-level retry out of step: the sender of the link into router " +
+                std::to_string(w.routers[i / max_ports_]) + " port " +
+                std::to_string(i % max_ports_) + " gave up on number " + std::to_string(seq) +
+                " but its receiver expects " + std::to_string(rx.expected));
+    return;
+  }
+  if ((rx.damaged_vcs >> v) & 1) lcb_excise(w, i * nv_ + v);
+  rx.took();
 }
 
 // Packet m, number seq, reaches input channel c (its head at `arrive`).

@@ -72,6 +72,9 @@ void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
     case EventType::mac_learn:
       w.mac.learn(ev.unit_ps, static_cast<int32_t>(ev.a), rte_rdtsc());
       break;
+    case EventType::link_control:  // in order with the link's packets, as they are taken
+      on_link_control(w, ev);
+      break;
     default:
       w.wheel.push(ev);
       break;
@@ -167,6 +170,8 @@ void Engine<R, L>::worker_loop(Worker& w) {
                                    int64_t(w.lcb_bad_out) - int64_t(w.st.transmit_error_discards),
                                    w.lcb_crc_errors,
                                    w.lcb_retries,
+                                   w.lanes_dropped,
+                                   w.lcb_given_up,
                                    w.fault_lost,
                                    w.failed,
                                    stop,
@@ -220,6 +225,8 @@ void Engine<R, L>::worker_loop(Worker& w) {
         for (int i = 0; i < nw; i++) {
           pr.crc_errors += pub_[parity][i].crc_errors;
           pr.retries += pub_[parity][i].retries;
+          pr.lanes_dropped += pub_[parity][i].lanes_dropped;
+          pr.given_up += pub_[parity][i].given_up;
         }
         cfg_.progress(pr);
       }

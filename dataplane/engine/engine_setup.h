@@ -69,7 +69,13 @@ bool Engine<R, L>::setup(std::string* err) {
   if (!setup_ports(err)) return false;
   capturing_ = !cfg_.capture.queues.empty();
   lcb_ = cfg_.retry.enabled;
-  faults_ = cfg_.faults_possible || !cfg_.faults.empty();
+  // Lane degrade can kill a link (its last lane dropped): the dead-port
+  // checks are armed for it as for faults.
+  const bool degrade = lcb_ && cfg_.retry.lane_degrade;
+  faults_ = cfg_.faults_possible || !cfg_.faults.empty() || degrade;
+  // Lanes are tracked where they can change: faults may name them, or lane
+  // degrade drops them (lane masks are 64 bits: the spec refuses more).
+  lanes_ = faults_ && f_.lanes <= kMaxLanes;
   if (capturing_) {
     const CaptureTaps& ct = cfg_.capture;
     if (ct.queues.size() != size_t(nw) || ct.link_iface.size() != link_proto_.size() ||
@@ -392,6 +398,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     }
   }
   if (!setup_link_layer(w, err)) return false;
+  setup_lanes(w);
   if (faults_) {
     w.down_since.assign(w.out.size(), kNever);
     w.sink_stopped.assign(w.out.size(), 0);

@@ -54,6 +54,7 @@ class GoBackNSender {
     timeout_ps_ = timeout_ps;
     head_ = tail_ = 0;
     rewind_at_ = kNever;
+    oldest_timeouts_ = 0;
   }
   bool enabled() const { return !q_.empty(); }
   // Bits sent under the CRC, resends included (kept here, on the sender's
@@ -104,8 +105,35 @@ class GoBackNSender {
   uint32_t go_back(ps_t now) {
     retire(now);
     rewind_at_ = kNever;
+    if (head_ != tail_) {  // the time-outs the oldest entry has caused in a row
+      if (oldest_timeouts_ && tail_ == oldest_seq_) {
+        oldest_timeouts_++;
+      } else {
+        oldest_seq_ = tail_;
+        oldest_timeouts_ = 1;
+      }
+    }
     return head_ - tail_;
   }
+  // Time-outs in a row with the same oldest entry, this one's included
+  // (link.retry_limit bounds them).
+  uint32_t timeouts_of_oldest() const { return oldest_timeouts_; }
+  // Gives up on the oldest entry (after go_back, before its resend): it
+  // leaves the window unacknowledged, handed to on_lost(units, vc, m),
+  // buffer and all. Returns its number, which the receiver must skip: it
+  // still expects it (the engine tells it, in order with the link's
+  // packets).
+  template <class F>
+  LinkSeq give_up_oldest(F&& on_lost) {
+    RetryEntry& e = q_[tail_ & mask_];
+    on_lost(e.units, e.vc, e.m);
+    e.m = nullptr;
+    oldest_timeouts_ = 0;
+    return static_cast<LinkSeq>(tail_++);
+  }
+  // The link's width changed (dataplane/link/lanes.h): a time-out chosen
+  // per link follows its round trip.
+  void set_timeout(ps_t timeout_ps) { timeout_ps_ = timeout_ps; }
   // The i-th entry from the oldest (0 <= i < outstanding()) and its number.
   RetryEntry& entry(uint32_t i) { return q_[(tail_ + i) & mask_]; }
   LinkSeq seq_of(uint32_t i) const { return static_cast<LinkSeq>(tail_ + i); }
@@ -117,21 +145,21 @@ class GoBackNSender {
       if (q_[s & mask_].m) f(q_[s & mask_].m);
   }
   // The link died: the packets the window still holds are lost (each
-  // passed to on_lost(units, vc) first: the far end never took them, so
-  // their credits are the sender's again; returns how many) and numbering
-  // starts again when it comes back.
+  // handed to on_lost(units, vc, m), buffer and all: the far end never took
+  // them, so their credits are the sender's again; returns how many) and
+  // numbering starts again when it comes back.
   template <class F>
   uint32_t reset(F&& on_lost) {
     uint32_t n = 0;
     for (uint32_t s = tail_; s != head_; s++)
       if (RetryEntry& e = q_[s & mask_]; e.m) {
-        on_lost(e.units, e.vc);
-        rte_pktmbuf_free(e.m);
+        on_lost(e.units, e.vc, e.m);
         e.m = nullptr;
         n++;
       }
     head_ = tail_ = 0;
     rewind_at_ = kNever;
+    oldest_timeouts_ = 0;
     return n;
   }
   void release_all() {
@@ -147,6 +175,7 @@ class GoBackNSender {
   uint32_t head_ = 0, tail_ = 0;  // free-running; head_ is the next sequence number
   ps_t timeout_ps_ = 0;
   ps_t rewind_at_ = kNever;
+  uint32_t oldest_seq_ = 0, oldest_timeouts_ = 0;  // (go_back)
 };
 
 // The receiving end's half: the next sequence number it will take.

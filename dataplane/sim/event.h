@@ -28,6 +28,9 @@ enum class EventType : uint8_t {
   progress_check,  // the forward-progress timers of a worker's outputs (engine_progress.h)
   tile,            // inside a tiled router: a row bus, column channel or buffer's credits (port =
                    // what, a = which; router/yarc_tiled.h)
+  link_control,    // a link's sender to its far end (a = the far input; port = what: a new unit
+                   // time, down, up, skip a sequence number; engine/engine_lanes.h), in order
+                   // with the link's packets
 };
 
 struct Event {

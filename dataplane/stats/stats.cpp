@@ -57,6 +57,13 @@ void LinkStats::merge(const LinkStats& o) {
   progress_timeouts += o.progress_timeouts;
   first_progress_timeout = std::min(first_progress_timeout, o.first_progress_timeout);
   progress_timeout_vcs |= o.progress_timeout_vcs;
+  if (o.lanes) {  // (kept by the sending worker alone)
+    lanes = o.lanes;
+    width = o.width;
+    lowest_width = o.lowest_width;
+    unit_ps = o.unit_ps;
+    lane_log.insert(lane_log.end(), o.lane_log.begin(), o.lane_log.end());
+  }
   for (int v = 0; v < kMaxVcs; v++) {
     vc_packets[v] += o.vc_packets[v];
     vc_units[v] += o.vc_units[v];

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dataplane/core/fabric.h"
+#include "dataplane/link/lanes.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -50,7 +51,10 @@ struct LatencyHistogram {
   X(bad_forwarded,                                                                                 \
     "damaged packets that had moved on before their CRC failed (marked transmit error)")           \
   X(dropped_on_purpose, "packets lost by a test fault (link_packet_faults)")                       \
-  X(duplicated_on_purpose, "packets sent twice by a test fault (link_packet_faults)")
+  X(duplicated_on_purpose, "packets sent twice by a test fault (link_packet_faults)")              \
+  X(given_up,                                                                                      \
+    "packets the sender gave up on after link.retry_limit time-outs in a row "                     \
+    "(discarded)")
 
 struct LinkRetryCounters {
 #define FABEMU_X(name, help) uint64_t name = 0;
@@ -61,6 +65,15 @@ struct LinkRetryCounters {
     FABEMU_LINK_RETRY_COUNTERS(FABEMU_X)
 #undef FABEMU_X
   }
+};
+
+// A lane of a router link went out of service or came back
+// (dataplane/link/lanes.h), and the link's width after it.
+struct LaneChange {
+  ps_t at = 0;
+  uint16_t lane = 0;
+  uint16_t width = 0;
+  LaneCause cause = LaneCause::retries;
 };
 
 struct LinkStats {
@@ -91,6 +104,12 @@ struct LinkStats {
   uint32_t progress_timeouts = 0;
   ps_t first_progress_timeout = kNever;
   uint32_t progress_timeout_vcs = 0;
+  // Lanes of a router link, where they can change (0: not tracked): its
+  // width at the end and the narrowest it ran at, its unit time at the end,
+  // and every lane that went or came back, in time order.
+  uint16_t lanes = 0, width = 0, lowest_width = 0;
+  ps_t unit_ps = 0;
+  std::vector<LaneChange> lane_log;
   void merge(const LinkStats& o);  // adds o's counters (same link)
 };
 
@@ -160,16 +179,17 @@ struct LiveStats {
 };
 
 // Drop reasons are declared once; JSON and the summary print the same names.
-#define FABEMU_DROP_REASONS(X)                                                                  \
-  X(source_queue_full, "message not generated: source queue at its bound")                      \
-  X(reassembly_overflow, "reassembly table full at the destination endpoint")                   \
-  X(mbuf_pool_empty, "message not generated: packet buffer pool exhausted")                     \
-  X(no_route, "routing tables gave no output for the packet (unroutable after a fault)")        \
-  X(dead_port, "discarded at a dead port: bound for a dead link or router, or sent into one")   \
-  X(lost_in_flight, "on a link (or in its retransmit buffer) when the link died")               \
-  X(lost_in_dead_router, "in a router's buffers when the router died")                          \
-  X(forward_progress, "bound for a port whose forward-progress timer expired (BlackWidow 7.7)") \
-  X(undelivered_at_end, "still in the fabric when the drain limit ran out")                     \
+#define FABEMU_DROP_REASONS(X)                                                                     \
+  X(source_queue_full, "message not generated: source queue at its bound")                         \
+  X(reassembly_overflow, "reassembly table full at the destination endpoint")                      \
+  X(mbuf_pool_empty, "message not generated: packet buffer pool exhausted")                        \
+  X(no_route, "routing tables gave no output for the packet (unroutable after a fault)")           \
+  X(dead_port, "discarded at a dead port: bound for a dead link or router, or sent into one")      \
+  X(lost_in_flight, "on a link (or in its retransmit buffer) when the link died")                  \
+  X(lost_in_dead_router, "in a router's buffers when the router died")                             \
+  X(forward_progress, "bound for a port whose forward-progress timer expired (BlackWidow 7.7)")    \
+  X(retry_limit_exceeded, "given up by a link's sender after link.retry_limit time-outs in a row") \
+  X(undelivered_at_end, "still in the fabric when the drain limit ran out")                        \
   X(shed_overload, "message not generated: the real-time run was behind (run.overload: shed)")
 
 enum class DropReason : uint8_t {

@@ -10,7 +10,6 @@
 
 namespace fabemu {
 
-inline uint64_t drops(const RunStats& st, DropReason r) { return st.drops[static_cast<int>(r)]; }
 
 inline uint64_t fault_losses(const RunStats& st) {
   return drops(st, DropReason::dead_port) + drops(st, DropReason::lost_in_flight) +

@@ -44,6 +44,16 @@ inline RunResult run_collect(const Spec& spec, std::vector<Delivery>* out) {
   });
 }
 
+// The statistics of the link leaving `router`'s port `port`.
+inline const LinkStats& link_stats(const RunStats& st, int32_t router, int16_t port) {
+  for (const LinkStats& l : st.links)
+    if (l.router == router && l.port == port) return l;
+  ADD_FAILURE() << "no link from router " << router << " port " << port;
+  return st.links.front();
+}
+
+inline uint64_t drops(const RunStats& st, DropReason r) { return st.drops[static_cast<int>(r)]; }
+
 // Checks a finished run's deliveries: every injected packet exactly once.
 inline void expect_exactly_once(const RunResult& r, const std::vector<Delivery>& got) {
   ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;

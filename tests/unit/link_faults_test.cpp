@@ -50,7 +50,7 @@ TEST(Faults, AClosLinkKilledMidRunLosesOnlyWhatWasOnIt) {
         drops(r.stats, DropReason::dead_port) + drops(r.stats, DropReason::lost_in_flight);
     EXPECT_LE(lost, 2u * 2u * 256u) << retry;
     for (const auto& [router, port] : {std::pair{0, 33}, std::pair{33, 0}}) {
-      const LinkStats& l = link_from(r.stats, router, int16_t(port));
+      const LinkStats& l = link_stats(r.stats, router, int16_t(port));
       EXPECT_EQ(l.went_down, 1u);
       EXPECT_TRUE(l.down_at_end);
       EXPECT_EQ(l.down_ps, r.stats.end_ps - 6'000'000) << "down from 6 us to the end";
@@ -78,14 +78,35 @@ TEST(Faults, ATorusLinkThatDiesAndComesBackIsRoutedAroundMeanwhile) {
   const RunResult down = with("[\"5us link=r0:p0 down\"]");
   const RunResult back = with("[\"5us link=r0:p0 down\", \"20us link=r0:p0 up\"]");
   EXPECT_EQ(drops(down.stats, DropReason::no_route), 0u) << "a torus has paths around one link";
-  const LinkStats& h = link_from(healthy.stats, 0, 0);
-  const LinkStats& d = link_from(down.stats, 0, 0);
-  const LinkStats& b = link_from(back.stats, 0, 0);
+  const LinkStats& h = link_stats(healthy.stats, 0, 0);
+  const LinkStats& d = link_stats(down.stats, 0, 0);
+  const LinkStats& b = link_stats(back.stats, 0, 0);
   EXPECT_LT(d.packets, h.packets / 2) << "no traffic after 5 us of a 42 us run";
   EXPECT_GT(b.packets, d.packets) << "it carries traffic again after 20 us";
   EXPECT_EQ(b.down_ps, 15'000'000u);
   EXPECT_FALSE(b.down_at_end);
   EXPECT_EQ(b.went_down, 1u);
+}
+
+// Faults at a bit error rate: a damaged copy that had moved on marked
+// transmit error (its good copy follows) and meets a dead link or router is
+// discarded as its destination would have discarded it, not counted lost;
+// the real losses still add up and the run drains (it waits for every
+// marked copy to be discarded somewhere).
+TEST(Faults, MarkedCopiesAFaultDiscardsAreNotLosses) {
+  std::vector<Delivery> got;
+  const RunResult r = run_collect(
+      spec_of("t3e-4x4x4.yaml",
+              {"link.retry=true", "link.ber=1e-3", "run.warmup_ns=2000", "run.measure_ns=20000",
+               "run.check_invariants=true",
+               "faults=[\"5us link=r0:p0 down\", \"8us router=21 down\", \"12us link=r1:p1 "
+               "down\"]"}),
+      &got);
+  expect_once_or_counted(r, got);
+  EXPECT_GT(r.stats.transmit_error_discards, 0u);
+  LinkRetryCounters all;
+  for (const LinkStats& l : r.stats.links) all.merge(l.retry);
+  EXPECT_EQ(r.stats.transmit_error_discards, all.bad_forwarded) << "every marked copy discarded";
 }
 
 // A router dies: its buffers are lost, its endpoints' packets are refused

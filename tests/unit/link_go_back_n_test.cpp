@@ -51,6 +51,42 @@ TEST(GoBackN, TimeOutResendsTheWindowFromTheOldestUnacknowledged) {
   EXPECT_EQ(tx.entry(2).units, 6);
 }
 
+// link.retry_limit: the oldest entry's time-outs in a row are counted; the
+// sender gives it up (its units and VC handed back) and the receiver, told
+// to skip its number, takes the resend of the next one.
+TEST(GoBackN, TheOldestIsGivenUpAfterItsTimeOutsAndTheReceiverSkipsItsNumber) {
+  GoBackNSender tx;
+  tx.init(8, 500);
+  GoBackNReceiver rx;
+  tx.push(nullptr, 4, 0, 100);  // 0: taken, acknowledged at 100
+  rx.took();
+  tx.push(nullptr, 5, 1, kNever);  // 1: damaged
+  tx.expect_timeout(20);
+  tx.push(nullptr, 4, 0, kNever);  // 2: sent meanwhile, discarded by the receiver
+  ASSERT_EQ(tx.go_back(520), 2u);
+  EXPECT_EQ(tx.timeouts_of_oldest(), 1u);
+  tx.expect_timeout(600);  // its resend is damaged again
+  ASSERT_EQ(tx.go_back(1100), 2u);
+  EXPECT_EQ(tx.timeouts_of_oldest(), 2u);
+  uint32_t units = 0;
+  uint8_t vc = 9;
+  EXPECT_EQ(tx.give_up_oldest([&](uint32_t u, uint8_t v, rte_mbuf*) {
+    units = u;
+    vc = v;
+  }),
+            LinkSeq(1));
+  EXPECT_EQ(units, 5u);
+  EXPECT_EQ(vc, 1);
+  ASSERT_EQ(tx.outstanding(), 1u);
+  EXPECT_EQ(tx.seq_of(0), LinkSeq(2));
+  ASSERT_TRUE(rx.in_sequence(1));
+  rx.took();  // the skip
+  EXPECT_TRUE(rx.in_sequence(tx.seq_of(0))) << "the resend of the next is taken";
+  tx.expect_timeout(1200);
+  ASSERT_EQ(tx.go_back(1700), 1u);
+  EXPECT_EQ(tx.timeouts_of_oldest(), 1u) << "a new oldest counts from one";
+}
+
 TEST(GoBackN, SequenceNumbersWrapAtSixteenBits) {
   GoBackNSender tx;
   tx.init(2, 10);

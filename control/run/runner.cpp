@@ -18,6 +18,7 @@
 #include "control/run/fault_control.h"
 #include "control/run/fault_plan.h"
 #include "control/run/replay_load.h"
+#include "control/run/run_summary.h"
 #include "control/spec/spec_fields.h"
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec.h"
@@ -30,8 +31,6 @@
 namespace fabemu {
 
 namespace {
-
-ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }
 
 // flatfly: YARC phits (the paper's packets are abstract; its authors built YARC).
 CodecKind codec_of(const Spec& spec) {
@@ -348,18 +347,6 @@ extern "C" void on_stop_signal(int sig) {
   std::signal(sig, SIG_DFL);
 }
 
-std::string ns_text(uint64_t ps) {
-  if (ps >= 1000ull * 1000 * 1000) return fmt::format("{:.2f} ms", double(ps) / 1e9);
-  if (ps >= 1000ull * 1000) return fmt::format("{:.2f} us", double(ps) / 1e6);
-  return fmt::format("{:.0f} ns", double(ps) / 1e3);
-}
-
-uint64_t shed_frames(const RunStats& st) {
-  uint64_t n = 0;
-  for (const PortStats& p : st.ports) n += p.drops[static_cast<int>(FrameDrop::shed_overload)];
-  return n;
-}
-
 }  // namespace
 
 int run_command(const Spec& spec, const RunOptions& opts) {
@@ -471,145 +458,8 @@ int run_command(const Spec& spec, const RunOptions& opts) {
     }
   }
   if (!opts.quiet) {
-    auto lat = j["latency_ns"];
-    fmt::print(
-        "fabric     {} ({} routers, {} endpoints, {} VCs, {}s of {} bits)\n"
-        "traffic    {} at offered load {:.3f} ({:.3f} refused by the source queues, {:.3f} entered the fabric), seed {}\n"
-        "throughput accepted {:.3f} of injection bandwidth (offered {:.3f})\n"
-        "packets    injected {}  delivered {}  dropped {}\n"
-        "latency    mean {:.1f} ns  p50 {:.1f}  p99 {:.1f}  max {:.1f}  (network only: mean {:.1f})\n"
-        "hops       mean {:.2f}  max {}\n"
-        "credits    stalls {}  conservation {}\n"
-        "speed      {:.2f} M packet-hops/s ({} worker{}), {:.2f} s wall for {:.1f} us emulated\n",
-        res.fabric.name, res.fabric.routers.size(), res.fabric.endpoints.size(),
-        res.fabric.num_vcs, res.fabric.unit_name, res.fabric.unit_bits, spec.traffic.pattern,
-        j["offered_load"].get<double>(), j["refused_load"].get<double>(),
-        j["entered_load"].get<double>(), spec.run.seed, j["accepted_load"].get<double>(),
-        j["offered_load"].get<double>(), st.injected_packets, st.delivered_packets,
-        j["dropped_packets"]["total"].get<uint64_t>(), lat["mean"].get<double>(),
-        lat["p50"].get<double>(), lat["p99"].get<double>(), lat["max"].get<double>(),
-        j["network_latency_ns"]["mean"].get<double>(), j["hops"]["mean"].get<double>(),
-        j["hops"]["max"].get<uint64_t>(), j["credit_stalls"].get<uint64_t>(),
-        st.invariant_checks ? (st.invariant_failure.empty() ? "checked, ok" : "BROKEN")
-                            : "not checked (run.check_invariants)",
-        j["performance"]["packet_hops_per_s"].get<double>() / 1e6, spec.run.workers,
-        spec.run.workers == 1 ? "" : "s", st.wall_s, double(st.end_ps) / 1e6);
-    if (j.contains("link_retry")) {
-      const auto& r = j["link_retry"];
-      const double bits = r["checked_bits"].get<double>();
-      fmt::print(
-          "link retry CRC errors {}  time-outs {}  packets resent {}  excised {}  marked transmit "
-          "error and discarded {}  (BER seen {:.2g})\n",
-          r["crc_errors"].get<uint64_t>(), r["timeouts"].get<uint64_t>(),
-          r["retries"].get<uint64_t>(), r["excised"].get<uint64_t>(),
-          r["transmit_error_discards"].get<uint64_t>(),
-          bits > 0 ? r["bit_errors"].get<double>() / bits : 0.0);
-    }
-    if (j.contains("forward_progress_timeouts") && !j["forward_progress_timeouts"].empty()) {
-      std::string at;
-      for (const auto& x : j["forward_progress_timeouts"])
-        at += fmt::format("{}router {} port {}{} at {:.3f} us", at.empty() ? "" : ", ",
-                          x["router"].get<int>(), x["port"].get<int>(),
-                          x.contains("endpoint")
-                              ? fmt::format(" (endpoint {})", x["endpoint"].get<int>())
-                              : std::string(),
-                          x["first_at_ns"].get<double>() / 1e3);
-      fmt::print(
-          "progress   forward-progress timer expired at {}: packets bound there were "
-          "discarded (drops forward_progress)\n",
-          at);
-    }
-    if (j.contains("link_lanes") && j["link_lanes"]["links_narrowed"].get<uint64_t>() > 0) {
-      const auto& l = j["link_lanes"];
-      fmt::print(
-          "lanes      {} link directions ran narrower than {} lanes, {} lanes dropped for "
-          "retries, {} lost every lane (links[i].lanes)\n",
-          l["links_narrowed"].get<uint64_t>(), l["lanes"].get<uint32_t>(),
-          l["lanes_dropped"].get<uint64_t>(), l["links_lost_all_lanes"].get<uint64_t>());
-    }
-    if (const auto& dv = j["down_route_violations"]; dv["total"].get<uint64_t>() > 0) {
-      std::string at;
-      size_t shown = 0;
-      for (const auto& x : dv["where"]) {
-        if (shown++ == 5) {
-          at += fmt::format(", and {} more", dv["where"].size() - 5);
-          break;
-        }
-        at +=
-            fmt::format("{}router {} port {} ({})", at.empty() ? "" : ", ", x["router"].get<int>(),
-                        x["port"].get<int>(), x["packets"].get<uint64_t>());
-      }
-      fmt::print(
-          "routing    {} packets came down an uplink and were routed up again (the down-routing "
-          "invariant broken: check the tables): at {}\n",
-          dv["total"].get<uint64_t>(), at);
-    }
-    for (int i = 0; i < static_cast<int>(DropReason::count); i++)
-      if (st.drops[i])
-        fmt::print("dropped    {} {}: {}\n", st.drops[i], drop_reason_name(static_cast<DropReason>(i)),
-                   drop_reason_help(static_cast<DropReason>(i)));
-    for (const PortStats& p : st.ports) {
-      fmt::print("port {:<6}in {} frames ({} B)  out {} frames ({} B)  flooded {}  frame latency "
-                 "p50 {} p99 {}  hops {:.1f}\n",
-                 p.name, p.rx_frames, p.rx_bytes, p.tx_frames, p.tx_bytes, p.flooded,
-                 ns_text(p.frame_latency_ps.percentile(50)), ns_text(p.frame_latency_ps.percentile(99)),
-                 p.frame_hops.mean());
-      if (p.replay_unsent)
-        fmt::print("  replay   {} frames of the file sent, {} not: the run ended first (raise "
-                   "run.measure_ns or lower replay_loops)\n",
-                   p.replay_sent, p.replay_unsent);
-      for (int i = 0; i < static_cast<int>(FrameDrop::count); i++)
-        if (p.drops[i])
-          fmt::print("  dropped  {} {}: {}\n", p.drops[i], frame_drop_name(static_cast<FrameDrop>(i)),
-                     frame_drop_help(static_cast<FrameDrop>(i)));
-    }
-    if (!st.capture_files.empty())
-      fmt::print("capture    {} packets and frames on {} interface(s) in {} ({:.1f} MB){}\n",
-                 st.capture_written, st.capture_interfaces,
-                 st.capture_files.size() == 1 ? st.capture_files[0]
-                                              : fmt::format("{} files, {} ... {}", st.capture_files.size(),
-                                                            st.capture_files.front(), st.capture_files.back()),
-                 double(st.capture_bytes) / 1e6,
-                 st.capture_drops ? fmt::format("; {} dropped (the writer fell behind: raise "
-                                                "capture.queue_records or capture less)",
-                                                st.capture_drops)
-                                  : "");
-    if (st.realtime) {
-      fmt::print("real time  scale {}  lateness p50 {}  p99 {}  max {}  ({} of {} events over the {} bound)\n"
-                 "           receive poll gap p50 {}  p99 {}  max {} (emulated time)\n",
-                 st.time_scale, ns_text(st.lateness_ps.percentile(50)),
-                 ns_text(st.lateness_ps.percentile(99)), ns_text(st.lateness_ps.max),
-                 st.events_over_bound, st.lateness_ps.count, ns_text(st.lateness_bound_ps),
-                 ns_text(st.poll_gap_ps.percentile(50)), ns_text(st.poll_gap_ps.percentile(99)),
-                 ns_text(st.poll_gap_ps.max));
-      if (st.overload_episodes)
-        fmt::print("overload   {} time(s) more than {} behind the wall clock (max {}), run.overload: {}; "
-                   "{} messages and {} frames shed\n",
-                   st.overload_episodes, ns_text(ns_to_ps(spec.run.overload_bound_ns)),
-                   ns_text(st.max_behind_ps), spec.run.overload,
-                   st.drops[static_cast<int>(DropReason::shed_overload)], shed_frames(st));
-      if (st.events_over_bound)
-        fmt::print(stderr,
-                   "fabemu run: WARNING: {} events ran later than run.lateness_bound_ns ({}) "
-                   "behind their emulated time (max {}): during those moments the fabric's timing "
-                   "was not the spec's. Raise run.time_scale or lower the load.\n",
-                   st.events_over_bound, ns_text(st.lateness_bound_ps), ns_text(st.lateness_ps.max));
-    }
-  }
-  if (!opts.quiet) {
-    for (size_t i = 0; i < st.worker_preempted.size(); i++) {
-      // A worker with a CPU of its own is preempted a few times a second at
-      // most; one sharing its CPU with another busy thread, hundreds.
-      const double rate = st.wall_s > 0 ? double(st.worker_preempted[i]) / st.wall_s : 0;
-      if (st.worker_preempted[i] >= 20 && rate > 20)
-        fmt::print(stderr,
-                   "fabemu run: note: worker {} lost its CPU {} times ({:.0f}/s) to other "
-                   "threads on CPU(s) {}: the run was slower{}. Give each worker a CPU of its "
-                   "own (run.cores, taskset) or run fewer things at once\n",
-                   i, st.worker_preempted[i], rate,
-                   i < st.worker_cpus.size() ? cpu_list_text(st.worker_cpus[i]) : "?",
-                   st.realtime ? " and late" : " (the figures are unaffected)");
-    }
+    print_run_summary(spec, res);
+    print_preemption_notes(st);
   }
   if (!st.error.empty()) {
     fmt::print(stderr, "fabemu run: the emulation broke down: {}\n", st.error);

@@ -38,7 +38,6 @@ void check_torus_spec(const Spec& spec) {
                      fmt::format("got {}, but it must be 1 to {}", spec.vcs.count, kMaxVcs));
 }
 
-ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }
 ps_t minus_wire(ps_t v, ps_t wire) { return v > wire ? v - wire : 0; }
 
 }  // namespace

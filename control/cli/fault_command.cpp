@@ -7,17 +7,20 @@ namespace fabemu {
 
 int fault_command(const std::string& socket, const std::vector<std::string>& requests,
                   std::istream& in, std::ostream& out, std::ostream& err) {
+  // Blank and comment lines get no reply from the server: never sent, or
+  // the client would wait for one.
   std::vector<std::string> lines;
+  const auto add = [&](const std::string& line) {
+    const size_t b = line.find_first_not_of(" \t\r");
+    if (b != std::string::npos && line[b] != '#' && line.find('\n') == std::string::npos)
+      lines.push_back(line);
+  };
   for (const std::string& r : requests) {
     if (r != "-") {
-      lines.push_back(r);
+      add(r);
       continue;
     }
-    for (std::string line; std::getline(in, line);) {
-      const size_t b = line.find_first_not_of(" \t\r");
-      if (b == std::string::npos || line[b] == '#') continue;  // what the server skips too
-      lines.push_back(line);
-    }
+    for (std::string line; std::getline(in, line);) add(line);
   }
   if (lines.empty()) {
     err << "fabemu fault: nothing to send: give a fault (e.g. 'link=r0:p33 down'), status, or - "

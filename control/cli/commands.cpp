@@ -342,7 +342,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
                               f.vc_buffer_units.begin() + std::min(f.num_vcs, kMaxVcs));
     j["vc_buffer_units"] = buf;
     if (spec.topology.family == "torus") j["dims"] = spec.topology.dims;
-    if (spec.topology.family == "flatfly") {
+    if (spec.topology.family == "flatfly" || spec.topology.family == "butterfly") {
       j["k"] = spec.topology.k;
       j["n"] = spec.topology.n;
     }

@@ -15,8 +15,8 @@ const std::vector<ProfileInfo>& profiles() {
       // YARC's (Kim, Dally and Abts built YARC), one packet standing for one
       // of the paper's flits.
       {"flatfly",
-       "flattened butterfly: k-ary n-flat of high-radix routers, and the hypercube and folded "
-       "Clos it is compared with; YARC links, pipeline and 24-bit phit packets",
+       "flattened butterfly: k-ary n-flat of high-radix routers, and the butterfly, hypercube and "
+       "folded Clos it is compared with; YARC links, pipeline and 24-bit phit packets",
        "Kim, Dally & Abts, \"Flattened Butterfly: A Cost-Efficient Topology for High-Radix "
        "Networks\", ISCA 2007 (sections 2-3); link, router latency and YARC phit codec from Scott "
        "et al., ISCA 2006",

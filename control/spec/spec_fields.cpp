@@ -52,7 +52,7 @@ const std::vector<Field>& fields() {
 
     // --- topology: read by the topology builders (control/topology).
     {"topology.family", "string", "", "torus", "clos", "flatfly", T3E " §1; " BW " §2.2; " FB " §2.1",
-     "topology family, as registered by the builders: torus, clos, flatfly, hypercube",
+     "topology family, as registered by the builders: torus, clos, flatfly, hypercube, butterfly",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.family = c.text(n); }},
     {"topology.dims", "[int, int, int]", "routers", "[4, 4, 4]", "", "", T3E " §1 (up to 8x32x8)",
      "torus size kx, ky, kz; each at least 2",
@@ -90,11 +90,11 @@ const std::vector<Field>& fields() {
        s.topology.endpoints_per_router = static_cast<int>(c.integer(n, 1, kMaxPorts - kTorusDirections));
      }, "torus, hypercube"},
     {"topology.k", "int", "routers", "", "", "32", FB " §3.2 (32-ary 2-flat)",
-     "flatfly: routers in each dimension, which is also the endpoints per router (concentration); at least 2",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.k = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly"},
+     "flatfly: routers in each dimension, which is also the endpoints per router (concentration); butterfly: the radix of its routers (k-ary n-fly); at least 2",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.k = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly, butterfly"},
     {"topology.n", "int", "", "", "", "2", FB " §3.2 (N = 1024); §3.3 (10-dimensional hypercube)",
-     "flatfly: a k-ary n-flat has k^n endpoints and k^(n-1) routers of radix n(k-1)+1 in n-1 dimensions; hypercube: a binary n-cube has 2^n routers in n dimensions; at least 2",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.n = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly, hypercube"},
+     "flatfly: a k-ary n-flat has k^n endpoints and k^(n-1) routers of radix n(k-1)+1 in n-1 dimensions; hypercube: a binary n-cube has 2^n routers in n dimensions; butterfly: a k-ary n-fly has n stages of k^(n-1) routers; at least 2",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.n = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly, hypercube, butterfly"},
 
     // --- link: read by the topology builders to time each link.
     {"link.lanes", "int", "lanes", "14", "3", "3", T3E " §1 (14-bit phit); " BW " abstract (3 x 6.25 Gb/s)",
@@ -146,7 +146,7 @@ const std::vector<Field>& fields() {
     // --- router: read by the routing policies (pipeline latency per hop).
     {"router.latency_ns", "number", "ns", "", "31.25", "31.25", BW " §3 (25 stages at 800 MHz); flatfly: YARC's (" FB " §3.2 simulates a single-cycle router)",
      "router pipeline latency, input to output, 0.001 to 1e6",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "clos, flatfly, hypercube"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "clos, flatfly, hypercube, butterfly"},
     {"router.straight_ns", "number", "ns", "40", "", "", T3E " Table 2",
      "torus fall-through going straight, input pins to next input pins",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
@@ -206,7 +206,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", "direction_order", "updown", "min", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order, dimension_order; clos: updown, adaptive; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube",
+     "routing algorithm for the family: torus: direction_order, dimension_order; clos: updown, adaptive; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube; butterfly: dest",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.

@@ -25,6 +25,7 @@
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_validate.h"
 #include "control/spec/spec_yaml.h"
+#include "control/topology/butterfly.h"
 #include "control/topology/flatfly.h"
 #include "control/topology/hypercube.h"
 #include "control/topology/link_timing.h"
@@ -251,6 +252,12 @@ int64_t spec_endpoint_count(const Spec& s) {
   }
   if (s.topology.family == "clos") return s.topology.endpoints;
   if (s.topology.family == "flatfly" && flatfly_size_problem(s.topology.k, s.topology.n).empty()) {
+    int64_t n = 1;
+    for (int i = 0; i < s.topology.n; ++i) n *= s.topology.k;
+    return n;
+  }
+  if (s.topology.family == "butterfly" &&
+      butterfly_size_problem(s.topology.k, s.topology.n).empty()) {
     int64_t n = 1;
     for (int i = 0; i < s.topology.n; ++i) n *= s.topology.k;
     return n;

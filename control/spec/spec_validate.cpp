@@ -26,6 +26,7 @@
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_validate.h"
 #include "control/spec/spec_yaml.h"
+#include "control/topology/butterfly.h"
 #include "control/topology/flatfly.h"
 #include "control/topology/hypercube.h"
 #include "control/topology/link_timing.h"
@@ -136,6 +137,9 @@ void SpecValidator::validate(Spec& s) const {
 
   if (s.topology.family == "flatfly")
     if (const std::string why = flatfly_size_problem(s.topology.k, s.topology.n); !why.empty())
+      blame({"topology.k", "topology.n"}, why);
+  if (s.topology.family == "butterfly")
+    if (const std::string why = butterfly_size_problem(s.topology.k, s.topology.n); !why.empty())
       blame({"topology.k", "topology.n"}, why);
   if (s.topology.family == "hypercube")
     if (const std::string why =

@@ -56,16 +56,6 @@ void check_clos_spec(const Spec& spec) {
                      fmt::format("got {}, but it must be 1 to {}", spec.vcs.count, kMaxVcs));
 }
 
-FabricPort link_port(int32_t peer_router, int peer_port, ps_t unit, ps_t wire, uint8_t label) {
-  FabricPort p;
-  p.peer_router = peer_router;
-  p.peer_port = static_cast<int16_t>(peer_port);
-  p.unit_ps = unit;
-  p.wire_ps = wire;
-  p.label = label;
-  return p;
-}
-
 }  // namespace
 
 Fabric build_clos(const Spec& spec) {
@@ -90,7 +80,7 @@ Fabric build_clos(const Spec& spec) {
     for (int p = 0; p < kRank1Radix; ++p) r.ports[p].label = p < kClosSubtree ? kClosDown : kClosUp;
     if (rank == 2)
       for (int j = 0; j < r2; ++j)
-        r.ports[kClosSubtree + j] = link_port(r1 + j, i, channel, wire, kClosUp);
+        r.ports[kClosSubtree + j] = router_link(r1 + j, i, channel, wire, kClosUp);
   }
   for (int j = 0; j < r2; ++j) {
     FabricRouter& r = f.routers[r1 + j];
@@ -100,7 +90,7 @@ Fabric build_clos(const Spec& spec) {
     r.ports.resize(kRank2Radix);
     for (int i = 0; i < kRank2Radix; ++i) r.ports[i].label = kClosDown;
     for (int i = 0; i < r1; ++i)
-      r.ports[i] = link_port(i, kClosSubtree + j, channel, wire, kClosDown);
+      r.ports[i] = router_link(i, kClosSubtree + j, channel, wire, kClosDown);
   }
   f.endpoints.resize(e);
   for (int ep = 0; ep < e; ++ep)

@@ -33,4 +33,14 @@ void attach_endpoint(Fabric& f, int32_t ep, int32_t router, int port, ps_t unit,
   e.wire_ps = wire;
 }
 
+FabricPort router_link(int32_t peer_router, int peer_port, ps_t unit, ps_t wire, uint8_t label) {
+  FabricPort p;
+  p.peer_router = peer_router;
+  p.peer_port = static_cast<int16_t>(peer_port);
+  p.unit_ps = unit;
+  p.wire_ps = wire;
+  p.label = label;
+  return p;
+}
+
 }  // namespace fabemu

@@ -21,4 +21,8 @@ Fabric fabric_frame(const Spec& spec, std::string name, std::string topology);
 void attach_endpoint(Fabric& f, int32_t ep, int32_t router, int port, ps_t unit, ps_t wire,
                      uint8_t label);
 
+// A router port whose channel goes to port `peer_port` of router
+// `peer_router` (which wires the way back), with the given timing and label.
+FabricPort router_link(int32_t peer_router, int peer_port, ps_t unit, ps_t wire, uint8_t label);
+
 }  // namespace fabemu

@@ -84,12 +84,9 @@ Fabric build_ghc(const Spec& spec, const GhcShape& shape, std::string name, std:
       // Equation (1), dimension d + 1: j = i + (m - own) k^d, m != own.
       for (int m = 0; m < k; ++m) {
         if (m == own) continue;
-        FabricPort& p = r.ports[flatfly_port(c, k, d, own, m)];
-        p.peer_router = i + (m - own) * stride;
-        p.peer_port = static_cast<int16_t>(flatfly_port(c, k, d, m, own));
-        p.unit_ps = channel;
-        p.wire_ps = wire;
-        p.label = static_cast<uint8_t>(d + 1);
+        r.ports[flatfly_port(c, k, d, own, m)] =
+            router_link(i + (m - own) * stride, flatfly_port(c, k, d, m, own), channel, wire,
+                        static_cast<uint8_t>(d + 1));
       }
     }
     for (int j = 0; j < c; ++j)

@@ -168,9 +168,10 @@ int fabemu_main(int argc, char** argv) {
                      "paths and per-hop latency, retries, CRC errors, out-of-order deliveries, "
                      "ports; text, --json, --plot. `fabemu pcap --help` for its options");
   app.add_subcommand("sweep",
-                     "Latency-load sweep of a spec: runs it at each offered load (and each value "
-                     "of --vary keys), tables accepted load and latency, finds saturation; "
-                     "--json, --csv, --plot. `fabemu sweep --help` for its options");
+                     "Latency-load sweep of one or more specs: runs each at each offered load "
+                     "(and each value of --vary keys), points in parallel (--jobs), tables "
+                     "accepted load and latency, finds saturation; --json, --csv, --plot. "
+                     "`fabemu sweep --help` for its options");
 
   // Hidden (empty group): prints the README's spec reference from the table
   // the loader reads, so the two cannot drift apart.

@@ -47,8 +47,30 @@ check(len(rows) == len(pts) and all(float(r["accepted_load"]) == p["accepted_loa
 table = open(os.path.join(d, "table.txt")).read()
 check(all(f"{p['accepted_load']:.3f}" in table for p in pts), "the table shows every point")
 check(open(os.path.join(d, "s.png"), "rb").read(8) == b"\x89PNG\r\n\x1a\n", "the plot is a PNG")
-check("5/6" in open(os.path.join(d, "progress.txt")).read(), "progress lines count the points")
+prog = open(os.path.join(d, "progress.txt")).read().splitlines()
+check(len(prog) == 5 and "5/5" in prog[-1] and "0 to go" in prog[-1],
+      "a progress line per point, counting what is done and what is left")
 sys.exit(1 if fails else 0)
+PY
+
+# Several spec files, one series each, with overrides for one of them only
+# (the Figure 6 form), one point at a time: the same figures as the
+# parallel sweep above for the same runs (virtual time is deterministic).
+"$fabemu" sweep "$src/topologies/flatfly-4x3.yaml:routing=val" "$src/topologies/hypercube-4.yaml" \
+  --loads 0.2,0.6 --set run.measure_ns=10000 --jobs 1 --json "$out/m.json" >/dev/null 2>"$out/mp.txt"
+python3 - "$out" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+m = json.load(open(os.path.join(d, "m.json")))
+s = json.load(open(os.path.join(d, "s.json")))
+labels = sorted({p["series"] for p in m["points"]})
+ok = labels == ["flatfly-4x3 routing=val", "hypercube-4"]
+print(("OK   " if ok else "FAIL ") + f"one series per spec file, named by it: {labels}")
+val = {p["load"]: p["accepted_load"] for p in m["points"] if p["series"].startswith("flatfly")}
+ref = {p["load"]: p["accepted_load"] for p in s["points"] if p["series"] == "routing=val"}
+same = val == {k: v for k, v in ref.items() if k in val} and len(val) == 2
+print(("OK   " if same else "FAIL ") + f"a file's own override applies to it alone, figures as the parallel sweep's: {val}")
+sys.exit(0 if ok and same else 1)
 PY
 
 refused() {  # expected-text args...
@@ -68,4 +90,7 @@ refused "give KEY=V1,V2" --vary routing
 refused "field 'routing'" --vary routing=min,nosuch
 refused "unknown key" --set router.nosuch=1
 refused "does not exist or is not writable" --plot /nonexistent-folder/s.png
+refused "--jobs 0: give at least 1" --jobs 0
+refused "is not KEY=VALUE" "$src/topologies/flatfly-4x3.yaml:routing"
+refused "no such spec file" /nonexistent.yaml
 echo "sweep: all checks passed"

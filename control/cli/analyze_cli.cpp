@@ -30,7 +30,8 @@ AnalyzeCli::AnalyzeCli(CLI::App& app) {
       "analyze",
       "Compute the seed papers' analytical tables from fabemu's routing tables: BlackWidow "
       "Table 4 (worst-case link utilisation under random permutations) and Table 2 (zero-load "
-      "latency, folded Clos vs torus)");
+      "latency, folded Clos vs torus); the flattened butterfly paper's cost and power model "
+      "(section 4, Tables 2, 3 and 5)");
   analyze->require_subcommand(1);
   analyze->footer(
       "Each table prints fabemu's figures beside the paper's with the difference, then every "
@@ -105,21 +106,39 @@ AnalyzeCli::AnalyzeCli(CLI::App& app) {
       ->type_name("S")
       ->capture_default_str();
   add_run_options(table2_, t2_run_);
+
+  cost_ = analyze->add_subcommand(
+      "cost",
+      "Flattened butterfly paper, section 4 (Tables 2 and 3) and 5.3 (Table 5): cost and power "
+      "per node of the conventional butterfly, folded Clos, hypercube and flattened butterfly "
+      "(Figure 6's four) with radix-64 routers, the paper's stated figures beside the model's");
+  cost_
+      ->add_option("--sizes", cost_sizes_,
+                   "node counts, powers of two from 64 to 32K, comma separated [default: "
+                   "256,512,1K,2K,4K,8K,16K,32K]")
+      ->delimiter(',')
+      ->type_name("N,...");
+  cost_
+      ->add_option("--json", cost_run_.json_out,
+                   "also write the figures as JSON to OUT ('-': stdout)")
+      ->type_name("OUT");
+  cost_->footer("Takes about a second: the counts come from fabemu's topology builders.");
 }
 
 bool AnalyzeCli::table_named(int argc, char** argv, std::ostream& err) const {
   if (argc < 2 || std::string_view(argv[1]) != "analyze") return true;
-  if (argc > 2 &&
-      (argv[2][0] == '-' || argv[2] == table4_->get_name() || argv[2] == table2_->get_name()))
+  if (argc > 2 && (argv[2][0] == '-' || argv[2] == table4_->get_name() ||
+                   argv[2] == table2_->get_name() || argv[2] == cost_->get_name()))
     return true;
   err << "fabemu analyze: "
       << (argc > 2 ? fmt::format("unknown table '{}'", argv[2]) : std::string("no table named"))
-      << ": give table4 (worst-case link utilisation) or table2 (zero-load latency); "
+      << ": give table4 (worst-case link utilisation), table2 (zero-load latency) or cost "
+         "(the flattened butterfly paper's cost and power model); "
          "`fabemu analyze --help` says more\n";
   return false;
 }
 
-bool AnalyzeCli::chosen() const { return *table4_ || *table2_; }
+bool AnalyzeCli::chosen() const { return *table4_ || *table2_ || *cost_; }
 
 int AnalyzeCli::run(std::ostream& out, std::ostream& err) {
   if (*table4_) {
@@ -143,6 +162,14 @@ int AnalyzeCli::run(std::ostream& out, std::ostream& err) {
     }
     if (t2_exact_) t2_.max_routes = 0;
     return analyze_table2_command(t2_, t2_run_, out, err);
+  }
+  if (*cost_) {
+    std::string why;
+    if (!cost_sizes_.empty() && !parse_sizes(cost_sizes_, &cost_opts_.sizes, &why)) {
+      err << "fabemu analyze cost: " << why << "\n";
+      return kExitUsage;
+    }
+    return analyze_cost_command(cost_opts_, cost_run_, out, err);
   }
   return kExitUsage;
 }

@@ -45,6 +45,8 @@ std::function<void(const std::string&, const SweepProgress&)> stage_progress(std
   };
 }
 
+}  // namespace
+
 int threads_used(const AnalyzeRun& run) {
   return run.threads > 0 ? run.threads : static_cast<int>(tbb::this_task_arena::max_concurrency());
 }
@@ -59,6 +61,8 @@ std::string run_problem(const AnalyzeRun& run, std::string problem) {
         kMaxThreads);
   return json_path_problem(run.json_out);
 }
+
+namespace {
 
 // What both tables do before they print: refuse bad options (false, said
 // on err: nothing is computed), else compute the rows in an arena of
@@ -79,7 +83,8 @@ bool compute_rows(const char* table, const char* noun, const std::string& proble
   return true;
 }
 
-// The numbered assumptions, then the time the table took.
+}  // namespace
+
 void write_footer(std::ostream& out, const std::vector<std::string>& assumptions, double seconds,
                   const AnalyzeRun& run) {
   out << "\nAssumptions:\n";
@@ -90,6 +95,8 @@ void write_footer(std::ostream& out, const std::vector<std::string>& assumptions
                      duration_text(seconds), n, n == 1 ? "" : "s",
                      std::thread::hardware_concurrency());
 }
+
+namespace {
 
 // ---- Table 4 ---------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 // `fabemu analyze`: the seed papers' analytical tables, computed from the
-// routes fabemu's routing tables give (control/analysis/table2.h, table4.h).
+// routes fabemu's routing tables give (control/analysis/table2.h, table4.h), and
+// the flattened butterfly paper's cost model (cost_model.h).
 // Each prints the table with the paper's value and the difference beside
 // fabemu's, then every assumption it made; progress goes to err.
 #pragma once
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "control/analysis/cost_model.h"
 #include "control/analysis/table2.h"
 #include "control/analysis/table4.h"
 
@@ -29,6 +31,19 @@ int analyze_table4_command(const Table4Options& opts, const AnalyzeRun& run, std
 // BlackWidow Table 2: zero-load latency of the folded Clos and the torus.
 int analyze_table2_command(const Table2Options& opts, const AnalyzeRun& run, std::ostream& out,
                            std::ostream& err);
+
+// fabemu analyze cost: section 4's cost and section 5.3's power of the four
+// topologies of Figure 6 (control/analysis/cost_model.h).
+int analyze_cost_command(const CostOptions& opts, const AnalyzeRun& run, std::ostream& out,
+                         std::ostream& err);
+
+// What every table shares: the threads a run uses; the options' problem
+// (`problem`), else the run's (threads, an unwritable --json), "" when none;
+// the numbered assumptions and the time the table took.
+int threads_used(const AnalyzeRun& run);
+std::string run_problem(const AnalyzeRun& run, std::string problem);
+void write_footer(std::ostream& out, const std::vector<std::string>& assumptions, double seconds,
+                  const AnalyzeRun& run);
 
 // "512", "4K", "32k" -> endpoint counts; false with *why naming the bad item.
 bool parse_sizes(const std::vector<std::string>& items, std::vector<int>* sizes, std::string* why);

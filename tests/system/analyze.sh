@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fabemu analyze table4|table2` end to end: the table, the paper's figures
+# `fabemu analyze table4|table2|cost` end to end: the table, the paper's figures
 # beside it and the assumptions on stdout, the same figures in the JSON, the
 # figures the same on one thread and on two, and bad options refused before
 # anything runs (exit 2, stdout empty, the message says what to do). A few
@@ -14,7 +14,8 @@ trap 'rm -rf "$out"' EXIT
 "$fabemu" analyze table4 --sizes 64,512 --diversity 1,4,32 --permutations 40 --threads 2 \
   --json "$out/t4-2.json" >/dev/null 2>&1
 "$fabemu" analyze table2 --sizes 576 --json "$out/t2.json" >"$out/t2.txt" 2>/dev/null
-cat "$out/t4.txt" "$out/t2.txt"
+"$fabemu" analyze cost --sizes 1K,2K,4K --json "$out/cost.json" >"$out/cost.txt"
+cat "$out/t4.txt" "$out/t2.txt" "$out/cost.txt"
 python3 - "$out" <<'PY'
 import json, os, sys
 d = sys.argv[1]
@@ -51,6 +52,16 @@ check(abs(r["clos"]["latency_us"] / 0.078 - 1) < 0.05 and abs(r["torus"]["latenc
       f"table2: 576 within 5% of the paper ({r['clos']['latency_us']:.4f}, {r['torus']['latency_us']:.4f} us)")
 t2txt = open(os.path.join(d, "t2.txt")).read()
 check("Assumptions:" in t2txt and "tr = 20 ns" in t2txt and "-4.5%" in t2txt, "table2 prints the difference and its assumptions")
+cost = json.load(open(os.path.join(d, "cost.json")))
+claims = {c["what"]: c for c in cost["claims"]}
+check(claims["folded Clos inter-router channels, N = 1K"]["ours_low"] == 2048 and
+      claims["flat. butterfly inter-router channels, N = 1K (31 x 32)"]["ours_low"] == 992,
+      "cost: section 4.3's 2048 and 992 channels at 1K")
+check(claims["... 1K < N <= 8K"]["agrees"] and claims["router: chip + development over the parts built"]["agrees"],
+      "cost: the saving over the Clos above 1K and Table 2's router")
+costtxt = open(os.path.join(d, "cost.txt")).read()
+check("Assumptions:" in costtxt and "E = sqrt(N/D)" in costtxt and "DIFFERS" in costtxt and "why:" in costtxt,
+      "cost prints the paper beside the model, why they differ, and its assumptions")
 sys.exit(1 if fails else 0)
 PY
 
@@ -77,3 +88,4 @@ refused "the directory $out/none does not exist" table4 --json "$out/none/t4.jso
 refused "has 512 routers, not 576" table2 --torus-dims 576=8x8x8
 refused "size 97 has no 3-D torus shape" table2 --sizes 97
 refused "--router-ns must be above 0" table2 --router-ns 0
+refused "size 1000 is not a power of two from 64 to 32768" cost --sizes 1000

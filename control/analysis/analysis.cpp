@@ -332,6 +332,11 @@ FabricSummary summarize_fabric(const Spec& spec, const Fabric& fabric, const Fab
   s.channels = cdg.num_channels_used();
   s.dependencies = cdg.num_dependencies();
   s.dependencies_seen_once = cdg.num_seen_once();
+  if (!s.exact && s.deadlock_free)
+    if (const RoutingInfo& info = routing_of(spec, fabric); info.prove_deadlock_free)
+      if (std::string proof = info.prove_deadlock_free(spec, fabric);
+          !proof.empty() && proof.rfind("not proven", 0) != 0)
+        s.deadlock_proof = std::move(proof);
 
   FabricSummary::Faults& f = s.faults;
   f.degraded = healthy != nullptr;

@@ -100,7 +100,13 @@ struct FabricSummary {
   uint64_t dependencies_seen_once = 0;  // sampled: link to link, on one route only
   double trace_seconds = 0;             // wall time of the tracing (not a figure)
 
-  bool deadlock_verdict_certain() const { return exact || !deadlock_free; }
+  // A sample found no cycle and the routing proved, from its tables, that
+  // there is none (RoutingInfo::prove_deadlock_free): what it checked.
+  std::string deadlock_proof;
+
+  bool deadlock_verdict_certain() const {
+    return exact || !deadlock_free || !deadlock_proof.empty();
+  }
 
   // A fabric with dead links or routers (summarize_degraded): a route that
   // meets one (or, adaptive, whose choices may) is unroutable, since its

@@ -21,16 +21,7 @@ int subtrees(int endpoints) { return (endpoints + kFatTreeSubtree - 1) / kFatTre
 // Both directions of the link between port pa of router a (its uplink) and
 // port pb of router b (b's downlink towards a).
 void wire_up(Fabric& f, int32_t a, int pa, int32_t b, int pb, ps_t unit, ps_t wire) {
-  FabricPort& up = f.routers[a].ports[pa];
-  FabricPort& down = f.routers[b].ports[pb];
-  up.peer_router = b;
-  up.peer_port = static_cast<int16_t>(pb);
-  up.label = kClosUp;
-  down.peer_router = a;
-  down.peer_port = static_cast<int16_t>(pa);
-  down.label = kClosDown;
-  up.unit_ps = down.unit_ps = unit;
-  up.wire_ps = down.wire_ps = wire;
+  wire_clos_link(f, a, pa, kClosUp, b, pb, kClosDown, unit, wire);
 }
 
 FabricRouter& add_router(Fabric& f, int32_t id, int rank, int index, int radix) {

@@ -166,6 +166,11 @@ void write_route_rows(const FabricSummary& sum, const std::string& unit_name,
   else if (sum.exact)
     row("deadlock check",
         fmt::format("acyclic ({} channels, {} dependencies)", sum.channels, sum.dependencies));
+  else if (!sum.deadlock_proof.empty())
+    row("deadlock check",
+        fmt::format("acyclic, proven from the tables: {}; no cycle among the {} dependencies "
+                    "the sampled routes reached",
+                    sum.deadlock_proof, sum.dependencies));
   else
     row("deadlock check",
         fmt::format("NOT PROVEN: no cycle among the {} dependencies ({} channels) the "
@@ -326,6 +331,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
         {"zero_load_ps_typical", sum.zero_load_ps_typical},
         {"zero_load_ps_max", sum.zero_load_ps_max},
         {"deadlock_cycle", sum.deadlock_cycle},
+        {"deadlock_proof", sum.deadlock_proof},
         {"channels", sum.channels},
         {"dependencies", sum.dependencies},
         {"routes_traced", sum.routes_traced},

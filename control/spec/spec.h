@@ -64,9 +64,10 @@ struct Spec {
   struct Topology {
     std::string family;                  // "torus" (t3e) | "clos" (yarc) | "flatfly" | "hypercube"
     std::array<int, 3> dims{4, 4, 4};    // torus kx, ky, kz
-    int rank = 1;                        // clos rank: 1 or 2
+    int rank = 1;                        // clos tree rank: 1, 2 or 3
+    bool sidelinks = false;              // clos rank 1.5 or 2.5: rank + 0.5 (spec topology.rank)
     int endpoints = 32;                  // clos endpoints
-    int uplinks = 32;                    // clos rank 2: uplinks per rank-1 router
+    int uplinks = 32;                    // clos: cables above each rank-1 router (the taper)
     int endpoints_per_router = 1;        // torus, hypercube: endpoints per router
     int k = 32;                          // flatfly: routers per dimension, endpoints per router
     int n = 2;                           // flatfly: k-ary n-flat; hypercube: binary n-cube

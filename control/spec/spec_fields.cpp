@@ -69,20 +69,22 @@ const std::vector<Field>& fields() {
          s.topology.dims[i] = static_cast<int>(k);
        }
      }, "torus"},
-    {"topology.rank", "int", "", "", "1", "", BW " §2.2 (R1: 32 processors; R2: up to 1024)",
-     "clos rank: 1 (one stage, up to 32 endpoints) or 2 (33 to 1024 endpoints)",
+    {"topology.rank", "number", "", "", "1", "", BW " §2.2 (R1: 32 processors; R1.5: 288; R2: 1024; R2.5: 4.5K; R3: 16K, 32K at most)",
+     "clos rank: 1 (one router, up to 32 endpoints), 1.5 (2 to 9 rank-1 routers joined by sidelinks, 33..288), 2 (33..1024), 2.5 (2 to 9 R2 subtrees of 512 joined by sidelinks, 513..4608) or 3 (R2 subtrees of 512, or of 1024 above 16K, joined by rank-3 routers, 513..32768)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
-       const int64_t r = c.integer(n, std::numeric_limits<int32_t>::min(), kIntMax);
-       if (r != 1 && r != 2) c.fail(n, fmt::format("clos rank {} is not supported: give 1 or 2", r));
+       const double r = c.number(n, -1e9, false, 1e9, false);
+       if (r != 1 && r != 1.5 && r != 2 && r != 2.5 && r != 3)
+         c.fail(n, fmt::format("clos rank {} is not supported: give 1, 1.5, 2, 2.5 or 3", r));
        s.topology.rank = static_cast<int>(r);
+       s.topology.sidelinks = r != s.topology.rank;
      }, "clos"},
     {"topology.endpoints", "int", "endpoints", "", "32", "", BW " §2.2",
-     "clos endpoints: 1..32 at rank 1, 33..1024 at rank 2",
+     "clos endpoints: 1..32 at rank 1, 33..288 at 1.5, 33..1024 at 2, 513..4608 at 2.5, 513..32768 at 3",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints = static_cast<int>(c.integer(n, 1, kIntMax));
      }, "clos"},
-    {"topology.uplinks", "int", "uplinks", "", "32", "", BW " §2.2 (full bisection); " FB " §3.3 (bisection held constant: half)",
-     "clos rank 2: uplinks of each rank-1 router, and so rank-2 routers, 1..32; 32 is full bisection, 16 the half of the flattened butterfly paper's Figure 6",
+    {"topology.uplinks", "int", "uplinks", "", "32", "", BW " §2.2 (full bisection; taper: a subset of the rank 1 to rank 2 cables); " FB " §3.3 (bisection held constant: half)",
+     "clos: cables above each rank-1 router, 1..32, the bandwidth taper at every rank: rank 1.5 its sidelinks (at least one per peer), rank 2, 2.5 and 3 its uplinks and so the rank-2 routers of each subtree; 32 is full bisection, 16 the half of the flattened butterfly paper's Figure 6",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.uplinks = static_cast<int>(c.integer(n, 1, 32)); }, "clos"},
     {"topology.endpoints_per_router", "int", "endpoints", "1", "", "", T3E " §1 (one PE per router); " FB " §3.3 (hypercube: one node per router)",
      "endpoints attached to each router (torus; hypercube, where 1 is the default)",

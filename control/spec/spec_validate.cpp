@@ -27,6 +27,7 @@
 #include "control/spec/spec_validate.h"
 #include "control/spec/spec_yaml.h"
 #include "control/topology/butterfly.h"
+#include "control/topology/clos.h"
 #include "control/topology/flatfly.h"
 #include "control/topology/hypercube.h"
 #include "control/topology/link_timing.h"
@@ -117,22 +118,9 @@ void SpecValidator::validate(Spec& s) const {
                         "adaptive VC buffer; virtual cut-through needs room for a whole packet");
   }
   if (s.topology.family == "clos") {
-    const int lo = s.topology.rank == 1 ? 1 : 33;
-    const int hi = s.topology.rank == 1 ? 32 : 1024;
-    const int e = s.topology.endpoints;
-    if (e < lo || e > hi)
-      blame({"topology.endpoints", "topology.rank"},
-            fmt::format("a rank-{} clos has {} to {} endpoints, got {}: {}", s.topology.rank, lo,
-                        hi, e,
-                        e > 1024 ? "1024 is the most fabemu builds (rank 2; rank 3 is not "
-                                   "supported): give at most 1024 endpoints"
-                        : e > 32 ? "use rank 2 for 33 to 1024 endpoints"
-                                 : "use rank 1 for 32 or fewer"));
-    if (s.topology.rank == 1 && s.topology.uplinks != 32)
-      blame({"topology.uplinks", "topology.rank"},
-            fmt::format("topology.uplinks is {}, but a rank-1 clos is one router with no "
-                        "uplinks: remove topology.uplinks or set topology.rank: 2",
-                        s.topology.uplinks));
+    const char* field = nullptr;
+    if (const std::string why = clos_size_problem(s, &field); !why.empty())
+      blame({field, "topology.rank"}, why);
   }
 
   if (s.topology.family == "flatfly")

@@ -1,6 +1,7 @@
 #include "control/topology/clos.h"
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
@@ -26,25 +27,9 @@ constexpr int kSubtreeBits = 5;  // log2(kClosSubtree)
 // The loader checks these too; a builder called with another spec (tests,
 // tools) still names the field it cannot build.
 void check_clos_spec(const Spec& spec) {
-  const int rank = spec.topology.rank;
-  const int e = spec.topology.endpoints;
-  if (rank != 1 && rank != 2)
-    throw FieldError("topology.rank",
-                     fmt::format("clos rank {} is not supported: give 1 or 2", rank));
-  const int max_e = rank == 1 ? kClosSubtree : kClosSubtree * kRank2Radix;
-  if (e < 1 || e > max_e)
-    throw FieldError("topology.endpoints",
-                     fmt::format("a rank-{} clos has 1 to {} endpoints, got {}", rank, max_e, e));
-  const int u = spec.topology.uplinks;
-  if (u < 1 || u > kRank2Radix)
-    throw FieldError(
-        "topology.uplinks",
-        fmt::format("got {}, but a rank-1 router has 1 to {} uplinks", u, kRank2Radix));
-  if (rank == 1 && u != kRank2Radix)
-    throw FieldError("topology.uplinks",
-                     fmt::format("got {}, but a rank-1 clos is one router with no uplinks: remove "
-                                 "topology.uplinks or set topology.rank: 2",
-                                 u));
+  const char* field = nullptr;
+  if (const std::string why = clos_size_problem(spec, &field); !why.empty())
+    throw FieldError(field, why);
   if (spec.router.radix != kRank1Radix)
     throw FieldError("router.radix",
                      fmt::format("got {}, but the clos family is built of radix-64 YARC routers "
@@ -60,6 +45,7 @@ void check_clos_spec(const Spec& spec) {
 
 Fabric build_clos(const Spec& spec) {
   check_clos_spec(spec);
+  if (spec.topology.rank == 3 || spec.topology.sidelinks) return build_clos_ranks(spec);
   const int rank = spec.topology.rank;
   const int e = spec.topology.endpoints;
   const ps_t unit = unit_ps(spec);
@@ -99,6 +85,7 @@ Fabric build_clos(const Spec& spec) {
 }
 
 int64_t clos_bisection_links(const Spec& spec, const Fabric& fabric) {
+  if (spec.topology.rank == 3 || spec.topology.sidelinks) return clos_ranks_bisection_links(spec);
   if (spec.topology.rank == 1) return spec.topology.endpoints / 2;
   int64_t r1 = 0;
   for (const FabricRouter& r : fabric.routers) r1 += r.rank == 1;
@@ -106,6 +93,8 @@ int64_t clos_bisection_links(const Spec& spec, const Fabric& fabric) {
 }
 
 std::vector<BisectionCut> clos_bisection_cuts(const Spec& spec, const Fabric& fabric) {
+  if (spec.topology.rank == 3 || spec.topology.sidelinks)
+    return clos_ranks_bisection_cuts(spec, fabric);
   if (spec.topology.rank == 1) return {};
   // Half of each rank: every rank-1 router is linked to every rank-2 router.
   int count[3] = {0, 0, 0};
@@ -143,6 +132,24 @@ std::vector<uint32_t> subtree_first_destinations(const Fabric& fabric) {
   return first;
 }
 
+// Destination bits under a router of each rank: 5 at rank 1, then the child
+// rank's plus those of the down ports (a radix-32 rank-2 router with 16 down
+// ports roots 512 destinations, one with 32 roots 1024), from the wiring.
+std::vector<int> span_bits_by_rank(const Fabric& fabric) {
+  std::vector<int> bits(2, kSubtreeBits);
+  for (const FabricRouter& r : fabric.routers) {
+    if (r.rank < 2) continue;
+    int down = 0;
+    for (const FabricPort& fp : r.ports) down += fp.label == kClosDown;
+    int b = 0;
+    while ((1 << b) < down) ++b;
+    if (bits.size() <= size_t(r.rank)) bits.resize(size_t(r.rank) + 1, 0);
+    bits[size_t(r.rank)] = std::max(bits[size_t(r.rank)], b);
+  }
+  for (size_t rank = 2; rank < bits.size(); ++rank) bits[rank] += bits[rank - 1];
+  return bits;
+}
+
 }  // namespace
 
 YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
@@ -151,43 +158,63 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
   t.adaptive_responses = true;
   t.routers.resize(fabric.routers.size());
   const std::vector<uint32_t> first = subtree_first_destinations(fabric);
-  for (size_t ri = 0; ri < fabric.routers.size(); ++ri) {
+  const std::vector<int> span = span_bits_by_rank(fabric);
+  // Each router's table is its own: 3072 routers at 32K, in parallel.
+  tbb::parallel_for(size_t{0}, fabric.routers.size(), [&](size_t ri) {
     const FabricRouter& r = fabric.routers[ri];
     YarcRouterTable& rt = t.routers[ri];
     const int rank = r.rank;
-    const int span_bits = kSubtreeBits * rank;  // destinations below: 32^rank
     // Root detect: rank-1 router i roots destinations 32i..32i+31 (location
-    // 32i, mask 0x1F); a rank-2 router roots its 1024-destination subtree
-    // (the whole network at rank 2: location 0, mask 0x3FF).
-    const uint32_t mask = (1u << span_bits) - 1;
+    // 32i, mask 0x1F); a rank-2 router its 1024 (or, beside sidelinks or
+    // under rank 3, 512) destinations.
+    const uint32_t mask = (1u << span[size_t(rank)]) - 1;
     rt.root_location = static_cast<uint16_t>(first[ri] & ~mask & kYarcDestMask);
     rt.root_mask = static_cast<uint16_t>(mask & kYarcDestMask);
     // Hash bits: rank 1 uses 0..7, rank 2 5..12, rank 3 10..14 (section 7.8.2).
     rt.hash_shift = static_cast<uint8_t>(kSubtreeBits * (rank - 1));
-    rt.down_shift = static_cast<uint8_t>(kSubtreeBits * (rank - 1));
+    rt.down_shift = static_cast<uint8_t>(rank > 1 ? span[size_t(rank - 1)] : 0);
     rt.down_mask = (1u << kSubtreeBits) - 1;
     // Logical -> physical port map from the wiring: logical j is the
     // endpoint, or the subtree below, whose destinations have j in the
     // bits this rank shifts out.
     for (int l = 0; l < kYarcPorts; ++l) rt.port_map[l] = static_cast<uint8_t>(l);
-    uint64_t up = 0;
+    uint64_t up = 0, side = 0;
+    std::vector<std::pair<uint16_t, uint64_t>> peers;  // (peer root location, live sidelinks)
     for (size_t p = 0; p < r.ports.size(); ++p) {
       const FabricPort& fp = r.ports[p];
       if (fp.endpoint >= 0) {
         rt.port_map[fp.endpoint & rt.down_mask] = static_cast<uint8_t>(p);
       } else if (fp.peer_router >= 0) {
         const FabricRouter& peer = fabric.routers[fp.peer_router];
-        if (fp.label == kClosUp)
+        if (fp.label == kClosUp) {
           up |= uint64_t{1} << p;
-        else if (peer.rank == rank - 1)
+        } else if (fp.label == kClosSide) {
+          side |= uint64_t{1} << p;
+          const auto loc = static_cast<uint16_t>(first[fp.peer_router] & ~mask & kYarcDestMask);
+          auto it = std::find_if(peers.begin(), peers.end(),
+                                 [&](const auto& e) { return e.first == loc; });
+          if (it == peers.end()) it = peers.insert(peers.end(), {loc, 0});
+          if (!fp.dead) it->second |= uint64_t{1} << p;
+        } else if (peer.rank == rank - 1) {
           rt.port_map[(first[fp.peer_router] >> rt.down_shift) & rt.down_mask] =
               static_cast<uint8_t>(p);
+        }
       }
     }
     // Healthy network: a single entry matching every destination, all uplinks.
-    if (up) rt.up[0].set(0, kYarcDestMask, up);
-    rt.uplinks = up;
-  }
+    int entry = 0;
+    if (up) rt.up[entry++].set(0, kYarcDestMask, up);
+    // Sidelinks: each peer subtree its own entry (section 5.1); a dead
+    // sidelink just leaves its peer's mask, no fault entry needed.
+    for (const auto& [loc, ports] : peers) {
+      if (entry == kYarcUpEntries)
+        throw std::invalid_argument(fmt::format(
+            "router {} has sidelinks to {} peer subtrees, more than the {} up-routing entries",
+            r.id, peers.size(), kYarcUpEntries));
+      rt.up[entry++].set(loc, static_cast<uint16_t>(mask), ports);
+    }
+    rt.uplinks = up | side;
+  });
   add_yarc_fault_entries(t, fabric);
   return t;
 }
@@ -199,9 +226,10 @@ uint64_t yarc_table_bytes(const Fabric& fabric) {
 namespace {
 
 const char* kClosSummary =
-    "BlackWidow folded Clos of radix-64 YARC routers: rank 1 (<= 32 endpoints) or rank 2 "
-    "(<= 1024; 32 endpoints + U uplinks per rank-1 router, U radix-32 rank-2 routers, U = "
-    "topology.uplinks, 32 by default)";
+    "BlackWidow folded Clos of radix-64 YARC routers: rank 1 (<= 32 endpoints), 1.5 (<= 288, "
+    "rank-1 routers joined by sidelinks), 2 (<= 1024; 32 endpoints + U uplinks per rank-1 "
+    "router, U radix-32 rank-2 routers, U = topology.uplinks, 32 by default), 2.5 (<= 4608, R2 "
+    "subtrees of 512 joined by sidelinks) or 3 (<= 32768, R2 subtrees joined by rank-3 routers)";
 
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"clos", kClosSummary, build_clos, clos_bisection_links,
                                       clos_bisection_cuts});
@@ -213,6 +241,7 @@ RoutingInfo updown_routing() {
       "hashed deterministic requests, adaptive responses, shift/mask down routes",
       2, 1, true, program_yarc_tables, yarc_table_bytes);
   add_yarc_tiles<YarcUpDown>(r, program_yarc_tables);
+  r.prove_deadlock_free = prove_clos_updown;
   return r;
 }
 

@@ -27,6 +27,7 @@ RoutingInfo adaptive_routing() {
   // The deadlock check follows every uplink a packet may take.
   r.make_choice_tracer = choice_tracer<YarcAdaptive>(program_adaptive);
   add_yarc_tiles<YarcAdaptive>(r, program_adaptive);
+  r.prove_deadlock_free = prove_clos_updown;
   return r;
 }
 

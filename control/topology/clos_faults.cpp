@@ -12,6 +12,10 @@
 // counted). Seven entries are all a router has above entry 0: when more
 // subtrees are shadowed, entries are merged (location/mask covering both, the
 // uplinks allowed for all of them), fewest uplinks lost first.
+//
+// Sidelinks (R1.5, R2.5) need no fault entries (section 5.1): a dead one
+// leaves its peer's entry. Rank 3 and R2.5 get no shadow entries yet: only a
+// router's own dead links leave its masks.
 #include <algorithm>
 #include <bit>
 #include <vector>
@@ -38,17 +42,37 @@ bool overlap(const ShadowEntry& a, const ShadowEntry& b) {
   return ((a.loc ^ b.loc) & ~(a.msk | b.msk)) == 0;
 }
 
+// A router's own dead uplinks and sidelinks leave every entry's mask.
+void drop_dead_ports(YarcTables& t, const Fabric& fabric) {
+  for (const FabricRouter& r : fabric.routers) {
+    uint64_t dead = 0;
+    for (size_t p = 0; p < r.ports.size(); p++)
+      if (r.ports[p].dead) dead |= uint64_t{1} << p;
+    for (YarcUpEntry& u : t.routers[size_t(r.id)].up)
+      if (u.valid && (u.ports & dead)) u.set(u.location, u.mask, u.ports & ~dead);
+  }
+}
+
 }  // namespace
 
 void add_yarc_fault_entries(YarcTables& t, const Fabric& fabric) {
-  bool any = false;
+  bool any = false, side = false;
   int max_rank = 0;
   for (const FabricRouter& r : fabric.routers) {
     max_rank = std::max(max_rank, r.rank);
-    for (const FabricPort& p : r.ports) any = any || p.dead;
+    for (const FabricPort& p : r.ports) {
+      any = any || p.dead;
+      side = side || (p.peer_router >= 0 && p.label == kClosSide);
+    }
     any = any || r.dead;
   }
-  if (!any || max_rank != 2) return;
+  if (!any) return;
+  // Ranks 1.5, 2.5 and 3: only a router's own dead links leave its masks
+  // (the shadows of faults further away are not programmed yet).
+  if (max_rank != 2 || side) {
+    if (max_rank > 1 || side) drop_dead_ports(t, fabric);
+    return;
+  }
   // Per rank-1 router index i: the rank-2 routers that cannot reach it, and
   // whether it is dead (its subtree unreachable).
   std::vector<int32_t> rank1;  // index -> router id

@@ -87,6 +87,11 @@ struct RoutingInfo {
   // and not only the zero-load one (analysis uses make_path_tracer alone
   // without it).
   RouteChoiceTracerFactory make_choice_tracer;
+  // Optional: a proof of deadlock freedom from the programmed tables alone,
+  // for fabrics whose routes are too many to trace (analysis calls it when
+  // a sample found no cycle). Returns what it checked, or "" / a text
+  // starting "not proven" when it could not prove it.
+  std::function<std::string(const Spec&, const Fabric&)> prove_deadlock_free;
 };
 
 class Registry {

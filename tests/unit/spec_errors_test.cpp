@@ -181,7 +181,8 @@ TEST(SpecErrors, RoutingMustExistForTheFamily) {
 TEST(SpecErrors, UnknownFamilyPatternProfile) {
   SpecError e = error_of("topology:\n  family: dragonfly\n");
   expect_at(e, "topology.family", 2, 11);
-  EXPECT_NE(e.message().find("known families: clos, flatfly, hypercube, torus"), std::string::npos)
+  EXPECT_NE(e.message().find("known families: butterfly, clos, flatfly, hypercube, torus"),
+            std::string::npos)
       << e.what();
 
   e = error_of("traffic:\n  pattern: shuffle\n");
@@ -198,9 +199,9 @@ TEST(SpecErrors, UnknownFamilyPatternProfile) {
 }
 
 TEST(SpecErrors, ClosRankAndEndpoints) {
-  SpecError e = error_of("profile: yarc\ntopology:\n  rank: 3\n");
+  SpecError e = error_of("profile: yarc\ntopology:\n  rank: 4\n");
   expect_at(e, "topology.rank", 3, 9);
-  EXPECT_NE(e.message().find("give 1 or 2"), std::string::npos) << e.what();
+  EXPECT_NE(e.message().find("give 1, 1.5, 2, 2.5 or 3"), std::string::npos) << e.what();
 
   e = error_of("profile: yarc\ntopology:\n  endpoints: 33\n");
   expect_at(e, "topology.endpoints", 3, 14);

@@ -69,7 +69,11 @@ TEST(SpecMessages, ClosHintsThatApply) {
   e = error_of("profile: yarc\ntopology: {rank: 2, endpoints: 20}\n");
   expect_says(e, "use rank 1 for 32 or fewer");
   e = error_of("profile: yarc\ntopology: {rank: 1, endpoints: 2000}\n");
-  expect_says(e, "1024 is the most");
+  expect_says(e, "use rank 2.5 for up to 4608 endpoints or rank 3 for up to 32768");
+  e = error_of("profile: yarc\ntopology: {rank: 3, endpoints: 40000}\n");
+  expect_says(e, "a rank-3 clos has 513 to 32768 endpoints, got 40000: 32768 is the most");
+  e = error_of("profile: yarc\ntopology: {rank: 1.5, endpoints: 300}\n");
+  expect_says(e, "a rank-1.5 clos has 33 to 288 endpoints, got 300: use rank 2");
   e = error_of("profile: yarc\ntopology: {rank: 1, endpoints: 64}\n");
   expect_says(e, "use rank 2 for 33 to 1024 endpoints");
 }

@@ -35,6 +35,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -115,6 +116,7 @@ class Engine final : public EngineBase {
     unsigned lcore = 0;
     TimingWheel wheel;
     PacketPool pool;
+    FreeLater free_later;               // delivered packets, freed a few deliveries on
     Router router;                      // every router this worker owns
     OutputQueues oq;                    // their output queues (switch speedup only)
     std::vector<int32_t> routers;       // local router -> global id

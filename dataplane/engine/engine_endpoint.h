@@ -131,6 +131,9 @@ void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
       continue;
     }
     q.pop();
+    // Beyond saturation the next packet has waited long enough to leave the
+    // cache: fetch its metadata while this one is serialised.
+    if (q.len) rte_prefetch0(meta(q.front()));
     pm->flags &= static_cast<uint8_t>(~kPktCreditStalled);
     const FabricEndpoint& fe = f_.endpoints[e];
     const ps_t dur = pm->units * fe.unit_ps;
@@ -249,7 +252,7 @@ void Engine<R, L>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m, ps_t t) {
       try_inject(w, e);
     }
   }
-  rte_pktmbuf_free(m);
+  w.free_later.push(m);
 }
 
 }  // namespace fabemu

@@ -188,6 +188,10 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
     return;
   }
   w.pending[size_t(o0 + pick.port) * nv_ + pick.vc] += e.units;
+  // The output looks at its credits for this VC once the pipeline is
+  // through: fetch them meanwhile (a 128-byte counter per output VC, megabytes
+  // on a large fabric).
+  rte_prefetch0(&w.vcs[size_t(o0 + pick.port) * nv_ + pick.vc]);
   if (ready < not_before) ready = not_before;
   e.ready = ready;
   const uint32_t o = o0 + pick.port;
@@ -322,6 +326,9 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
     return;  // excised: nothing crosses
   rt.withdraw(o, rt.requester(in_p, in_v));
   const QEntry e = rt.pop(c);
+  // The packet behind the new head is routed when that one has crossed:
+  // fetch its metadata now, which queueing has left cold.
+  if (rt.len(c) > 1) rte_prefetch0(meta(rt.at(c, 1).m));
   const ps_t now = w.now;
   const bool oq = w.oq.enabled();
   // The packet streams out of this input buffer one unit per `unit` from

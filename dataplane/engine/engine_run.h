@@ -439,6 +439,7 @@ RunStats Engine<R, L>::merge() {
 template <class R, class L>
 void Engine<R, L>::release() {
   for (auto& w : workers_) {
+    w->free_later.flush();
     for_each_packet_left(*w, [](rte_mbuf* m) { rte_pktmbuf_free(m); });
     w->inbox.clear();
     w->wheel = TimingWheel{};

@@ -112,6 +112,13 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   j["latency_ns"] = histogram_ns(st.latency_ps);
   j["network_latency_ns"] = histogram_ns(st.network_latency_ps);
   j["hops"] = {{"mean", st.hops.mean()}, {"max", st.hops.count ? st.hops.max : 0}};
+  if (st.islip_cycles)  // router.switch_allocator islip: how well the matching did
+    j["switch_allocation"] = {
+        {"cycles", st.islip_cycles},
+        {"requesting_inputs_per_cycle", double(st.islip_requesting) / double(st.islip_cycles)},
+        {"matched_inputs_per_cycle", double(st.islip_matched) / double(st.islip_cycles)},
+        {"matching_efficiency",
+         st.islip_requesting ? double(st.islip_matched) / double(st.islip_requesting) : 0.0}};
   // Per link and per VC.
   json links = json::array();
   std::vector<uint64_t> vc_packets(fabric.num_vcs, 0), vc_units(fabric.num_vcs, 0);

@@ -108,6 +108,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
   c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
+  c.islip_iterations = static_cast<uint32_t>(spec.router.islip_iterations);
   c.output_queue_units = static_cast<uint32_t>(spec.router.output_queue_units);
   c.tiles.on = spec.router.model == "yarc_tiled";
   c.tiles.degree = static_cast<uint32_t>(spec.router.subswitch_degree);

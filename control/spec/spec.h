@@ -101,6 +101,8 @@ struct Spec {
     int output_speedup = 1;      // packets one output may accept at a time
     int output_queue_units = 0;  // each output VC queue (output_speedup > 1); 0: see spec_fields
     std::string allocator = "default";  // default (the routing's) | greedy | sequential
+    std::string switch_allocator = "per_output";  // per_output | islip (input_queued_islip.h)
+    int islip_iterations = 1;                     // islip: iterations per cycle
     std::string model = "input_queued";  // input_queued | yarc_tiled (router/yarc_tiled.h)
     int subswitch_degree = 8;            // yarc_tiled: p of the p x p subswitches
     int row_buffer_units = 16;           // yarc_tiled: each row buffer VC, phits
@@ -112,6 +114,7 @@ struct Spec {
     int count = 5;                     // virtual channels per port
     int buffer_units = 12;             // input buffer per (port, VC) in flow units
     int adaptive_buffer_units = 22;    // t3e adaptive VC buffer
+    std::string injection = "class";   // class | rotate: the VC a flatfly source injects on
   } vcs;
 
   std::string routing = "direction_order";

@@ -177,6 +177,12 @@ const std::vector<Field>& fields() {
     {"router.allocator", "string", "", "", "", "default", FB " §3.1 (greedy MIN AD and UGAL; sequential UGAL-S and CLOS AD); Table 1 (folded Clos: adaptive sequential)",
      "how the inputs of a router see each other's adaptive routing decisions (routings clos adaptive, flatfly min_ad, ugal, ugal_s, clos_ad): default (the routing algorithm's own, as the paper has it), greedy (all decide on the queue state of the cycle's start, updated en masse once per cycle of one packet) or sequential (each decision counts for the next at once)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.allocator = c.one_of(n, {"default", "greedy", "sequential"}); }, "clos, flatfly"},
+    {"router.switch_allocator", "string", "", "per_output", "per_output", "per_output", "per_output: fabemu default; islip: BookSim2's iq router (vc_allocator = sw_allocator = islip, vc_alloc_delay = sw_alloc_delay = 1; Dally & Towles, Principles and Practices of Interconnection Networks, 19.3; McKeown, IEEE/ACM ToN 1999)",
+     "how the input-queued router's switch is allocated: per_output (each output arbitrates round robin among its ready requesters the moment its link frees) or islip (cycle-synchronous, in cycles of one longest packet on a router link: each free output VC is allocated to one ready head, which may cross from the next cycle and holds the VC until it has; then iSLIP matches input ports to output ports among the heads that hold their VC and have credits, router.islip_iterations times; losers try again next cycle); islip: flatfly min, ran_min, val, ugal and ugal_s, without switch speedup or link.retry",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.switch_allocator = c.one_of(n, {"per_output", "islip"}); }, "flatfly"},
+    {"router.islip_iterations", "int", "", "1", "1", "1", "BookSim2 alloc_iters (1 in its default router)",
+     "router.switch_allocator islip: iSLIP iterations per cycle (the grant and accept pointers move in the first only); 1..8",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.islip_iterations = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly"},
     {"router.model", "string", "", "input_queued", "yarc_tiled", "input_queued", BW " §3 (YARC: 8x8 tiles), §7.5 (wormhole inside), §7.6 (subswitch degree)",
      "router microarchitecture: input_queued (virtual cut-through input FIFOs, one arbitration at the outputs) or yarc_tiled (the YARC's 64 ports as tiles: input buffers, row buses into 16-phit row buffers, p x p subswitches onto column channels into 10-phit column buffers, two arbitration stages, wormhole inside; clos family only)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.model = c.one_of(n, {"input_queued", "yarc_tiled"}); }},
@@ -199,6 +205,9 @@ const std::vector<Field>& fields() {
     {"vcs.count", "int", "VCs", "5", "2", "2", T3E " §1 (5 VCs); " BW " §4.2 (request, response); " FB " §3.1 (VAL: one VC per phase)",
      "virtual channels per port; the routing algorithm bounds it",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.count = static_cast<int>(c.integer(n, 1, kMaxVcs)); }},
+    {"vcs.injection", "string", "", "class", "class", "class", "class: fabemu default; rotate: BookSim2's sources (the next VC after the last they used)",
+     "the VC a source injects each packet on, into its router's input buffer: class (its traffic class's first VC, where the routing starts it) or rotate (its class's VCs in turn, packet by packet, so the router's input from the endpoint has them all); flatfly min, min_ad, val, ugal, ugal_s, clos_ad (ran_min always rotates over every VC)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.injection = c.one_of(n, {"class", "rotate"}); }, "flatfly"},
     {"vcs.buffer_units", "int", "flow units", "12", "256", "304", T3E " §1 (12 flits); " BW " §4.2 (256 phits); " FB " §3.2 (32 single-flit packets per port: 16 of 19 phits per VC)",
      "input buffer per port and VC; must hold a whole packet (virtual cut-through)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }},
@@ -208,7 +217,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", "direction_order", "updown", "min", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order, dimension_order; clos: updown, adaptive; flatfly: min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube; butterfly: dest",
+     "routing algorithm for the family: torus: direction_order, dimension_order; clos: updown, adaptive; flatfly: min, ran_min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube; butterfly: dest",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.

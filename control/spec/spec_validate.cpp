@@ -82,6 +82,7 @@ void SpecValidator::validate(Spec& s) const {
                       printable(s.routing), printable(s.topology.family),
                       join(reg.routing_names(s.topology.family))));
   validate_router_model(s, routing->router_models);
+  validate_switch_allocator(s, *routing);
   // The socket's faults start from the healthy fabric and publish tables
   // while running; the spec's are scheduled before it. Mixing the two would
   // let one's tables undo the other's.
@@ -319,15 +320,10 @@ void SpecValidator::validate_router_model(Spec& s, const std::vector<std::string
                           key, s.router.model, origin_text(origins_, "router.model")));
     return;
   }
-  for (const auto& [key, speedup] : {std::pair{"router.input_speedup", s.router.input_speedup},
-                                     std::pair{"router.output_speedup", s.router.output_speedup}}) {
-    if (speedup > 1)
-      blame({key, "router.model"},
-            fmt::format("{} is {}, but the YARC tiled router has no switch speedup to set (its "
-                        "row buffers, subswitches and column buffers are the switch): remove "
-                        "{}, or set router.model: input_queued",
-                        key, speedup, key));
-  }
+  refuse_speedups(s, "router.model",
+                  "the YARC tiled router has no switch speedup to set (its row buffers, "
+                  "subswitches and column buffers are the switch)",
+                  "router.model: input_queued");
   if (written("router.allocator") && s.router.allocator != "default")
     blame({"router.allocator", "router.model"},
           fmt::format("router.allocator is {}, but the YARC tiled router makes adaptive choices "
@@ -341,6 +337,45 @@ void SpecValidator::validate_router_model(Spec& s, const std::vector<std::string
                       "pipeline stages (at least 1 ps each): give at least {:g}, or set "
                       "router.model: input_queued",
                       s.router.latency_ns, TileStages::kTotal, TileStages::kTotal / 1000.0));
+}
+
+// router.input_speedup and router.output_speedup above 1 refused, blamed
+// with key `with`: `why` the router has none, `instead` the other setting.
+void SpecValidator::refuse_speedups(const Spec& s, const char* with, const char* why,
+                                    const char* instead) const {
+  for (const auto& [key, speedup] : {std::pair{"router.input_speedup", s.router.input_speedup},
+                                     std::pair{"router.output_speedup", s.router.output_speedup}})
+    if (speedup > 1)
+      blame({key, with},
+            fmt::format("{} is {}, but {}: remove {}, or set {}", key, speedup, why, key, instead));
+}
+
+// router.switch_allocator islip: an engine instance for the routing, and
+// none of what the cycle-synchronous router does not model.
+void SpecValidator::validate_switch_allocator(const Spec& s, const RoutingInfo& routing) const {
+  if (s.router.switch_allocator != "islip") {
+    if (written("router.islip_iterations"))
+      blame({"router.islip_iterations", "router.switch_allocator"},
+            "router.islip_iterations applies to router.switch_allocator islip only: remove it, "
+            "or set router.switch_allocator: islip");
+    return;
+  }
+  if (!routing.islip)
+    blame({"router.switch_allocator", "routing"},
+          fmt::format(
+              "router.switch_allocator islip is not available for routing '{}' of "
+              "topology.family {} (it is for flatfly min, ran_min, val, ugal and ugal_s): choose "
+              "one of those, or remove router.switch_allocator",
+              s.routing, printable(s.topology.family)));
+  refuse_speedups(s, "router.switch_allocator",
+                  "the iSLIP allocator matches one packet per input and output port per cycle, "
+                  "as BookSim's router without speedup does",
+                  "router.switch_allocator: per_output");
+  if (s.link.retry)
+    blame({"link.retry", "router.switch_allocator"},
+          "link.retry is not modelled with router.switch_allocator islip (a packet excised "
+          "after its VC was allocated would keep the VC): remove link.retry, or set "
+          "router.switch_allocator: per_output");
 }
 
 // What the port bindings need from the rest of the spec (clashes between

@@ -13,6 +13,8 @@
 
 namespace fabemu {
 
+struct RoutingInfo;  // control/topology/registry.h
+
 class SpecValidator {
  public:
   SpecValidator(const std::string& file, const std::map<std::string, SpecOrigin>& origins)
@@ -28,6 +30,8 @@ class SpecValidator {
   void validate_families(const Spec& s) const;
   bool written(const std::string& path) const;
   void validate_router_model(Spec& s, const std::vector<std::string>& models) const;
+  void validate_switch_allocator(const Spec& s, const RoutingInfo& routing) const;
+  void refuse_speedups(const Spec& s, const char* with, const char* why, const char* instead) const;
   void validate_ports(const Spec& s, int64_t endpoints) const;
   void validate_with_fabric(const Spec& s, int64_t endpoints) const;
   void validate_generation(const Spec& s, const Fabric& f) const;

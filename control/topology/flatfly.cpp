@@ -153,6 +153,9 @@ FlatflyTables program_ghc_tables(const Spec& spec, const Fabric& fabric, const G
   t.dims = static_cast<uint8_t>(dims);
   t.conc = static_cast<uint8_t>(shape.conc);
   t.response_vc = static_cast<uint8_t>(fabric.num_vcs >= 2 * vcs_per_class ? vcs_per_class : 0);
+  t.vcs = static_cast<uint8_t>(fabric.num_vcs);
+  if (spec.vcs.injection == "rotate")  // the class's VCs: responses' start at response_vc
+    t.inject_vcs = static_cast<uint8_t>(t.response_vc ? t.response_vc : fabric.num_vcs);
   t.latency_ps = static_cast<ps_t>(std::llround(spec.router.latency_ns * 1000.0));
   const size_t routers = fabric.routers.size();
   t.digit.resize(routers * static_cast<size_t>(dims));

@@ -8,10 +8,17 @@
 namespace fabemu {
 namespace {
 
-FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyMin>(
+FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyMin, true>(
     "min",
     "minimal dimension-order routing: one hop per differing router digit, lowest dimension "
     "first (Kim et al. 2007, section 2.2); requests VC 0, responses VC 1 when there are 2",
+    1));
+
+FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyRanMin, true>(
+    "ran_min",
+    "BookSim2's ran_min: the min path (dimension order) on any VC at every hop, requests and "
+    "responses alike; the router picks the VC (by credits, or the free one under "
+    "router.switch_allocator islip)",
     1));
 
 }  // namespace

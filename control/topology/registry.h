@@ -65,6 +65,9 @@ struct RoutingInfo {
   bool deadlock_free = true;
   // The router models (spec router.model) it has an engine instance for.
   std::vector<std::string> router_models{"input_queued"};
+  // It has an engine on the cycle-synchronous allocator too
+  // (router.switch_allocator islip, router/input_queued_islip.h).
+  bool islip = false;
   std::function<std::unique_ptr<EngineBase>(const Spec&, const Fabric&, const EngineConfig&)>
       make_engine;
   // Programs tables for `fabric` (this topology, e.g. with faults marked)

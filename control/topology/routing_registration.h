@@ -72,6 +72,24 @@ void add_yarc_tiles(RoutingInfo& r, Program program) {
   };
 }
 
+// A routing on the input-queued router with the cycle-synchronous iSLIP
+// allocator too (router.switch_allocator islip): its engine is then
+// OnIslip<Policy>, instantiated in dataplane/engine/instances/.
+template <class Policy, class Program>
+void add_islip(RoutingInfo& r, Program program) {
+  r.islip = true;
+  r.make_engine = [program, plain = r.make_engine](const Spec& spec, const Fabric& fabric,
+                                                   const EngineConfig& cfg) {
+    if (spec.router.switch_allocator != "islip") return plain(spec, fabric, cfg);
+    return make_engine<OnIslip<Policy>>(program(spec, fabric), fabric, cfg);
+  };
+  r.reprogram = [program, plain = r.reprogram](EngineBase& engine, const Spec& spec,
+                                               const Fabric& fabric, ps_t at) {
+    if (spec.router.switch_allocator != "islip") return plain(engine, spec, fabric, at);
+    return replace_tables<OnIslip<Policy>>(engine, program(spec, fabric), at);
+  };
+}
+
 // Every route a policy's adaptive choices allow (RoutingInfo::make_choice_tracer).
 template <class Policy, class Program>
 RouteChoiceTracerFactory choice_tracer(Program program) {

@@ -70,6 +70,7 @@
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_numbering.h"
 #include "dataplane/router/input_queued.h"
+#include "dataplane/router/input_queued_islip.h"
 #include "dataplane/router/output_queues.h"
 #include "dataplane/router/yarc_tiled.h"
 #include "dataplane/routing/routing_policy.h"
@@ -91,6 +92,7 @@ class Engine final : public EngineBase {
   using Tables = typename R::Tables;
   using Router = typename RouterModelOf<R>::type;
   static constexpr bool kTiled = std::is_same_v<Router, YarcTiledRouter>;
+  static constexpr bool kIslip = std::is_same_v<Router, IslipRouter>;
 
   Engine(Tables tables, const Fabric& fabric, const EngineConfig& cfg)
       : tables_(std::make_shared<const Tables>(std::move(tables))), f_(fabric), cfg_(cfg) {}
@@ -274,11 +276,21 @@ class Engine final : public EngineBase {
     return ev;
   }
   void arm_wake(Worker& w, uint32_t o, ps_t t) {
+    if constexpr (kIslip) {  // its router looks at every output at once, on a cycle
+      arm_cycle(w, o / max_ports_, t);
+      return;
+    }
     ps_t& wake = w.router.wake(o);
     if (t >= wake) return;
     wake = t;
     w.wheel.push(event_at(t, EventType::out_wake, o));
   }
+
+  // ---- cycle-synchronous allocation (engine_islip.h) ------------------------
+  void arm_cycle(Worker& w, uint32_t lr, ps_t t);
+  void islip_cycle(Worker& w, uint32_t lr);
+  void islip_allocate_vcs(Worker& w, uint32_t lr, ps_t* next);
+  void islip_requests(Worker& w, uint32_t lr, ps_t* next);
 
   // ---- link-level retry (engine_link_layer.h) -------------------------------
   // Bit errors kept per transmission (more are counted, not flipped: a
@@ -571,6 +583,7 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_faults.h"
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_hop.h"
+#include "dataplane/engine/engine_islip.h"
 #include "dataplane/engine/engine_lanes.h"
 #include "dataplane/engine/engine_link_layer.h"
 #include "dataplane/engine/engine_progress.h"

@@ -138,6 +138,9 @@ struct EngineConfig {
   uint32_t output_speedup = 1;  // packets an output may accept at once (> 1: output queues)
   uint32_t output_queue_units = 0;  // capacity of each output VC queue (output_speedup > 1);
                                     // 0: engine_sizing.h, output_queue_caps
+  // router.switch_allocator islip (router/input_queued_islip.h): iSLIP
+  // iterations per cycle.
+  uint32_t islip_iterations = 1;
   // The YARC tiled router (router.model yarc_tiled; router/yarc_tiled.h):
   // subswitch degree and the row and column buffers per VC, in phits.
   struct Tiles {

@@ -16,7 +16,10 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
     case EventType::out_wake: {
       ps_t& wake = w.router.wake(e.a);
       if (wake == e.t) wake = kNever;
-      try_output(w, e.a);
+      if constexpr (kIslip)
+        islip_cycle(w, e.a / max_ports_);  // e.a: the router's output 0
+      else
+        try_output(w, e.a);
       break;
     }
     case EventType::link_wake: {
@@ -192,6 +195,15 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   // through: fetch them meanwhile (a 128-byte counter per output VC, megabytes
   // on a large fabric).
   rte_prefetch0(&w.vcs[size_t(o0 + pick.port) * nv_ + pick.vc]);
+  if constexpr (kIslip) {  // its VC allocator may give any VC of the port the routing allows
+    uint8_t mask = 0;
+    for (uint32_t i = 0; i < w.rc.count; i++)
+      if (w.rc.c[i].port == pick.port) mask |= static_cast<uint8_t>(1u << w.rc.c[i].vc);
+    // Into an endpoint any VC will do (it depends on no other channel), as
+    // BookSim's routings eject on any.
+    if (w.out[o0 + pick.port].peer_router < 0) mask = static_cast<uint8_t>((1u << nv_) - 1);
+    e.islip[kVcMask] = mask;
+  }
   if (ready < not_before) ready = not_before;
   e.ready = ready;
   const uint32_t o = o0 + pick.port;

@@ -388,6 +388,11 @@ RunStats Engine<R, L>::merge() {
     out.accepted_units += s.accepted_units;
     for (int i = 0; i < static_cast<int>(DropReason::count); i++) out.drops[i] += s.drops[i];
     out.packet_hops += s.packet_hops;
+    if constexpr (kIslip) {  // the router counts them
+      out.islip_cycles += wp->router.cycles;
+      out.islip_requesting += wp->router.requesting_inputs;
+      out.islip_matched += wp->router.matched_inputs;
+    }
     out.transmit_error_discards += s.transmit_error_discards;
     out.events += s.events;
     out.captured += s.captured;

@@ -276,6 +276,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.route_rng.clear();
   for (int32_t r : w.routers) w.route_rng.emplace_back(cfg_.seed, 0x524f555445000000ull + uint64_t(r));
   w.router.init(nlr, max_ports_, nv_, qcap_, cfg_.input_speedup);
+  if constexpr (kIslip) w.router.init_islip(nlr, max_ports_, nv_, cfg_.islip_iterations);
   const size_t nout = size_t(nlr) * max_ports_;
   w.oq.init(static_cast<uint32_t>(nout), nv_, output_queue_caps(cfg_, cap_), cfg_.output_speedup);
   w.out.assign(nout, OutLink{});

@@ -12,6 +12,7 @@ namespace fabemu {
 
 class InputQueuedRouter;  // router/input_queued.h
 class YarcTiledRouter;    // router/yarc_tiled.h
+class IslipRouter;        // router/input_queued_islip.h
 
 template <class R>
 struct RouterModelOf {
@@ -31,5 +32,10 @@ struct OnRouter : Policy {
 // The YARC tiled router (router/yarc_tiled.h) under a YARC routing.
 template <class Policy>
 using OnYarcTiles = OnRouter<Policy, YarcTiledRouter>;
+
+// The input-queued router with BookSim's cycle-synchronous VC and switch
+// allocation (router.switch_allocator: islip).
+template <class Policy>
+using OnIslip = OnRouter<Policy, IslipRouter>;
 
 }  // namespace fabemu

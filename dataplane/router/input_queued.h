@@ -37,9 +37,14 @@ struct QEntry {
   uint8_t out_vc;
   uint8_t routed;    // out_port/out_vc/ready are set
   uint8_t stalled;   // counted as a credit stall at this hop already
-  uint8_t pad[2];
+  // router.switch_allocator islip (input_queued_islip.h): [kHoldsVc] its
+  // output VC is allocated to it, [kVcMask] the VCs of out_port its routing
+  // allows, a bit each. (Two bytes as the padding they were: the event-driven
+  // router's code does not change.)
+  uint8_t islip[2];
 };
 static_assert(sizeof(QEntry) == 32, "queue entries are two per cache line");
+inline constexpr int kHoldsVc = 0, kVcMask = 1;  // QEntry::islip[]
 
 class InputQueuedRouter {
  public:
@@ -202,6 +207,10 @@ class InputQueuedRouter {
     port_[o].nreq--;
   }
   uint32_t requests(uint32_t o) const { return port_[o].nreq; }
+  // Output o's requester bits, request_bit_count() of them in 64-bit words
+  // (the cycle-synchronous allocator, router/input_queued_islip.h, scans them).
+  const uint64_t* request_bits(uint32_t o) { return req_words(o); }
+  uint32_t request_bit_count() const { return req_bits_; }
   // The arbiter picks among the requesters of output o that accept(i) lets go.
   template <class Accept>
   __attribute__((always_inline)) int32_t arbitrate(uint32_t o, Accept&& accept) {

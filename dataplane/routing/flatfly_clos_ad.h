@@ -62,7 +62,7 @@ struct FlatflyClosAd : FlatflyPolicyBase {
   static void on_inject(const Tables& t, const Fabric& /*f*/, PacketMeta& m) {
     m.route[0] = kClosUndecided;
     m.route[1] = m.route[2] = 0;
-    m.vc = t.class_vc(m);
+    m.vc = t.injection_vc(m);
   }
 
   static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t router, uint8_t /*in_port*/,

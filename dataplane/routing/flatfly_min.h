@@ -24,7 +24,7 @@ namespace fabemu {
 
 struct FlatflyMin : FlatflyPolicyBase {
   static void on_inject(const Tables& t, const Fabric& /*f*/, PacketMeta& m) {
-    m.vc = t.class_vc(m);
+    m.vc = t.injection_vc(m);
   }
 
   static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t router, uint8_t /*in_port*/,
@@ -39,6 +39,31 @@ struct FlatflyMin : FlatflyPolicyBase {
 
   static void on_forward(const Tables& /*t*/, int32_t /*router*/, uint8_t /*out_port*/,
                          PacketMeta& /*m*/) {}
+};
+
+// BookSim2's ran_min on the flattened butterfly (booksim2 flatfly_onchip.cpp,
+// min_flatfly): the same dimension-order path, but a packet may take any
+// VC at every hop, requests and responses alike (BookSim's synthetic
+// traffic has no classes). The router picks the VC: by credits, or with
+// router.switch_allocator islip whichever the VC allocator finds free.
+// Dimension order keeps the channel dependencies acyclic on any VC.
+struct FlatflyRanMin : FlatflyMin {
+  // Into the source router on the VCs in turn, packet by packet, as
+  // BookSim's sources take the next VC after the last one they used.
+  static void on_inject(const Tables& t, const Fabric& /*f*/, PacketMeta& m) {
+    m.vc = static_cast<uint8_t>(m.id % t.vcs);
+  }
+
+  static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t router, uint8_t /*in_port*/,
+                    const PacketMeta& m, RouteCandidates& out) {
+    const FlatflyDest& d = t.dest[m.dst];
+    const int p = flatfly_dimension_order(t, router, d.router);
+    const uint8_t port = p >= 0 ? static_cast<uint8_t>(p) : d.port;
+    for (uint8_t v = 0; v < t.vcs; v++) out.add(port, v);
+    out.adaptive = out.count > 1;
+  }
+
+  static bool routes_on_state(const Tables& t) { return t.vcs > 1; }
 };
 
 }  // namespace fabemu

@@ -28,7 +28,7 @@ namespace fabemu {
 
 struct FlatflyMinAd : FlatflyPolicyBase {
   static void on_inject(const Tables& t, const Fabric& /*f*/, PacketMeta& m) {
-    m.vc = t.class_vc(m);
+    m.vc = t.injection_vc(m);
   }
 
   static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t router, uint8_t /*in_port*/,

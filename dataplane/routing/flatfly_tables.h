@@ -63,6 +63,10 @@ struct FlatflyTables {
   // never wait on each other (0 when the fabric has too few VCs for both;
   // they then share, as on YARC with one VC).
   uint8_t response_vc = 0;
+  uint8_t vcs = 1;  // the fabric's VCs (ran_min may take any)
+  // VCs a source rotates its packets over (vcs.injection rotate; 1: its
+  // class's first VC only).
+  uint8_t inject_vcs = 1;
   ps_t latency_ps = 31250;  // router pipeline, every hop
   // How adaptive decisions at one router see each other (the paper's greedy
   // MIN AD and UGAL, sequential UGAL-S and CLOS AD; oblivious policies do
@@ -78,6 +82,11 @@ struct FlatflyTables {
   }
   uint8_t class_vc(const PacketMeta& m) const {
     return m.cls == static_cast<uint8_t>(TrafficClass::response) ? response_vc : 0;
+  }
+  // The VC a source injects m on: its class's first, or each of
+  // inject_vcs in turn by packet number (an endpoint's ids count up).
+  uint8_t injection_vc(const PacketMeta& m) const {
+    return static_cast<uint8_t>(class_vc(m) + (inject_vcs > 1 ? m.id % inject_vcs : 0));
   }
 };
 

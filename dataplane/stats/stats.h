@@ -216,6 +216,9 @@ struct RunStats {
   uint64_t accepted_units = 0;         // units delivered during measurement
   uint64_t drops[static_cast<int>(DropReason::count)] = {};
   uint64_t packet_hops = 0;            // router traversals (whole run)
+  // router.switch_allocator islip: cycles a router allocated in, the input
+  // ports that requested the switch then and those iSLIP matched (whole run).
+  uint64_t islip_cycles = 0, islip_requesting = 0, islip_matched = 0;
   // Link-level retry: damaged packets that had moved on marked transmit
   // error and were discarded at their destination (their good copies came).
   bool link_retry = false;

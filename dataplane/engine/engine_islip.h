@@ -1,0 +1,178 @@
+// Engine<R, L>, continued: the cycle-synchronous allocator of the
+// input-queued router (router/input_queued_islip.h; Router == IslipRouter
+// instances only, the others never call these). Every output wake-up of a
+// router becomes one allocation of the whole router at the first cycle
+// boundary at or after it: VC allocation, then switch allocation by iSLIP,
+// both on the state at the cycle's start. Included from engine.h only.
+#pragma once
+
+namespace fabemu {
+
+// Local router lr allocates at the first cycle boundary at or after t. The
+// router's wake-up slot is that of its output 0.
+template <class R, class L>
+inline void Engine<R, L>::arm_cycle(Worker& w, uint32_t lr, ps_t t) {
+  const ps_t cyc = alloc_cycle_ps_;
+  t = (t + cyc - 1) / cyc * cyc;
+  const uint32_t o0 = w.router.output(lr, 0);
+  ps_t& wake = w.router.wake(o0);
+  if (t >= wake) return;
+  wake = t;
+  w.wheel.push(event_at(t, EventType::out_wake, o0));
+}
+
+template <class R, class L>
+inline void Engine<R, L>::islip_cycle(Worker& w, uint32_t lr) {
+  if constexpr (kIslip) {
+    Router& rt = w.router;
+    const ps_t now = w.now;
+    // Another wake-up in a cycle already allocated (credits or a head that
+    // came after it): VCs freed by its crossings must not be given again,
+    // nor losers matched again, so what woke it waits for the next cycle.
+    if (rt.ran_at(lr) == now) {
+      arm_cycle(w, lr, now + alloc_cycle_ps_);
+      return;
+    }
+    rt.ran_at(lr) = now;
+    ps_t next = kNever;
+    islip_allocate_vcs(w, lr, &next);
+    islip_requests(w, lr, &next);
+    const uint32_t nports = max_ports_;
+    uint32_t asking = 0;
+    for (uint32_t p = 0; p < nports; p++) asking += rt.req[p] != 0;
+    if (asking) {
+      const uint32_t matched =
+          islip_match(rt.req, nports, rt.pointers(lr), rt.iterations(), rt.match);
+      rt.cycles++;
+      rt.requesting_inputs += asking;
+      rt.matched_inputs += matched;
+      if (matched < asking) next = std::min(next, now + alloc_cycle_ps_);  // losers retry
+      const uint32_t o0 = rt.output(lr, 0);
+      for (uint32_t p = 0; p < nports; p++) {
+        if (rt.match[p] < 0) continue;
+        const uint32_t po = static_cast<uint32_t>(rt.match[p]);
+        const uint32_t v = rt.req_vc[p * IslipRouter::kMaxPorts + po];
+        const uint32_t c = rt.channel(lr, p, v);
+        rt.holder(o0 + po, rt.head(c).out_vc) = IslipRouter::kFree;
+        rt.vc_pointer(o0 + p) = static_cast<uint8_t>(v + 1 == nv_ ? 0 : v + 1);
+        grant(w, o0 + po, c);
+      }
+    }
+    if (next != kNever) arm_cycle(w, lr, next);
+  }
+}
+
+// VC allocation: each free output VC of router lr goes to one ready head
+// routed to its port that holds no VC yet and may take that VC (round
+// robin over the output's requesters); it may cross from the next cycle on.
+template <class R, class L>
+inline void Engine<R, L>::islip_allocate_vcs(Worker& w, uint32_t lr, ps_t* next) {
+  if constexpr (kIslip) {
+    Router& rt = w.router;
+    const ps_t now = w.now;
+    const uint32_t o0 = rt.output(lr, 0), ch0 = o0 * nv_, nbits = rt.request_bit_count();
+    for (uint32_t p = 0; p < max_ports_; p++) {
+      const uint32_t o = o0 + p, n = rt.requests(o);
+      if (n == 0) continue;
+      for (uint32_t v = 0; v < nv_; v++) {
+        int32_t& h = rt.holder(o, v);
+        if (h != IslipRouter::kFree) {
+          // (A fault may have dropped the holder since.)
+          const uint32_t hc = static_cast<uint32_t>(h);
+          const QEntry& he = rt.head(hc);
+          if (rt.len(hc) && he.islip[kHoldsVc] && he.out_vc == v && o0 + he.out_port == o) continue;
+          h = IslipRouter::kFree;
+        }
+        const int32_t won = RoundRobinArbiter::pick(
+            rt.request_bits(o), nbits, n, &rt.va_pointer(o, v), [&](uint32_t i) {
+              const QEntry& e = rt.head(ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i));
+              return !e.islip[kHoldsVc] && ((e.islip[kVcMask] >> v) & 1) && e.ready <= now;
+            });
+        if (won < 0) continue;
+        const uint32_t i = static_cast<uint32_t>(won);
+        const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
+        QEntry& e = rt.head(c);
+        if (e.out_vc != v) {  // another VC than selection picked: it counts there now
+          w.pending[size_t(o) * nv_ + e.out_vc] -= e.units;
+          w.pending[size_t(o) * nv_ + v] += e.units;
+          e.out_vc = static_cast<uint8_t>(v);
+          meta(e.m)->out_vc = static_cast<uint8_t>(v);
+        }
+        e.islip[kHoldsVc] = 1;
+        e.ready = now + alloc_cycle_ps_;
+        h = static_cast<int32_t>(c);
+        *next = std::min(*next, e.ready);
+      }
+    }
+  }
+}
+
+// Switch requests of router lr into rt.req (outputs per input port) and
+// rt.req_vc: heads holding their output VC since an earlier cycle whose
+// input and output link are free and whose downstream buffer has credits
+// for them. What waits gives the next cycle worth allocating in.
+template <class R, class L>
+inline void Engine<R, L>::islip_requests(Worker& w, uint32_t lr, ps_t* next) {
+  if constexpr (kIslip) {
+    Router& rt = w.router;
+    const ps_t now = w.now, cyc = alloc_cycle_ps_;
+    const uint32_t o0 = rt.output(lr, 0), ch0 = o0 * nv_;
+    for (uint32_t p = 0; p < max_ports_; p++) rt.req[p] = 0;
+    for (uint32_t po = 0; po < max_ports_; po++) {
+      const uint32_t o = o0 + po;
+      if (rt.requests(o) == 0) continue;
+      OutLink& ol = w.out[o];
+      const SenderVc* cr = &w.vcs[size_t(o) * nv_];
+      uint16_t* short_units = w.blocked[o].units;
+      w.blocked[o] = BlockedUnits{};
+      const uint64_t* bits = rt.request_bits(o);
+      const uint32_t words = (rt.request_bit_count() + 63) / 64;
+      for (uint32_t wd = 0; wd < words; wd++) {
+        for (uint64_t b = bits[wd]; b; b &= b - 1) {
+          const uint32_t i = wd * 64 + static_cast<uint32_t>(__builtin_ctzll(b));
+          const uint32_t ip = rt.requester_port(i), iv = rt.requester_vc(i);
+          QEntry& e = rt.head(ch0 + ip * nv_ + iv);
+          if (e.ready > now) {  // through the pipeline, or allocated its VC, later
+            *next = std::min(*next, e.ready);
+            continue;
+          }
+          if (!e.islip[kHoldsVc]) {  // its output VC is someone else's: ask again next cycle
+            *next = std::min(*next, now + cyc);
+            continue;
+          }
+          if (ol.free_ps > now) {
+            *next = std::min(*next, ol.free_ps);
+            continue;
+          }
+          const ps_t in_free = rt.input_free_at(o0 + ip);
+          if (in_free > now) {
+            *next = std::min(*next, in_free);
+            continue;
+          }
+          const uint32_t v = e.out_vc;
+          const bool discard = faults_ && ol.progress_timeout;  // needs no credits
+          if (!discard && !cr[v].credits.available(e.units, now, next)) {
+            if (e.units < short_units[v]) short_units[v] = e.units;  // its credits wake us
+            if (!e.stalled) {
+              e.stalled = 1;
+              ol.credit_stalls++;
+            }
+            continue;
+          }
+          const uint64_t bit = 1ull << po;
+          uint8_t& rv = rt.req_vc[ip * IslipRouter::kMaxPorts + po];
+          if (rt.req[ip] & bit) {
+            // Two VCs of one input for one output: the input's VC pointer
+            // says which goes first.
+            const uint32_t from = rt.vc_pointer(o0 + ip);
+            if ((iv + nv_ - from) % nv_ >= (rv + nv_ - from) % nv_) continue;
+          }
+          rt.req[ip] |= bit;
+          rv = static_cast<uint8_t>(iv);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace fabemu

@@ -1,0 +1,75 @@
+// The input-queued router with a cycle-synchronous separable allocator, as
+// BookSim2's `iq` router has it (router.switch_allocator: islip): time is
+// cut into cycles of one longest packet on a router link, and at each
+// cycle boundary a router allocates in two stages from the state at the
+// cycle's start.
+//   VC allocation: each free output VC is given to one ready head that
+//   routed to it (round robin over the requesters); the head holds it
+//   until it has crossed, so an output VC carries at most one packet every
+//   two cycles (allocated in one, crossing in the next, free again in the
+//   one after), as BookSim's vc_alloc_delay = sw_alloc_delay = 1 pipeline
+//   does with one-flit packets.
+//   Switch allocation: heads that hold their output VC (since an earlier
+//   cycle), whose output link and input are free and whose downstream
+//   buffer has credits for them, request; iSLIP (arbiter/islip.h) over
+//   input and output ports matches them; winners cross, losers try again
+//   next cycle.
+// The buffers, requests and crossings are InputQueuedRouter's; this adds
+// the output VC holders and the allocators' pointers. The engine runs the
+// cycle (engine/engine_islip.h); choosing this model at compile time keeps
+// the event-driven router's path untouched.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "dataplane/router/arbiter/islip.h"
+#include "dataplane/router/input_queued.h"
+
+namespace fabemu {
+
+class IslipRouter : public InputQueuedRouter {
+ public:
+  static constexpr int32_t kFree = -1;
+  static constexpr uint32_t kMaxPorts = 64;  // one bit per port in the matcher
+
+  void init_islip(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t iterations) {
+    iterations_ = iterations < 1 ? 1 : iterations;
+    ptr_.assign(routers, IslipPointers{});
+    holder_.assign(size_t(routers) * max_ports * nv, kFree);
+    va_ptr_.assign(size_t(routers) * max_ports * nv, 0);
+    vc_ptr_.assign(size_t(routers) * max_ports, 0);
+    ran_at_.assign(routers, kNever);
+  }
+  uint32_t iterations() const { return iterations_; }
+
+  // The input channel that holds output VC (o, v), or kFree.
+  int32_t& holder(uint32_t o, uint32_t v) { return holder_[size_t(o) * nv() + v]; }
+  uint16_t& va_pointer(uint32_t o, uint32_t v) { return va_ptr_[size_t(o) * nv() + v]; }
+  // Input port `in` (numbered like outputs): the VC it favours next when
+  // two of its VCs want the same output.
+  uint8_t& vc_pointer(uint32_t in) { return vc_ptr_[in]; }
+  IslipPointers& pointers(uint32_t lr) { return ptr_[lr]; }
+  // The cycle local router lr last allocated in (a second wake-up in the
+  // same cycle must not allocate again).
+  ps_t& ran_at(uint32_t lr) { return ran_at_[lr]; }
+
+  // Per cycle scratch of one router: requested outputs per input port, the
+  // VC each (input, output) request comes from, the match.
+  uint64_t req[kMaxPorts];
+  uint8_t req_vc[kMaxPorts * kMaxPorts];
+  int8_t match[kMaxPorts];
+
+  // Matching efficiency: cycles allocated, input ports that requested the
+  // switch in them, and those matched.
+  uint64_t cycles = 0, requesting_inputs = 0, matched_inputs = 0;
+
+ private:
+  uint32_t iterations_ = 1;
+  std::vector<IslipPointers> ptr_;  // [local router]
+  std::vector<int32_t> holder_;     // [output * nv + vc]
+  std::vector<uint16_t> va_ptr_;    // [output * nv + vc]: over requester indices
+  std::vector<uint8_t> vc_ptr_;     // [input]
+  std::vector<ps_t> ran_at_;        // [local router]
+};
+
+}  // namespace fabemu

@@ -98,6 +98,12 @@ struct YarcUpEntry {
 };
 
 struct YarcRouterTable {
+  // Virtual routers (control/topology/virtual_routers.h): this table routes
+  // the packets that enter on in_ports; the others go to next_table, the
+  // chip's next virtual router (the last one's in_ports cover the rest).
+  // First, on the cache line route() reads anyway.
+  uint64_t in_ports = ~uint64_t{0};
+  uint32_t next_table = 0;
   uint16_t root_location = 0;
   uint16_t root_mask = 0;
   uint8_t hash_shift = 0;                      // first of the 8 optional hash bits this router uses
@@ -106,11 +112,6 @@ struct YarcRouterTable {
   std::array<uint8_t, kYarcPorts> port_map{};  // logical -> physical port
   std::array<YarcUpEntry, kYarcUpEntries> up{};
   uint64_t uplinks = 0;  // ports leading up or over (the down-routing invariant)
-  // Virtual routers (control/topology/virtual_routers.h): this table routes
-  // the packets that enter on in_ports; the others go to next_table, the
-  // chip's next virtual router (the last one's in_ports cover the rest).
-  uint64_t in_ports = ~uint64_t{0};
-  uint32_t next_table = 0;
 };
 
 struct YarcTables {

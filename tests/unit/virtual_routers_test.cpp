@@ -6,7 +6,7 @@
 // separate build's, and runs give the separate build's figures: the two
 // halves of a chip share its tiles but no buffer, bus or channel (a row
 // bus is its input's, a column channel its output's), so they do not
-// contend, in either router model.
+// contend, in either router model. A fault names a chip and kills both.
 #include "control/topology/virtual_routers.h"
 
 #include <gtest/gtest.h>
@@ -205,6 +205,24 @@ TEST(VirtualRouters, TheTiledChipsHalvesDoNotContend) {
     EXPECT_GT(alone, 32u * 40000u / 19u / 2u) << layout;  // above half of VR 0's links
     EXPECT_LT(unmasked, alone * 3 / 4) << layout;
   }
+}
+
+// A fault names the chip: a dead chip takes both virtual routers with it,
+// and the tables (programmed per virtual router) route around both.
+TEST(VirtualRouters, ADeadChipIsRoutedAround) {
+  const Spec s =
+      spec_of("yarc-r2-1024.yaml", {"router.virtual_routers=halves", "topology.endpoints=256",
+                                    "faults=[\"0us link=r8:p33 down\", \"2us router=9 down\"]",
+                                    "traffic.load=0.5", "traffic.reply_fraction=0.5",
+                                    "run.warmup_ns=1000", "run.measure_ns=6000", "run.workers=1"});
+  const RunResult r = run_collect(s, nullptr);
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  uint64_t dropped = 0;
+  for (uint64_t d : r.stats.drops) dropped += d;
+  EXPECT_GT(r.stats.delivered_packets, 40000u);
+  EXPECT_EQ(r.stats.delivered_packets + dropped, r.stats.injected_packets);
+  EXPECT_EQ(drops(r.stats, DropReason::no_route), 0u);
+  EXPECT_EQ(r.json["down_route_violations"]["total"].get<uint64_t>(), 0u);
 }
 
 struct Figures {

@@ -2,11 +2,11 @@
 // 2.2 and 7.4): each pair of the clos family's radix-32 rank-2 (and rank-3)
 // routers is one 64-port YARC partitioned by port masks. The chips are
 // wired as the separate routers were, a packet that entered a virtual
-// router leaves on its ports only, every route and hop count is the
-// separate build's, and runs give the separate build's figures: the two
-// halves of a chip share its tiles but no buffer, bus or channel (a row
-// bus is its input's, a column channel its output's), so they do not
-// contend, in either router model. A fault names a chip and kills both.
+// router leaves on its ports only, every hop count (with halves every
+// route, and every run's figures) is the separate build's: the two halves
+// of a chip share its tiles but no buffer, bus or channel (a row bus is
+// its input's, a column channel its output's), so they do not contend, in
+// either router model. A fault names a chip and kills both.
 #include "control/topology/virtual_routers.h"
 
 #include <gtest/gtest.h>

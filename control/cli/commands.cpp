@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -31,6 +32,16 @@ int count_links(const Fabric& f) {
   for (const auto& r : f.routers)
     for (const auto& p : r.ports) n += p.peer_router >= 0;
   return n;
+}
+
+// ", of which N YARCs each split into virtual routers (M logical routers)".
+std::string virtual_router_text(const Fabric& f) {
+  if (f.virtual_routers.empty()) return "";
+  std::vector<int> per_chip(f.routers.size(), 0);
+  for (const FabricVirtualRouter& v : f.virtual_routers) per_chip[size_t(v.router)]++;
+  const auto shared = std::count_if(per_chip.begin(), per_chip.end(), [](int n) { return n > 1; });
+  return fmt::format(" ({} logical: {} chips each split into virtual routers by port masks)",
+                     f.virtual_routers.size(), shared);
 }
 
 // Time one flow unit occupies a router-to-router link (the first one found:
@@ -278,7 +289,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   out << fmt::format("{}: {} (profile {}, {} routing)\n", args.file, f.name, spec.profile,
                      spec.routing);
   write_fault_header(faults, row);
-  row("routers", fmt::format("{}", sum.routers));
+  row("routers", fmt::format("{}{}", sum.routers, virtual_router_text(f)));
   row("links", fmt::format("{} (router to router, one direction each)", sum.links));
   row("endpoints", fmt::format("{}", sum.endpoints));
   write_hop_rows(sum, opts, row);
@@ -315,6 +326,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
         {"topology", spec.topology.family},
         {"routing", spec.routing},
         {"routers", sum.routers},
+        {"logical_routers", std::max(f.routers.size(), f.virtual_routers.size())},
         {"links", sum.links},
         {"endpoints", sum.endpoints},
         {"diameter", sum.diameter},

@@ -107,6 +107,7 @@ struct Spec {
     int subswitch_degree = 8;            // yarc_tiled: p of the p x p subswitches
     int row_buffer_units = 16;           // yarc_tiled: each row buffer VC, phits
     int column_buffer_units = 10;        // yarc_tiled: each column buffer VC, phits
+    std::string virtual_routers = "none";  // clos: none | halves | columns (virtual_routers.h)
     double forward_progress_ns = 0;      // BlackWidow 7.7 timer per output VC; 0: off
   } router;
 

@@ -200,6 +200,9 @@ const std::vector<Field>& fields() {
     {"router.column_buffer_units", "int", "phits", "", "10", "", BW " §7.5 (10 phits: the credit latency over the column lines)",
      "router.model yarc_tiled: each column buffer per VC, 1..4096",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.column_buffer_units = static_cast<int>(c.integer(n, 1, 4096)); }, "clos"},
+    {"router.virtual_routers", "string", "", "", "none", "", BW " §2.2 (R2/R3 modules: each YARC split into two radix-32 virtual routers), §7.4",
+     "none (every rank-2 and rank-3 router its own radix-32 router), or each pair of them one 64-port YARC whose ports a mask partitions: halves (ports 0..31 and 32..63, tile rows 0-3 and 4-7) or columns (tile columns 0-3 and 4-7 of every row); the hop counts are the separate routers' (with halves every route is), a packet leaves on its virtual router's ports only",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.virtual_routers = c.one_of(n, {"none", "halves", "columns"}); }, "clos"},
 
     // --- vcs: read by the engine (credits and buffers per port and VC).
     {"vcs.count", "int", "VCs", "5", "2", "2", T3E " §1 (5 VCs); " BW " §4.2 (request, response); " FB " §3.1 (VAL: one VC per phase)",

@@ -15,6 +15,7 @@
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/routing_registration.h"
+#include "control/topology/virtual_routers.h"
 
 namespace fabemu {
 
@@ -41,11 +42,8 @@ void check_clos_spec(const Spec& spec) {
                      fmt::format("got {}, but it must be 1 to {}", spec.vcs.count, kMaxVcs));
 }
 
-}  // namespace
-
-Fabric build_clos(const Spec& spec) {
-  check_clos_spec(spec);
-  if (spec.topology.rank == 3 || spec.topology.sidelinks) return build_clos_ranks(spec);
+// Ranks 1 and 2: one router, or rank-1 routers under radix-32 rank-2 ones.
+Fabric build_clos_tree(const Spec& spec) {
   const int rank = spec.topology.rank;
   const int e = spec.topology.endpoints;
   const ps_t unit = unit_ps(spec);
@@ -84,6 +82,24 @@ Fabric build_clos(const Spec& spec) {
   return f;
 }
 
+}  // namespace
+
+Fabric build_clos(const Spec& spec) {
+  check_clos_spec(spec);
+  Fabric f = spec.topology.rank == 3 || spec.topology.sidelinks ? build_clos_ranks(spec)
+                                                                : build_clos_tree(spec);
+  // router.virtual_routers: each pair of radix-32 routers becomes one YARC.
+  const VirtualRouterLayout layout = virtual_router_layout(spec.router.virtual_routers);
+  if (layout == VirtualRouterLayout::none) return f;
+  const std::vector<FabricVirtualRouter> place = pair_radix32_routers(f, layout);
+  if (place.size() == static_cast<size_t>(place.empty() ? 0 : place.back().router + 1))
+    throw FieldError("router.virtual_routers",
+                     fmt::format("is {}, but this rank-{} fabric has no radix-32 routers to pair "
+                                 "on a chip (ranks 2 and up have): remove it or set it to none",
+                                 spec.router.virtual_routers, clos_rank_name(spec)));
+  return merge_virtual_routers(f, place);
+}
+
 int64_t clos_bisection_links(const Spec& spec, const Fabric& fabric) {
   if (spec.topology.rank == 3 || spec.topology.sidelinks) return clos_ranks_bisection_links(spec);
   if (spec.topology.rank == 1) return spec.topology.endpoints / 2;
@@ -93,6 +109,19 @@ int64_t clos_bisection_links(const Spec& spec, const Fabric& fabric) {
 }
 
 std::vector<BisectionCut> clos_bisection_cuts(const Spec& spec, const Fabric& fabric) {
+  if (!fabric.virtual_routers.empty()) {
+    // The logical cut, each chip on the side of its first virtual router.
+    std::vector<BisectionCut> cuts = clos_bisection_cuts(spec, split_virtual_routers(fabric));
+    for (BisectionCut& cut : cuts) {
+      BisectionCut chips(fabric.routers.size(), 2);
+      for (size_t l = 0; l < cut.size(); ++l) {
+        auto& side = chips[size_t(fabric.virtual_routers[l].router)];
+        if (side == 2) side = cut[l];
+      }
+      cut = chips;
+    }
+    return cuts;
+  }
   if (spec.topology.rank == 3 || spec.topology.sidelinks)
     return clos_ranks_bisection_cuts(spec, fabric);
   if (spec.topology.rank == 1) return {};
@@ -153,6 +182,13 @@ std::vector<int> span_bits_by_rank(const Fabric& fabric) {
 }  // namespace
 
 YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
+  if (!fabric.virtual_routers.empty()) {
+    // Each virtual router's tables as if it were its own router, then put
+    // on its chip's ports (section 7.4).
+    YarcTables t = program_yarc_tables(spec, split_virtual_routers(fabric));
+    t.routers = place_virtual_tables(fabric, t.routers);
+    return t;
+  }
   YarcTables t;
   t.latency_ps = static_cast<ps_t>(std::llround(spec.router.latency_ns * 1000.0));
   t.adaptive_responses = true;
@@ -220,7 +256,7 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
 }
 
 uint64_t yarc_table_bytes(const Fabric& fabric) {
-  return fabric.routers.size() * sizeof(YarcRouterTable);
+  return std::max(fabric.routers.size(), fabric.virtual_routers.size()) * sizeof(YarcRouterTable);
 }
 
 namespace {

@@ -9,9 +9,11 @@
 //   32..32+U-1 (U = topology.uplinks, 32 by default: full bisection; 16
 //   halves it, as the flattened butterfly paper's Figure 6 holds the
 //   bisection of its 3-stage folded Clos to the other topologies'); then U
-//   rank-2 routers (ids R1..R1+U-1), each one half of a YARC split into
-//   two radix-32 virtual routers as on the R2/R3 module: port i of rank-2
-//   router j goes down to rank-1 router i, whose uplink 32 + j comes back up.
+//   radix-32 rank-2 routers (ids R1..R1+U-1): port i of rank-2 router j
+//   goes down to rank-1 router i, whose uplink 32 + j comes back up.
+// router.virtual_routers then puts each pair of radix-32 routers on one
+// YARC as the R2/R3 module does (virtual_routers.h); without it, each is
+// a router of its own.
 // Ranks 1.5, 2.5 and 3 (clos_ranks.cpp; ClosShape says their sizes):
 //   R1.5 (33..288): S = ceil(E / 32) rank-1 routers joined pairwise by
 //     sidelinks, floor(U / (S - 1)) per pair on ports 32.. (peers in order).

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "control/topology/clos.h"
+#include "control/topology/virtual_routers.h"
 
 namespace fabemu {
 
@@ -51,6 +52,10 @@ const char* label_name(uint8_t label) {
 }  // namespace
 
 std::string prove_clos_updown(const Spec& spec, const Fabric& fabric) {
+  // A chip's virtual routers route apart (their tables see only their own
+  // ports), so the proof is the logical fabric's.
+  if (!fabric.virtual_routers.empty())
+    return prove_clos_updown(spec, split_virtual_routers(fabric));
   const YarcTables t = program_yarc_tables(spec, fabric);
   uint64_t links = 0;
   for (const FabricRouter& r : fabric.routers) {

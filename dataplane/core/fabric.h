@@ -47,6 +47,19 @@ struct FabricEndpoint {
   ps_t wire_ps = 0;   // injection / ejection link latency
 };
 
+// Where a logical router of the topology lives when routers are partitioned
+// into virtual routers (BlackWidow section 7.4: a YARC split into two
+// radix-32 routers by the masks of its routing tables): the physical router
+// it is part of and the physical ports it owns; its logical port i is the
+// i-th set bit of `ports` (control/topology/virtual_routers.h). Its own
+// coord and rank, which the table programming reads.
+struct FabricVirtualRouter {
+  int32_t router = 0;
+  uint64_t ports = 0;
+  std::array<int32_t, 3> coord{0, 0, 0};
+  int32_t rank = 0;
+};
+
 // Everything the engine needs that is not topology-specific routing state.
 struct Fabric {
   std::string name;              // e.g. "t3e 4x4x4"
@@ -64,6 +77,9 @@ struct Fabric {
   // Flow-control unit size in bits (24-bit phit, 70-bit flit) for reports.
   uint32_t unit_bits = 24;
   std::string unit_name = "phit";
+  // Per logical router, the physical router and ports it occupies; empty
+  // when every router is its own (routers[] are then the logical routers).
+  std::vector<FabricVirtualRouter> virtual_routers;
 };
 
 }  // namespace fabemu

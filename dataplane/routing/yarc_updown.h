@@ -98,6 +98,12 @@ struct YarcUpEntry {
 };
 
 struct YarcRouterTable {
+  // Virtual routers (control/topology/virtual_routers.h): this table routes
+  // the packets that enter on in_ports; the others go to next_table, the
+  // chip's next virtual router (the last one's in_ports cover the rest).
+  // First, on the cache line route() reads anyway.
+  uint64_t in_ports = ~uint64_t{0};
+  uint32_t next_table = 0;
   uint16_t root_location = 0;
   uint16_t root_mask = 0;
   uint8_t hash_shift = 0;                      // first of the 8 optional hash bits this router uses
@@ -109,6 +115,7 @@ struct YarcRouterTable {
 };
 
 struct YarcTables {
+  // One per router, then the second and later virtual routers of each chip.
   std::vector<YarcRouterTable> routers;
   ps_t latency_ps = 31250;         // pipeline latency, every hop
   bool adaptive_responses = true;  // responses set a = 1 (the BlackWidow policy)
@@ -151,7 +158,10 @@ struct YarcUpDown {
 
   static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t router, uint8_t in_port,
                     const PacketMeta& m, RouteCandidates& out) {
-    const YarcRouterTable& rt = t.routers[static_cast<size_t>(router)];
+    const YarcRouterTable* vr = &t.routers[static_cast<size_t>(router)];
+    // A chip split into virtual routers: the input port's table.
+    while (!((vr->in_ports >> in_port) & 1u)) [[unlikely]] vr = &t.routers[vr->next_table];
+    const YarcRouterTable& rt = *vr;
     const uint32_t dst = m.dst & kYarcDestMask;
     const uint8_t vc = m.route[0] & kYarcV;
     out.adaptive = false;

@@ -35,6 +35,7 @@ class TiledRouterDriver {
     bool record = true;     // keep every packet's grant (grants())
     uint32_t vcs_used = 1;  // saturating sources spread packets over VCs 0.. (round robin)
     uint32_t sources = 0;   // saturating sources on ports 0..sources-1 (0: on every port)
+    uint64_t source_mask = ~uint64_t{0};  // and only on these ports
     uint64_t seed = 1;
   };
   // The output port of the next packet from input port `in`.
@@ -57,7 +58,7 @@ class TiledRouterDriver {
     out_.assign(o.ports, Output{});
     if (o.saturate)
       for (uint32_t p = 0; p < (o.sources ? o.sources : o.ports); p++)
-        arm(src_[p].wake, 0, EventType::ep_wake, p);
+        if ((o.source_mask >> p) & 1u) arm(src_[p].wake, 0, EventType::ep_wake, p);
   }
 
   // Host interface (yarc_tiled.h).
@@ -136,9 +137,9 @@ class TiledRouterDriver {
     measure_from_ = from;
     for (Output& o : out_) o.units = 0;
   }
-  uint64_t delivered_units() const {
+  uint64_t delivered_units(uint64_t outputs = ~uint64_t{0}) const {
     uint64_t n = 0;
-    for (const Output& o : out_) n += o.units;
+    for (size_t p = 0; p < out_.size(); p++) n += ((outputs >> p) & 1u) ? out_[p].units : 0;
     return n;
   }
   // Accepted load per input port over [from, now): phits sent divided by

@@ -208,7 +208,10 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   e.ready = ready;
   const uint32_t o = o0 + pick.port;
   rt.request(o, rt.requester(p, v));
-  const ps_t free = w.out[o].free_ps;
+  // The switch can take it when the output link is free or, with output
+  // queues, as soon as one of the output's crossings is: waiting for the
+  // link there would bring back the head-of-line blocking the queues remove.
+  const ps_t free = w.oq.enabled() ? w.oq.output_free_at(o) : w.out[o].free_ps;
   arm_wake(w, o, ready > free ? ready : free);
 }
 

@@ -99,7 +99,8 @@ std::string fat_tree_description(int endpoints) {
   const int s = subtrees(endpoints);
   return fmt::format(
       "rank 3: {} subtree{} of up to 1024 (32 rank-1 and 32 rank-2 routers each) joined by 1024 "
-      "radix-32 rank-3 routers (analysis model: the clos builder has no rank 3)",
+      "radix-32 rank-3 routers (analysis model: a full fat tree of 1024-endpoint subtrees, not "
+      "the clos builder's BlackWidow R2.5/R3)",
       s, s == 1 ? "" : "s");
 }
 

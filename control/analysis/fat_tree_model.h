@@ -3,9 +3,10 @@
 // up/down tables of the clos family (program_yarc_tables, YarcUpDown).
 //
 // Up to 1024 endpoints it is what the clos builder builds (build_clos, rank
-// 1 or rank 2 with 32 uplinks). Above, the builder has no rank 3 yet (issue
-// 9 item 3 adds BlackWidow's own R2.5 and R3 packaging), so this file builds
-// the rank-3 tree the paper's "radix-64 fat-tree networks" describe, with
+// 1 or rank 2 with 32 uplinks). Above, the builder packages BlackWidow's own
+// way (R2.5 sidelinks, R3 of 512-endpoint subtrees up to 16K), which is not
+// the full fat tree the tables assume, so this file builds the rank-3 tree
+// the paper's "radix-64 fat-tree networks" describe, with
 // build_clos's conventions extended one rank up:
 //   - S = ceil(E / 1024) subtrees of up to 1024 endpoints, each wired as
 //     build_clos's rank-2 network: rank-1 router g = 32 s + i (endpoints
@@ -42,12 +43,12 @@ Spec fat_tree_spec(Spec clos, int endpoints);
 // of range.
 Fabric build_fat_tree(const Spec& spec, int endpoints);
 
-// True when build_fat_tree builds beyond what the clos builder can (rank 3).
+// True when build_fat_tree builds a tree the clos builder does not (rank 3).
 inline bool fat_tree_is_model(int endpoints) { return endpoints > kFatTreeSubtree; }
 
 // One line for the output and the docs: which tree a size is and how it is
 // built, e.g. "rank 3: 32 subtrees of 1024 joined by 1024 radix-32 rank-3
-// routers (analysis model: the clos builder has no rank 3)".
+// routers (analysis model: a full fat tree ...)".
 std::string fat_tree_description(int endpoints);
 
 }  // namespace fabemu

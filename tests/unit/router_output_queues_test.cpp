@@ -5,12 +5,15 @@
 // latency and remove the input-queued switch's head-of-line limit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "control/analysis/analysis.h"
+#include "dataplane/router/crossing_slots.h"
 #include "dataplane/router/output_queues.h"
 #include "tests/support/run_collect.h"
 
@@ -159,6 +162,35 @@ TEST(OutputQueuesRun, SpeedupRemovesHeadOfLineBlocking) {
   const double without = accepted("1"), with = accepted("63");
   EXPECT_LT(without, 0.6);
   EXPECT_GT(with, 0.93);
+}
+
+}  // namespace
+}  // namespace fabemu
+
+namespace fabemu {
+namespace {
+
+// The crossing slots are a min-heap: whatever the order of occupations,
+// the first free slot and the multiset of busy-until times are those of
+// the plain definition (n slots, the earliest-free one taken each time).
+TEST(CrossingSlots, TheHeapKeepsTheSlotsOfTheLinearDefinition) {
+  std::mt19937_64 rng(7);
+  for (uint32_t n : {1u, 2u, 3u, 4u, 7u, 63u}) {
+    std::vector<ps_t> heap(n, 0), plain(n, 0);
+    ps_t now = 0;
+    for (int step = 0; step < 2000; step++) {
+      now += rng() % 50;
+      const ps_t until = now + 1 + rng() % 400;
+      occupy_crossing(heap.data(), n, until);
+      *std::min_element(plain.begin(), plain.end()) = until;
+      ASSERT_EQ(crossing_free_at(heap.data(), n), *std::min_element(plain.begin(), plain.end()))
+          << n << " slots, step " << step;
+      std::vector<ps_t> a = heap, b = plain;
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      ASSERT_EQ(a, b) << n << " slots, step " << step;
+    }
+  }
 }
 
 }  // namespace

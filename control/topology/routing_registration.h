@@ -54,40 +54,40 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
   return r;
 }
 
+// Another engine for the same routing and tables, chosen per run: Variant
+// (the policy on another router model, instantiated in
+// dataplane/engine/instances/) when chosen(spec), else the engine r had.
+template <class Variant, class Program, class Chosen>
+void add_engine_variant(RoutingInfo& r, Program program, Chosen chosen) {
+  r.make_engine = [program, chosen, plain = r.make_engine](const Spec& spec, const Fabric& fabric,
+                                                           const EngineConfig& cfg) {
+    if (!chosen(spec)) return plain(spec, fabric, cfg);
+    return make_engine<Variant>(program(spec, fabric), fabric, cfg);
+  };
+  r.reprogram = [program, chosen, plain = r.reprogram](EngineBase& engine, const Spec& spec,
+                                                       const Fabric& fabric, ps_t at) {
+    if (!chosen(spec)) return plain(engine, spec, fabric, at);
+    return replace_tables<Variant>(engine, program(spec, fabric), at);
+  };
+}
+
 // A routing of the YARC's tables on the YARC tiled router too (router.model
-// yarc_tiled): its engine is then OnYarcTiles<Policy>, instantiated in
-// dataplane/engine/instances/ beside the policy's own.
+// yarc_tiled): its engine is then OnYarcTiles<Policy>.
 template <class Policy, class Program>
 void add_yarc_tiles(RoutingInfo& r, Program program) {
   r.router_models.push_back("yarc_tiled");
-  r.make_engine = [program, plain = r.make_engine](const Spec& spec, const Fabric& fabric,
-                                                   const EngineConfig& cfg) {
-    if (spec.router.model != "yarc_tiled") return plain(spec, fabric, cfg);
-    return make_engine<OnYarcTiles<Policy>>(program(spec, fabric), fabric, cfg);
-  };
-  r.reprogram = [program, plain = r.reprogram](EngineBase& engine, const Spec& spec,
-                                               const Fabric& fabric, ps_t at) {
-    if (spec.router.model != "yarc_tiled") return plain(engine, spec, fabric, at);
-    return replace_tables<OnYarcTiles<Policy>>(engine, program(spec, fabric), at);
-  };
+  add_engine_variant<OnYarcTiles<Policy>>(
+      r, program, [](const Spec& spec) { return spec.router.model == "yarc_tiled"; });
 }
 
 // A routing on the input-queued router with the cycle-synchronous iSLIP
 // allocator too (router.switch_allocator islip): its engine is then
-// OnIslip<Policy>, instantiated in dataplane/engine/instances/.
+// OnIslip<Policy>.
 template <class Policy, class Program>
 void add_islip(RoutingInfo& r, Program program) {
   r.islip = true;
-  r.make_engine = [program, plain = r.make_engine](const Spec& spec, const Fabric& fabric,
-                                                   const EngineConfig& cfg) {
-    if (spec.router.switch_allocator != "islip") return plain(spec, fabric, cfg);
-    return make_engine<OnIslip<Policy>>(program(spec, fabric), fabric, cfg);
-  };
-  r.reprogram = [program, plain = r.reprogram](EngineBase& engine, const Spec& spec,
-                                               const Fabric& fabric, ps_t at) {
-    if (spec.router.switch_allocator != "islip") return plain(engine, spec, fabric, at);
-    return replace_tables<OnIslip<Policy>>(engine, program(spec, fabric), at);
-  };
+  add_engine_variant<OnIslip<Policy>>(
+      r, program, [](const Spec& spec) { return spec.router.switch_allocator == "islip"; });
 }
 
 // Every route a policy's adaptive choices allow (RoutingInfo::make_choice_tracer).

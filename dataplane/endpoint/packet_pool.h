@@ -78,6 +78,7 @@ class PacketPool {
 class FreeLater {
  public:
   static constexpr uint32_t kDepth = 8;
+  static_assert((kDepth & (kDepth - 1)) == 0, "the ring index wraps by a mask");
   void push(rte_mbuf* m) {
     rte_prefetch0(m);
     rte_prefetch0(reinterpret_cast<char*>(m) + RTE_CACHE_LINE_SIZE);

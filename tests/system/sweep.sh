@@ -93,4 +93,5 @@ refused "does not exist or is not writable" --plot /nonexistent-folder/s.png
 refused "--jobs 0: give at least 1" --jobs 0
 refused "is not KEY=VALUE" "$src/topologies/flatfly-4x3.yaml:routing"
 refused "no such spec file" /nonexistent.yaml
+refused "both be named" "$src/topologies/flatfly-4x3.yaml"
 echo "sweep: all checks passed"

@@ -21,6 +21,7 @@
 #include "control/spec/spec_loader.h"
 #include "control/spec/spec_refuse.h"
 #include "control/topology/registry.h"
+#include "control/topology/slices.h"
 #include "dataplane/core/eal.h"
 
 namespace fabemu {
@@ -292,6 +293,14 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   row("routers", fmt::format("{}{}", sum.routers, virtual_router_text(f)));
   row("links", fmt::format("{} (router to router, one direction each)", sum.links));
   row("endpoints", fmt::format("{}", sum.endpoints));
+  if (spec.topology.slices > 1)  // the analysis is of one slice; every slice is alike
+    row("slices",
+        fmt::format("{} network slices, each a separate copy of this network: {} routers, {} "
+                    "injection ports (one per processor per slice), {} bisection links in all; "
+                    "the figures here are one slice's",
+                    spec.topology.slices, sum.routers * spec.topology.slices,
+                    sum.endpoints * spec.topology.slices,
+                    sum.bisection_links * spec.topology.slices));
   write_hop_rows(sum, opts, row);
   const bool degraded = sum.faults.degraded;
   row("bisection",
@@ -312,7 +321,8 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   write_route_rows(sum, f.unit_name, row);
   write_fault_rows(faults, sum, row);
   // The memory estimate: a summary row, then a line per part (not wrapped).
-  const MemoryEstimate mem = estimate_run_memory(spec, f);
+  const MemoryEstimate mem =
+      estimate_run_memory(spec, replicate_slices(f, static_cast<uint32_t>(spec.topology.slices)));
   const std::string mem_text = memory_text(mem);
   const size_t mem_nl = mem_text.find('\n');
   row("run memory", mem_text.substr(0, mem_nl));
@@ -329,6 +339,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
         {"logical_routers", std::max(f.routers.size(), f.virtual_routers.size())},
         {"links", sum.links},
         {"endpoints", sum.endpoints},
+        {"slices", spec.topology.slices},
         {"diameter", sum.diameter},
         {"avg_hops", sum.avg_hops},
         {"avg_hops_with_self", sum.avg_hops_with_self},

@@ -49,6 +49,48 @@ static nlohmann::json lanes_json(const LinkStats& l) {
           {"changes", std::move(log)}};
 }
 
+// Network slices: what each slice carried. Its share of the packets the
+// processors sent (their injection ports in it), the load it entered as a
+// fraction of its ports' bandwidth, and how busy its router channels were.
+namespace {
+nlohmann::json slices_json(const Fabric& fabric, const RunStats& st, double window) {
+  struct Slice {
+    uint64_t packets = 0;
+    double injection_ps = 0, channel_ps = 0;
+    uint64_t channels = 0, ports = 0;
+  };
+  std::vector<Slice> per(fabric.slices);
+  const uint32_t P = fabric.processors(), R = fabric.slice_routers;
+  for (const LinkStats& l : st.links) {
+    if (l.router < 0 && l.endpoint >= 0) {  // an injection port
+      Slice& s = per[uint32_t(l.endpoint) / P];
+      s.packets += l.packets;
+      s.injection_ps += double(l.busy_ps);
+      s.ports++;
+    } else if (l.router >= 0 && l.peer_router >= 0) {
+      Slice& s = per[uint32_t(l.router) / R];
+      s.channel_ps += double(l.busy_ps);
+      s.channels++;
+    }
+  }
+  uint64_t all = 0;
+  for (const Slice& s : per) all += s.packets;
+  nlohmann::json out = nlohmann::json::array();
+  for (uint32_t i = 0; i < per.size(); i++) {
+    const Slice& s = per[i];
+    out.push_back(
+        {{"slice", i},
+         {"injected_packets", s.packets},
+         {"packet_share", all ? double(s.packets) / double(all) : 0.0},
+         {"entered_load",
+          s.ports && window > 0 ? s.injection_ps / (double(s.ports) * window) : 0.0},
+         {"channel_utilisation",
+          s.channels && window > 0 ? s.channel_ps / (double(s.channels) * window) : 0.0}});
+  }
+  return out;
+}
+}  // namespace
+
 nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
                            const RunStats& st, bool per_link) {
   using nlohmann::json;
@@ -67,6 +109,11 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                  {"unit", fabric.unit_name},
                  {"unit_bits", fabric.unit_bits},
                  {"unit_ns", ps_to_ns(double(inj_unit))}};
+  if (fabric.slices > 1) {
+    j["fabric"]["slices"] = fabric.slices;
+    j["fabric"]["processors"] = fabric.processors();
+    j["slices"] = slices_json(fabric, st, window);
+  }
   j["run"] = {{"mode", spec.run.mode},
               {"seed", spec.run.seed},
               {"workers", spec.run.workers},

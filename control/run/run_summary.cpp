@@ -49,6 +49,15 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
                           : "not checked (run.check_invariants)",
       j["performance"]["packet_hops_per_s"].get<double>() / 1e6, spec.run.workers,
       spec.run.workers == 1 ? "" : "s", st.wall_s, double(st.end_ps) / 1e6);
+  if (j.contains("slices")) {  // network slices: the endpoints are the processors' ports
+    fmt::print("slices     {} ({} processors, a port in each):", res.fabric.slices,
+               res.fabric.processors());
+    for (const auto& s : j["slices"])
+      fmt::print("  {}: {:.1f}% of packets, entered {:.3f}, channels {:.3f}", s["slice"].get<int>(),
+                 100 * s["packet_share"].get<double>(), s["entered_load"].get<double>(),
+                 s["channel_utilisation"].get<double>());
+    fmt::print("\n");
+  }
   if (j.contains("link_retry")) {
     const auto& r = j["link_retry"];
     const double bits = r["checked_bits"].get<double>();

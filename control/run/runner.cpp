@@ -21,6 +21,7 @@
 #include "control/run/run_summary.h"
 #include "control/spec/spec_fields.h"
 #include "control/topology/registry.h"
+#include "control/topology/slices.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/crc16.h"
 #include "dataplane/core/eal.h"
@@ -45,11 +46,15 @@ CodecKind codec_of(const Spec& spec) {
 std::vector<int> place_routers(const Fabric& fabric, int workers) {
   std::vector<int> place(fabric.routers.size(), 0);
   if (workers <= 1) return place;
+  // Network slices: router r's copies in every slice go with it, so that a
+  // processor's ports, which send for one processor, share its worker.
+  const size_t per_slice = fabric.slices > 1 ? fabric.slice_routers : fabric.routers.size();
   std::map<int, std::vector<size_t>> by_rank;
-  for (size_t r = 0; r < fabric.routers.size(); r++) by_rank[fabric.routers[r].rank].push_back(r);
+  for (size_t r = 0; r < per_slice; r++) by_rank[fabric.routers[r].rank].push_back(r);
   for (auto& [rank, ids] : by_rank)
     for (size_t i = 0; i < ids.size(); i++)
       place[ids[i]] = static_cast<int>(i * workers / ids.size());
+  for (size_t r = per_slice; r < place.size(); r++) place[r] = place[r % per_slice];
   return place;
 }
 
@@ -232,7 +237,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     throw std::runtime_error("routing '" + spec.routing + "' does not exist for topology '" +
                              spec.topology.family + "'");
   RunResult res;
-  res.fabric = topo->build(spec);
+  res.fabric = replicate_slices(topo->build(spec), static_cast<uint32_t>(spec.topology.slices));
   std::string err;
   std::vector<std::string> eal = spec.run.eal;
   eal.insert(eal.end(), eal_args.begin(), eal_args.end());

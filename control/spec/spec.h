@@ -68,6 +68,7 @@ struct Spec {
     bool sidelinks = false;              // clos rank 1.5 or 2.5: rank + 0.5 (spec topology.rank)
     int endpoints = 32;                  // clos endpoints
     int uplinks = 32;                    // clos: cables above each rank-1 router (the taper)
+    int slices = 1;                      // network slices (control/topology/slices.h)
     int endpoints_per_router = 1;        // torus, hypercube: endpoints per router
     int k = 32;                          // flatfly: routers per dimension, endpoints per router
     int n = 2;                           // flatfly: k-ary n-flat; hypercube: binary n-cube

@@ -90,6 +90,13 @@ void SpecValidator::validate(Spec& s) const {
     blame({"run.control_socket", "faults"},
           "faults in the spec and a control socket cannot be combined yet: give the spec's "
           "faults through the socket (`fabemu fault`), or drop run.control_socket");
+  // Every slice routes by slice 0's tables (control/topology/slices.h): a
+  // fault in one slice would need tables of its own.
+  if (s.topology.slices > 1 && (!s.faults.empty() || !s.run.control_socket.empty()))
+    blame({"topology.slices", s.faults.empty() ? "run.control_socket" : "faults"},
+          fmt::format("faults are not modelled on a fabric of {} network slices yet (the slices "
+                      "share slice 0's routing tables): run the faults on topology.slices: 1",
+                      s.topology.slices));
   if (s.vcs.count > routing->max_vcs)
     blame({"vcs.count", "routing"},
           fmt::format("{} VCs is more than routing '{}' can use: set vcs.count to at most {}",

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "control/topology/registry.h"
+#include "control/topology/slices.h"
 #include "dataplane/engine/engine_factory.h"
 #include "dataplane/engine/router_model.h"
 
@@ -18,6 +19,14 @@ namespace fabemu {
 inline Allocator spec_allocator(const Spec& spec, Allocator paper) {
   const std::string& a = spec.router.allocator;
   return a == "greedy" ? Allocator::greedy : a == "sequential" ? Allocator::sequential : paper;
+}
+
+// The tables an engine runs by: a sliced fabric's are slice 0's, which every
+// slice routes by (Fabric::table_router).
+template <class Program>
+auto program_engine_tables(const Program& program, const Spec& spec, const Fabric& fabric) {
+  if (fabric.slices <= 1) return program(spec, fabric);
+  return program(spec, first_slice(fabric));
 }
 
 // program: Tables(const Spec&, const Fabric&), may throw on bad input.
@@ -35,10 +44,10 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
   r.deadlock_free = deadlock_free;
   r.table_bytes = std::move(table_bytes);
   r.make_engine = [program](const Spec& spec, const Fabric& fabric, const EngineConfig& cfg) {
-    return make_engine<Policy>(program(spec, fabric), fabric, cfg);
+    return make_engine<Policy>(program_engine_tables(program, spec, fabric), fabric, cfg);
   };
   r.reprogram = [program](EngineBase& engine, const Spec& spec, const Fabric& fabric, ps_t at) {
-    return replace_tables<Policy>(engine, program(spec, fabric), at);
+    return replace_tables<Policy>(engine, program_engine_tables(program, spec, fabric), at);
   };
   r.make_tracer = [program](const Spec& spec, const Fabric& fabric) -> RouteTraceFn {
     auto t = std::make_shared<const typename Policy::Tables>(program(spec, fabric));
@@ -62,12 +71,12 @@ void add_engine_variant(RoutingInfo& r, Program program, Chosen chosen) {
   r.make_engine = [program, chosen, plain = r.make_engine](const Spec& spec, const Fabric& fabric,
                                                            const EngineConfig& cfg) {
     if (!chosen(spec)) return plain(spec, fabric, cfg);
-    return make_engine<Variant>(program(spec, fabric), fabric, cfg);
+    return make_engine<Variant>(program_engine_tables(program, spec, fabric), fabric, cfg);
   };
   r.reprogram = [program, chosen, plain = r.reprogram](EngineBase& engine, const Spec& spec,
                                                        const Fabric& fabric, ps_t at) {
     if (!chosen(spec)) return plain(engine, spec, fabric, at);
-    return replace_tables<Variant>(engine, program(spec, fabric), at);
+    return replace_tables<Variant>(engine, program_engine_tables(program, spec, fabric), at);
   };
 }
 

@@ -13,6 +13,7 @@ namespace fabemu {
 
 inline constexpr int kMaxVcs = 8;
 inline constexpr int kMaxPorts = 64;
+inline constexpr uint32_t kMaxSlices = 8;  // network slices (Fabric::slices)
 
 // One router port. A port either connects to a peer router's port (a fabric
 // link, one direction of it: this port's output drives peer's input) or to an
@@ -80,6 +81,23 @@ struct Fabric {
   // Per logical router, the physical router and ports it occupies; empty
   // when every router is its own (routers[] are then the logical routers).
   std::vector<FabricVirtualRouter> virtual_routers;
+  // Network slices (BlackWidow section 2.2: "each port connecting to a
+  // different network slice. Each slice is a completely separate network"):
+  // `slices` copies of one network (control/topology/slices.h). Processor p
+  // has one injection port in each, endpoint s * P + p of slice s
+  // (P = processors()); router r of slice s is router s * R + r
+  // (R = slice_routers) and routes by router r's tables, programmed once.
+  // Packets carry processor numbers in src and dst.
+  uint32_t slices = 1;
+  uint32_t slice_routers = 0;  // routers per slice (0: routers.size())
+  uint32_t processors() const { return static_cast<uint32_t>(endpoints.size()) / slices; }
+  // The processor of endpoint e, and the router whose tables router r uses.
+  uint32_t processor(uint32_t e) const { return slices > 1 ? e % processors() : e; }
+  int32_t table_router(int32_t r) const {
+    return slices > 1 ? r % static_cast<int32_t>(slice_routers) : r;
+  }
+  // Processor p's endpoint in slice s.
+  uint32_t slice_endpoint(uint32_t p, uint32_t s) const { return s * processors() + p; }
 };
 
 }  // namespace fabemu

@@ -14,7 +14,7 @@ uint32_t log2u(uint32_t n) { return 31 - __builtin_clz(n); }
 
 bool TrafficPattern::init(const Fabric& f, const EngineConfig& cfg, std::string* err) {
   pattern_ = cfg.pattern;
-  n_ = static_cast<uint32_t>(f.endpoints.size());
+  n_ = f.processors();  // with network slices: between processors (slice 0's endpoints)
   hotspot_ = cfg.hotspot;
   hotspot_fraction_ = cfg.hotspot_fraction;
   if ((pattern_ == Pattern::hotspot) && hotspot_ >= n_) {

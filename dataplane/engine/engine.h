@@ -185,6 +185,7 @@ class Engine final : public EngineBase {
     ps_t outbox_min = kNever;       // earliest event staged this window
     std::vector<Event> inbox;
     std::vector<rte_mbuf*> seg_scratch = std::vector<rte_mbuf*>(64);  // a message's segments
+    std::vector<uint8_t> seg_slice = std::vector<uint8_t>(64);        // and their slices
     ps_t now = 0;
     uint8_t window_parity = 0;  // of the virtual-time window being run
     bool failed = false;
@@ -376,6 +377,9 @@ class Engine final : public EngineBase {
   Enqueue enqueue_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
                           uint8_t flags, ps_t gen_ps, const uint8_t* payload, int32_t flow);
   void try_inject(Worker& w, uint32_t e);
+  void inject_processor(Worker& w, uint32_t p);
+  uint32_t choose_slice(Worker& w, uint32_t p, uint8_t cls, uint16_t hash,
+                        const uint32_t* placed) const;
   void arm_ep_wake(Worker& w, uint32_t e, ps_t t) {
     Nic& ep = w.ep[e];
     if (t >= ep.wake_ps) return;

@@ -12,12 +12,13 @@ void Engine<R, L>::on_generate(Worker& w, uint32_t e) {
   if (w.now >= gen_end_ || !w.generating) return;
   Nic& ep = w.ep[e];
   const bool measured = w.now >= measure_start_;
+  const uint32_t src = f_.processor(e);  // each of its slice ports generates for it
   for (uint32_t b = 0; b < std::max<uint32_t>(1, cfg_.batch_size); b++) {
     if (w.shedding) {  // real time, behind the wall clock, run.overload: shed
       w.st.drops[static_cast<int>(DropReason::shed_overload)]++;
       continue;
     }
-    const uint32_t dst = pattern_.destination(e, ep.rng);
+    const uint32_t dst = pattern_.destination(src, ep.rng);
     uint32_t bytes = cfg_.size_bytes[0];
     if (size_cdf_.size() > 1) {
       const double u = ep.rng.unit();
@@ -34,7 +35,39 @@ void Engine<R, L>::on_generate(Worker& w, uint32_t e) {
   if (!cfg_.single_batch)
     w.wheel.push(
         event_at(w.now + ep.rng.geometric(gen_p_) * gen_slot_ps_, EventType::ep_generate, e));
-  try_inject(w, e);
+  inject_processor(w, src);
+}
+
+// Each of processor p's injection ports sends what it can.
+template <class R, class L>
+void Engine<R, L>::inject_processor(Worker& w, uint32_t p) {
+  if (f_.slices <= 1) [[likely]] {
+    try_inject(w, p);
+    return;
+  }
+  for (uint32_t s = 0; s < f_.slices; s++) try_inject(w, f_.slice_endpoint(p, s));
+}
+
+// The network slice a packet of processor p takes (Fabric::slices). The
+// paper keeps requests to one address in order (section 5: "requests to the
+// same address maintain ordering in the network") and lets responses go
+// anywhere: a request takes the slice its address hash names, so one
+// address (or one frame flow) stays on one slice; a response the port with
+// the fewest packets queued, counting those placed before it, ties going
+// round from the slice its hash names (not always to slice 0).
+template <class R, class L>
+uint32_t Engine<R, L>::choose_slice(Worker& w, uint32_t p, uint8_t cls, uint16_t hash,
+                                    const uint32_t* placed) const {
+  const uint32_t n = f_.slices;
+  const uint32_t hashed = static_cast<uint32_t>((uint64_t(hash) * 0x9E3779B97F4A7C15ULL) >> 40) % n;
+  if (cls != static_cast<uint8_t>(TrafficClass::response)) return hashed;
+  uint32_t best = hashed, best_len = ~0u;
+  for (uint32_t i = 0, s = hashed; i < n; i++, s = s + 1 == n ? 0 : s + 1) {
+    const Nic& port = w.ep[f_.slice_endpoint(p, s)];
+    const uint32_t len = port.srcq[0].len + port.srcq[1].len + placed[s];
+    if (len < best_len) best = s, best_len = len;
+  }
+  return best;
 }
 
 template <class R, class L>
@@ -59,14 +92,37 @@ typename Engine<R, L>::Enqueue Engine<R, L>::enqueue_message(Worker& w, uint32_t
                                                              uint32_t bytes, uint8_t cls,
                                                              uint8_t flags, ps_t gen_ps,
                                                              const uint8_t* payload, int32_t flow) {
-  Nic& ep = w.ep[e];
+  // e's processor sends it (a slice port's generator sends for its processor).
+  const uint32_t p = f_.processor(e);
+  Nic& ep = w.ep[p];
   const uint32_t nseg = bytes == 0 ? 1 : (bytes + max_payload_ - 1) / max_payload_;
-  SourceQueue& q = ep.srcq[cls == static_cast<uint8_t>(TrafficClass::response) ? 1 : 0];
-  if (q.len + nseg > ep.srcq_bound) return Enqueue::queue_full;
-  if (w.seg_scratch.size() < nseg) w.seg_scratch.resize(nseg);  // grows once, then reused
+  const int qi = cls == static_cast<uint8_t>(TrafficClass::response) ? 1 : 0;
+  auto seg_hash = [&](uint32_t seq, uint32_t s) {
+    return flow >= 0 ? static_cast<uint16_t>(flow & 0x7fff)
+                     : static_cast<uint16_t>((seq * 0x9e37u + s * 0x7f4bu) & 0x7fff);
+  };
+  if (w.seg_scratch.size() < nseg) {  // grow once, then reused
+    w.seg_scratch.resize(nseg);
+    w.seg_slice.resize(nseg);
+  }
+  const uint32_t seq = ep.msg_seq;
+  if (f_.slices <= 1) [[likely]] {
+    if (ep.srcq[qi].len + nseg > ep.srcq_bound) return Enqueue::queue_full;
+  } else {  // each packet's slice, and room for them in each slice's queue
+    uint32_t placed[kMaxSlices] = {};
+    for (uint32_t s = 0; s < nseg; s++) {
+      const uint32_t sl = choose_slice(w, p, cls, seg_hash(seq, s), placed);
+      w.seg_slice[s] = static_cast<uint8_t>(sl);
+      placed[sl]++;
+    }
+    for (uint32_t sl = 0; sl < f_.slices; sl++) {
+      const Nic& port = w.ep[f_.slice_endpoint(p, sl)];
+      if (port.srcq[qi].len + placed[sl] > port.srcq_bound) return Enqueue::queue_full;
+    }
+  }
   rte_mbuf** mv = w.seg_scratch.data();
   if (!w.pool.alloc_bulk(mv, nseg)) return Enqueue::no_mbuf;
-  const uint32_t seq = ep.msg_seq++;
+  ep.msg_seq++;
   const bool measured = (flags & kPktMeasured) != 0;
   for (uint32_t s = 0; s < nseg; s++) {
     rte_mbuf* m = mv[s];
@@ -74,17 +130,18 @@ typename Engine<R, L>::Enqueue Engine<R, L>::enqueue_message(Worker& w, uint32_t
     std::memset(pm, 0, sizeof(*pm));
     const uint32_t off = std::min(bytes, s * max_payload_);
     const uint32_t sb = std::min(max_payload_, bytes - off);
-    pm->id = (uint64_t(e) << 40) | ep.pkt_seq++;
+    const uint32_t port = f_.slices <= 1 ? p : f_.slice_endpoint(p, w.seg_slice[s]);
+    Nic& out = w.ep[port];
+    pm->id = (uint64_t(port) << 40) | out.pkt_seq++;
     pm->gen_ps = gen_ps;
-    pm->src = e;
+    pm->src = p;
     pm->dst = dst;
     pm->msg_seq = seq;
     pm->units = static_cast<uint16_t>(cfg_.format.units_for(sb));
     pm->payload_bytes = static_cast<uint16_t>(sb);
     pm->seg = static_cast<uint16_t>(s);
     pm->nseg = static_cast<uint16_t>(nseg);
-    pm->hash = flow >= 0 ? static_cast<uint16_t>(flow & 0x7fff)
-                         : static_cast<uint16_t>((seq * 0x9e37u + s * 0x7f4bu) & 0x7fff);
+    pm->hash = seg_hash(seq, s);
     pm->cls = cls;
     pm->flags = static_cast<uint8_t>((flags & ~kPktNeedsReply) |
                                      (s + 1 == nseg ? (kPktLastSegment | (flags & kPktNeedsReply)) : 0));
@@ -94,7 +151,7 @@ typename Engine<R, L>::Enqueue Engine<R, L>::enqueue_message(Worker& w, uint32_t
       fail(w, "packet " + std::to_string(pm->id) + " could not be encoded (" +
                   std::to_string(sb) + " payload bytes)");
     if (lcb_) link_crc_seal(static_cast<CodecKind>(cfg_.codec), m);
-    q.push(m);
+    out.srcq[qi].push(m);
     w.st.injected_packets++;
     if (measured) {
       w.st.measured_injected++;
@@ -217,7 +274,10 @@ inline void Engine<R, L>::finish_eject(Worker& w, const OutLink& ol, rte_mbuf* m
 template <class R, class L>
 void Engine<R, L>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m, ps_t t) {
   PacketMeta* pm = meta(m);
-  if (pm->dst != e) {
+  // A slice port delivers to its processor: reassembly, replies and frames
+  // are the processor's (Fabric::slices).
+  const uint32_t p = f_.processor(e);
+  if (pm->dst != p) {
     fail(w, "packet " + std::to_string(pm->id) + " for endpoint " + std::to_string(pm->dst) +
                 " was delivered to endpoint " + std::to_string(e) + " (misrouted)");
   }
@@ -236,10 +296,10 @@ void Engine<R, L>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m, ps_t t) {
   }
   if (cfg_.on_deliver) cfg_.on_deliver(pm->id, pm->src, pm->dst, t - pm->gen_ps, pm->hops);
   if (pm->flags & kPktFrame) {
-    frame_segment(w, e, m);  // keeps the mbuf until the frame is whole
+    frame_segment(w, p, m);  // keeps the mbuf until the frame is whole
     return;
   }
-  const MessageReassembly::Result ra = w.ep[e].reassembly.add(*pm);
+  const MessageReassembly::Result ra = w.ep[p].reassembly.add(*pm);
   if (ra == MessageReassembly::Result::overflow) {
     // The first segment found the table full: its message cannot be tracked.
     w.st.drops[static_cast<int>(DropReason::reassembly_overflow)]++;
@@ -247,9 +307,9 @@ void Engine<R, L>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m, ps_t t) {
   if (ra == MessageReassembly::Result::complete) {
     w.st.delivered_messages++;
     if (pm->flags & kPktNeedsReply) {
-      make_message(w, e, pm->src, cfg_.reply_bytes, static_cast<uint8_t>(TrafficClass::response),
+      make_message(w, p, pm->src, cfg_.reply_bytes, static_cast<uint8_t>(TrafficClass::response),
                    false, (pm->flags & kPktMeasured) != 0, t);
-      try_inject(w, e);
+      inject_processor(w, p);
     }
   }
   w.free_later.push(m);

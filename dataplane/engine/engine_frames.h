@@ -23,9 +23,9 @@ bool Engine<R, L>::setup_ports(std::string* err) {
   max_frame_ = 0;
   for (uint32_t b = 0; b < cfg_.ports.size(); b++) {
     const PortEndpointConfig& pc = cfg_.ports[b];
-    if (pc.endpoint >= nep_) {
+    if (pc.endpoint >= f_.processors()) {  // with slices: a processor, on every slice
       *err = "port '" + pc.name + "' is bound to endpoint " + std::to_string(pc.endpoint) +
-             " but the fabric has endpoints 0 to " + std::to_string(nep_ - 1);
+             " but the fabric has endpoints 0 to " + std::to_string(f_.processors() - 1);
       return false;
     }
     const uint16_t wk = router_worker_[f_.endpoints[pc.endpoint].router];
@@ -184,7 +184,7 @@ void Engine<R, L>::send_frame(Worker& w, uint32_t from, uint32_t to, uint32_t le
                           w.now, w.frame.data(), flow)) {
     case Enqueue::ok:
       w.st.ports[b].fabric_frames++;
-      try_inject(w, from);
+      inject_processor(w, from);
       break;
     case Enqueue::queue_full:
       count_drop(w, b, FrameDrop::ingress_queue_full);

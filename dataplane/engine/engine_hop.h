@@ -137,7 +137,8 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
   const size_t q0 = size_t(rt.output(lr, 0)) * nv_;
   RoutingContext ctx{&w.route_rng[lr],
                      QueueView(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0])};
-  R::route(*w.tables.tables, ctx, r, static_cast<uint8_t>(rt.port_of_channel(c)), *pm, w.rc);
+  R::route(*w.tables.tables, ctx, f_.table_router(r), static_cast<uint8_t>(rt.port_of_channel(c)),
+           *pm, w.rc);
   if (w.rc.count == 0) {
     if (faults_) {  // unreachable after a fault
       discard_unroutable(w, c);
@@ -172,7 +173,8 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   e.out_port = pick.port;
   e.out_vc = pick.vc;
   e.routed = 1;
-  ps_t ready = e.arrive + R::pipeline_ps(*w.tables.tables, r, static_cast<uint8_t>(p), pick.port);
+  ps_t ready = e.arrive + R::pipeline_ps(*w.tables.tables, f_.table_router(r),
+                                         static_cast<uint8_t>(p), pick.port);
   if (w.mixed_rates) [[unlikely]] {
     // Cut-through onto a faster link cannot outrun the packet's own tail on
     // the slower link it arrives on: it starts no earlier than that tail
@@ -410,8 +412,8 @@ __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worke
   OutLink& ol = w.out[o];
   const ps_t now = w.now;
   PacketMeta* pm = meta(m);
-  R::on_forward(*w.tables.tables, w.routers[lr], static_cast<uint8_t>(o - w.router.output(lr, 0)),
-                *pm);
+  R::on_forward(*w.tables.tables, f_.table_router(w.routers[lr]),
+                static_cast<uint8_t>(o - w.router.output(lr, 0)), *pm);
   pm->vc = ov;
   if (capturing_) [[unlikely]]
     capture_packet(w, ol.stats, m, now, ov, output_packets(w, o) - 1);

@@ -68,7 +68,8 @@ template <class R, class L>
 void Engine<R, L>::setup_tiles(Worker& w) {
   if constexpr (kTiled) {
     const uint32_t nlr = static_cast<uint32_t>(w.routers.size());
-    const ps_t pipeline = nlr ? R::pipeline_ps(*w.tables.tables, w.routers[0], 0, 0) : 0;
+    const ps_t pipeline =
+        nlr ? R::pipeline_ps(*w.tables.tables, f_.table_router(w.routers[0]), 0, 0) : 0;
     w.router.init_tiles(nlr,
                         TileGeometry::make(max_ports_, cfg_.tiles.degree, nv_, cfg_.tiles.row_units,
                                            cfg_.tiles.column_units, pipeline),

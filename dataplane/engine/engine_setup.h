@@ -167,9 +167,9 @@ ps_t Engine<R, L>::cross_core_lookahead(const FabricPort& link) const {
   for (uint32_t q = 0; q < far.ports.size(); q++) {
     if (!far.ports[q].connected()) continue;
     unit = std::min(unit, far.ports[q].unit_ps);
-    pipeline = std::min(pipeline, R::pipeline_ps(*reader.tables, link.peer_router,
-                                                 static_cast<uint8_t>(link.peer_port),
-                                                 static_cast<uint8_t>(q)));
+    pipeline = std::min(
+        pipeline, R::pipeline_ps(*reader.tables, f_.table_router(link.peer_router),
+                                 static_cast<uint8_t>(link.peer_port), static_cast<uint8_t>(q)));
   }
   if (unit == kNever) unit = 0;
   // The tiles act on an arrival (its row bus) after the input stages and
@@ -366,9 +366,12 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     w.st.ports.push_back(port_identity(b));
     w.ep[pc.endpoint].binding = static_cast<int32_t>(b);
     if (router_worker_[f_.endpoints[pc.endpoint].router] != w.id) continue;
+    for (uint32_t s = 0; s < f_.slices; s++) {  // a frame may take any slice's port
+      Nic& port = w.ep[f_.slice_endpoint(pc.endpoint, s)];
+      port.srcq_bound = std::max<uint32_t>(cfg_.source_queue_packets, pc.queue_frames * seg_cap_);
+      for (auto& q : port.srcq) q.init(port.srcq_bound);
+    }
     Nic& ep = w.ep[pc.endpoint];
-    ep.srcq_bound = std::max<uint32_t>(cfg_.source_queue_packets, pc.queue_frames * seg_cap_);
-    for (auto& q : ep.srcq) q.init(ep.srcq_bound);
     ep.fslot.assign(kFrameSlots, FrameSlot{});
     ep.fseg.assign(size_t(kFrameSlots) * seg_cap_, nullptr);
   }
@@ -422,7 +425,7 @@ void Engine<R, L>::seed_traffic(Worker& w) {
   if (cfg_.load <= 0) return;
   for (uint32_t e : w.owned_eps) {
     Nic& ep = w.ep[e];
-    if (ep.binding >= 0) continue;  // its traffic comes from its port
+    if (w.ep[f_.processor(e)].binding >= 0) continue;  // its traffic comes from its port
     const ps_t first = cfg_.single_batch ? 0 : (ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_;
     w.wheel.push(event_at(first, EventType::ep_generate, e));
   }

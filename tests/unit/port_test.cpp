@@ -270,7 +270,8 @@ TEST(Ports, BadFramesAreCountedAndDroppedWithoutDisturbingTheRest) {
 // Frames up to the MTU become many fabric packets (24 T3E packets or 46
 // YARC packets for 1514 bytes), sent back to back so they queue; each comes
 // out whole, byte for byte, in order.
-void expect_large_frames_whole(const std::string& file, std::vector<std::string> sets, int far_ep) {
+void expect_large_frames_whole(const std::string& file, std::vector<std::string> sets, int far_ep,
+                               const std::function<void(const RunResult&)>& also = nullptr) {
   RingPort a = make_ring_port(), b = make_ring_port();
   ASSERT_FALSE(b.name.empty());
   sets.push_back("run.time_scale=10");
@@ -294,6 +295,7 @@ void expect_large_frames_whole(const std::string& file, std::vector<std::string>
     for (uint64_t d : p.drops) dropped += d;
   EXPECT_EQ(dropped, 0u);
   EXPECT_TRUE(r.stats.drained);
+  if (also) also(r);
 }
 
 TEST(Ports, LargeFramesCrossTheTorusWhole) { expect_large_frames_whole("t3e-4x4x4.yaml", {}, 42); }
@@ -306,6 +308,20 @@ TEST(Ports, LargeFramesCrossTheTorusWholeWithTwoWorkers) {
 
 TEST(Ports, LargeFramesCrossTheClosWhole) {
   expect_large_frames_whole("yarc-r2-1024.yaml", {"topology.endpoints=64", "run.workers=1"}, 63);
+}
+
+// Network slices (BlackWidow section 2.2): a host's frames are one flow,
+// one hash, so they take one slice and stay in order.
+TEST(Ports, LargeFramesCrossTheSlicedClosWholeOnOneSlice) {
+  expect_large_frames_whole("yarc-r2-1024.yaml",
+                            {"topology.endpoints=64", "run.workers=1", "topology.slices=4"}, 63,
+                            [](const RunResult& r) {
+                              ASSERT_TRUE(r.json.contains("slices"));
+                              int carrying = 0;
+                              for (const auto& s : r.json["slices"])
+                                carrying += s["injected_packets"].get<uint64_t>() > 0;
+                              EXPECT_EQ(carrying, 1) << r.json["slices"].dump();
+                            });
 }
 
 TEST(Ports, VlanBindingsTakeTheirTagOffAndPutItBack) {

@@ -1,0 +1,170 @@
+// Network slices (Scott et al., ISCA 2006, section 2.2: "Each BW processor
+// has four injection ports into the network, with each port connecting to a
+// different network slice. Each slice is a completely separate network").
+// The replicated fabric keeps every link inside its slice; a run delivers
+// every packet once to its processor, whatever slice it took; the slices
+// carry equal shares; a slice is as fast as the network alone at zero load;
+// and a request's slice follows its address, so one address stays in order.
+#include "control/topology/slices.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "control/spec/spec_error.h"
+#include "control/topology/registry.h"
+#include "tests/support/run_collect.h"
+#include "tests/unit/spec_test_util.h"
+
+namespace fabemu {
+namespace {
+
+Fabric build_one(const Spec& spec) {
+  return Registry::get().topology(spec.topology.family)->build(spec);
+}
+
+TEST(SlicesBuild, EveryCopyIsTheNetworkRenumberedAndLinksStayInTheirSlice) {
+  const Spec spec = spec_of("yarc-r1.5-288-slices.yaml", {});
+  const Fabric one = build_one(spec);
+  const auto R = static_cast<int32_t>(one.routers.size());
+  const auto P = static_cast<int32_t>(one.endpoints.size());
+  ASSERT_EQ(R, 9);
+  ASSERT_EQ(P, 288);
+  const Fabric f = replicate_slices(one, 4);
+  ASSERT_EQ(f.slices, 4u);
+  ASSERT_EQ(f.slice_routers, 9u);
+  ASSERT_EQ(f.routers.size(), 36u);
+  ASSERT_EQ(f.endpoints.size(), 1152u);
+  EXPECT_EQ(f.processors(), 288u);
+  for (int32_t s = 0; s < 4; s++)
+    for (int32_t r = 0; r < R; r++) {
+      const FabricRouter& a = one.routers[size_t(r)];
+      const FabricRouter& b = f.routers[size_t(s * R + r)];
+      EXPECT_EQ(b.id, s * R + r);
+      EXPECT_EQ(b.coord, a.coord);
+      EXPECT_EQ(b.rank, a.rank);
+      EXPECT_EQ(f.table_router(b.id), r) << "every copy routes by slice 0's tables";
+      ASSERT_EQ(b.ports.size(), a.ports.size());
+      for (size_t p = 0; p < a.ports.size(); p++) {
+        const FabricPort& x = a.ports[p];
+        const FabricPort& y = b.ports[p];
+        EXPECT_EQ(y.peer_router, x.peer_router < 0 ? -1 : x.peer_router + s * R);
+        EXPECT_EQ(y.peer_port, x.peer_port);
+        EXPECT_EQ(y.endpoint, x.endpoint < 0 ? -1 : x.endpoint + s * P);
+        EXPECT_EQ(y.label, x.label);
+        EXPECT_EQ(y.unit_ps, x.unit_ps);
+        EXPECT_EQ(y.wire_ps, x.wire_ps);
+      }
+    }
+  for (uint32_t e = 0; e < f.endpoints.size(); e++) {
+    const FabricEndpoint& fe = f.endpoints[e];
+    EXPECT_EQ(fe.id, int32_t(e));
+    EXPECT_EQ(fe.router / R, int32_t(e) / P) << "endpoint " << e << " is on its slice";
+    EXPECT_EQ(f.routers[size_t(fe.router)].ports[size_t(fe.port)].endpoint, int32_t(e));
+    EXPECT_EQ(f.processor(e), e % 288u);
+    EXPECT_EQ(f.slice_endpoint(f.processor(e), e / 288u), e);
+  }
+  // Slice 0 back is the network the builder made.
+  const Fabric back = first_slice(f);
+  ASSERT_EQ(back.routers.size(), one.routers.size());
+  ASSERT_EQ(back.endpoints.size(), one.endpoints.size());
+  for (size_t r = 0; r < one.routers.size(); r++)
+    for (size_t p = 0; p < one.routers[r].ports.size(); p++)
+      EXPECT_EQ(back.routers[r].ports[p].peer_router, one.routers[r].ports[p].peer_router);
+}
+
+TEST(SlicesBuild, CountsOutsideOneToEightAreRefused) {
+  const Fabric one = build_one(spec_of("yarc-r1-32.yaml", {}));
+  EXPECT_THROW(replicate_slices(one, 0), std::invalid_argument);
+  EXPECT_THROW(replicate_slices(one, 9), std::invalid_argument);
+  EXPECT_THROW(replicate_slices(replicate_slices(one, 2), 2), std::invalid_argument);
+  EXPECT_EQ(replicate_slices(one, 1).routers.size(), one.routers.size());
+  const SpecError e = spec_test::error_of("profile: yarc\ntopology:\n  slices: 9\n");
+  spec_test::expect_at(e, "topology.slices", 3, 11);
+}
+
+TEST(SlicesBuild, FaultsOnASlicedFabricAreRefusedWithTheReason) {
+  const SpecError e = spec_test::error_of("profile: yarc\ntopology:\n  slices: 4\n",
+                                          {"faults=[\"5us link=r0:p0 down\"]"});
+  spec_test::expect_says(e, "share slice 0's routing tables");
+}
+
+// Slice shares of the packets the processors sent, from the packet ids
+// (source port << 40 | sequence).
+std::vector<double> slice_shares(const std::vector<Delivery>& got, uint32_t processors,
+                                 uint32_t slices) {
+  std::vector<double> n(slices, 0);
+  for (const Delivery& d : got) n[(d.id >> 40) / processors] += 1;
+  for (double& x : n) x /= double(got.size());
+  return n;
+}
+
+TEST(SlicesRun, EveryPacketReachesItsProcessorOnceAndTheSlicesShareTheLoad) {
+  for (const char* model : {"yarc_tiled", "input_queued"}) {
+    SCOPED_TRACE(model);
+    std::vector<Delivery> got;
+    const Spec spec = spec_of("yarc-r1.5-288-slices.yaml",
+                              {"run.measure_ns=4000", "run.workers=2", "run.check_invariants=true",
+                               std::string("router.model=") + model});
+    const RunResult r = run_exactly_once(spec, &got);
+    ASSERT_TRUE(r.stats.invariant_failure.empty()) << r.stats.invariant_failure;
+    ASSERT_GT(got.size(), 50000u);
+    for (const Delivery& d : got) {
+      ASSERT_LT(d.src, 288u) << "packets carry processor numbers";
+      ASSERT_LT(d.dst, 288u);
+      ASSERT_EQ((d.id >> 40) % 288, d.src) << "sent from a port of its processor";
+    }
+    for (double share : slice_shares(got, 288, 4)) EXPECT_NEAR(share, 0.25, 0.01);
+    ASSERT_TRUE(r.json.contains("slices"));
+    for (const auto& s : r.json["slices"]) {
+      EXPECT_NEAR(s["packet_share"].get<double>(), 0.25, 0.01);
+      EXPECT_NEAR(s["entered_load"].get<double>(), r.json["entered_load"].get<double>(), 0.02);
+    }
+    EXPECT_EQ(r.json["fabric"]["processors"].get<uint32_t>(), 288u);
+  }
+}
+
+// At zero load a packet crosses its slice exactly as it crosses the network
+// alone: the fastest delivery per hop count is the same.
+TEST(SlicesRun, ASliceIsAsFastAsTheNetworkAloneAtZeroLoad) {
+  std::map<uint32_t, ps_t> fastest[2];
+  for (int sliced = 0; sliced < 2; sliced++) {
+    std::vector<Delivery> got;
+    const Spec spec =
+        spec_of("yarc-r1.5-288-slices.yaml",
+                {"traffic.load=0.002", "traffic.reply_fraction=0", "run.measure_ns=20000",
+                 "run.workers=1", sliced ? "topology.slices=4" : "topology.slices=1"});
+    run_exactly_once(spec, &got);
+    ASSERT_GT(got.size(), 500u);
+    for (const Delivery& d : got) {
+      auto [it, fresh] = fastest[sliced].try_emplace(d.hops, d.latency);
+      if (!fresh) it->second = std::min(it->second, d.latency);
+    }
+  }
+  EXPECT_EQ(fastest[0], fastest[1]);
+  EXPECT_EQ(fastest[1].size(), 2u) << "local (0 hops) and over a sidelink (1 hop)";
+}
+
+// Requests spread over the slices by address, responses by queue: the
+// packets between one pair of processors take several slices (one flow of
+// frames, one hash, stays on one: port_test's sliced Clos).
+TEST(SlicesRun, APairsPacketsSpreadOverTheSlices) {
+  std::vector<Delivery> got;
+  const Spec spec = spec_of(
+      "yarc-r1.5-288-slices.yaml",
+      {"traffic.load=0.3", "traffic.pattern=permutation", "run.measure_ns=3000", "run.workers=1"});
+  run_exactly_once(spec, &got);
+  std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> slices_of_pair;
+  for (const Delivery& d : got) slices_of_pair[{d.src, d.dst}].insert(uint32_t(d.id >> 40) / 288);
+  size_t all_four = 0;
+  for (const auto& [pair, s] : slices_of_pair) all_four += s.size() == 4;
+  EXPECT_GT(all_four, slices_of_pair.size() * 9 / 10) << "a pair's packets use every slice";
+}
+
+}  // namespace
+}  // namespace fabemu

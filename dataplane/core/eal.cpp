@@ -1,9 +1,11 @@
 #include "dataplane/core/eal.h"
 
+#include <dlfcn.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,6 +44,8 @@ void exit_inside_eal_init() {
   std::_Exit(1);
 }
 }  // namespace
+
+bool eal_starting() { return g_in_eal_init; }
 
 bool eal_no_huge() { return g_no_huge; }
 
@@ -177,3 +181,21 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
 }
 
 }  // namespace fabemu
+
+// DPDK measures the TSC frequency by sleeping 100 ms between two readings
+// (lib/eal/linux/eal_timer.c, get_tsc_freq) wherever the CPU does not state
+// it (CPUID leaf 0x15; virtual machines, this one among them): two thirds of
+// fabemu's start-up. While rte_eal_init runs, that one sleep is made 10 ms.
+// The measurement divides the cycles by the time it measured itself
+// (CLOCK_MONOTONIC_RAW) and rounds to 10 MHz, so it stays as exact; every
+// other sleep, and every sleep after the EAL started, is left alone.
+extern "C" int nanosleep(const struct timespec* req, struct timespec* rem) {
+  using Sleep = int (*)(const struct timespec*, struct timespec*);
+  static const auto real = reinterpret_cast<Sleep>(dlsym(RTLD_NEXT, "nanosleep"));
+  constexpr long kTscProbeNs = 100'000'000, kShortProbeNs = 10'000'000;
+  if (fabemu::eal_starting() && req && req->tv_sec == 0 && req->tv_nsec == kTscProbeNs) {
+    const struct timespec shorter { 0, kShortProbeNs };
+    return real(&shorter, rem);
+  }
+  return real(req, rem);
+}

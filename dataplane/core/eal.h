@@ -25,6 +25,9 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
 // FABEMU_HUGEPAGES is not 0.
 bool eal_hugepages_wanted();
 
+// True while rte_eal_init runs (the TSC probe's sleep is shortened then).
+bool eal_starting();
+
 // Megabytes of ordinary memory the EAL takes without hugepages (-m) for a
 // run that may use memory_mb: FABEMU_DPDK_MEM_MB when set, else memory_mb
 // (at least 128; 0: 4096).

@@ -87,7 +87,8 @@ Fabric runnable_fabric(const Spec& spec) {
                 fmt::format("{} workers need {} CPUs, but this process may use {} (its CPU "
                             "affinity): set run.workers to at most {}",
                             spec.run.workers, spec.run.workers, cpus, cpus));
-  check_run_memory(spec, f, available_memory());
+  check_run_memory(spec, replicate_slices(f, static_cast<uint32_t>(spec.topology.slices)),
+                   available_memory());
   plan_faults(spec, f);  // each fault names a router and link the fabric has
   return f;
 }

@@ -159,11 +159,14 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
   const auto endpoint_set = [&](const std::vector<int>& list, const char* key,
                                 std::vector<uint8_t>* out) {
     if (list.empty()) return true;
-    out->assign(static_cast<size_t>(ne), 0);
+    // Packets carry processor numbers: with network slices the filters
+    // name processors, whichever slice their packets take.
+    const auto np = static_cast<int>(fabric.processors());
+    out->assign(static_cast<size_t>(np), 0);
     for (int e : list) {
-      if (e >= ne) {
-        *err = fmt::format("capture.{}: endpoint {} does not exist (the fabric has 0..{})", key, e,
-                           ne - 1);
+      if (e >= np) {
+        *err = fmt::format("capture.{}: endpoint {} does not exist (the fabric has {} 0..{})", key,
+                           e, fabric.slices > 1 ? "processors" : "endpoints", np - 1);
         return false;
       }
       (*out)[e] = 1;

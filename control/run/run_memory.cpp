@@ -12,6 +12,7 @@
 #include "control/run/runner.h"
 #include "control/spec/spec_refuse.h"
 #include "control/topology/registry.h"
+#include "control/topology/slices.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/core/eal.h"
 #include "dataplane/core/packet_meta.h"
@@ -198,7 +199,10 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
   add({"events", "timing wheels and the events staged between workers", staged_b, staged_b, false,
        with_size({"run.workers"})});
   const RoutingInfo* routing = Registry::get().routing(spec.topology.family, spec.routing);
-  const uint64_t tables = routing && routing->table_bytes ? routing->table_bytes(f) : 0;
+  // Programmed once, on slice 0, for every slice (control/topology/slices.h).
+  const uint64_t tables = !routing || !routing->table_bytes ? 0
+                          : f.slices > 1                    ? routing->table_bytes(first_slice(f))
+                                                            : routing->table_bytes(f);
   add({"routing tables",
        fmt::format("{} routing tables for {} routers", spec.routing, f.routers.size()), tables,
        tables, false, kSizeFields});

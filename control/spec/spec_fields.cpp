@@ -88,7 +88,7 @@ const std::vector<Field>& fields() {
      "clos: cables above each rank-1 router, 1..32, the bandwidth taper at every rank: rank 1.5 its sidelinks (at least one per peer), rank 2, 2.5 and 3 its uplinks and so the rank-2 routers of each subtree; 32 is full bisection, 16 the half of the flattened butterfly paper's Figure 6",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.uplinks = static_cast<int>(c.integer(n, 1, 32)); }, "clos"},
     {"topology.slices", "int", "slices", "1", "1", "1", BW " §2.2 (four injection ports per processor, one per slice; each slice a separate network)",
-     "network slices, 1..8: copies of the network, each processor with one injection port in each; a packet's slice is chosen as it is sent (requests by their address hash, so one address stays in order; responses by the shortest source queue); traffic.load is per injection port. BlackWidow has 4",
+     "network slices, 1..8: copies of the network, each processor with one injection port in each; a packet's slice is chosen as it is sent (requests by their address hash, so one address stays in order; responses by the shortest source queue); traffic.load and traffic.batch_size are per injection port, ports[].queue_frames per port of the processor; faults are refused. BlackWidow has 4",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.slices = static_cast<int>(c.integer(n, 1, kMaxSlices)); }},
     {"topology.endpoints_per_router", "int", "endpoints", "1", "", "", T3E " §1 (one PE per router); " FB " §3.3 (hypercube: one node per router)",
      "endpoints attached to each router (torus; hypercube, where 1 is the default)",

@@ -92,11 +92,22 @@ void SpecValidator::validate(Spec& s) const {
           "faults through the socket (`fabemu fault`), or drop run.control_socket");
   // Every slice routes by slice 0's tables (control/topology/slices.h): a
   // fault in one slice would need tables of its own.
-  if (s.topology.slices > 1 && (!s.faults.empty() || !s.run.control_socket.empty()))
-    blame({"topology.slices", s.faults.empty() ? "run.control_socket" : "faults"},
-          fmt::format("faults are not modelled on a fabric of {} network slices yet (the slices "
-                      "share slice 0's routing tables): run the faults on topology.slices: 1",
-                      s.topology.slices));
+  struct {
+    const char* key = nullptr;
+    const char* what = nullptr;
+  } fault;
+  if (!s.faults.empty())
+    fault = {"faults", "dead links and routers"};
+  else if (!s.run.control_socket.empty())
+    fault = {"run.control_socket", "the socket brings them"};
+  else if (s.link.lane_degrade && s.link.retry)
+    fault = {"link.lane_degrade", "a link may die of its lanes"};
+  if (s.topology.slices > 1 && fault.key)
+    blame({"topology.slices", fault.key},
+          fmt::format("faults ({}: {}) are not modelled on a fabric of {} network slices yet (the "
+                      "slices share slice 0's routing tables, which a fault in one slice would "
+                      "change): run them on topology.slices: 1",
+                      fault.key, fault.what, s.topology.slices));
   if (s.vcs.count > routing->max_vcs)
     blame({"vcs.count", "routing"},
           fmt::format("{} VCs is more than routing '{}' can use: set vcs.count to at most {}",

@@ -43,26 +43,12 @@ Fabric replicate_slices(Fabric one, uint32_t slices) {
 }
 
 Fabric first_slice(const Fabric& sliced) {
-  if (sliced.slices <= 1) return sliced;
-  Fabric f;
-  f.name = sliced.name;
-  f.topology = sliced.topology;
-  f.routing = sliced.routing;
-  f.num_vcs = sliced.num_vcs;
-  f.vc_buffer_units = sliced.vc_buffer_units;
-  f.lanes = sliced.lanes;
-  f.unit_bits = sliced.unit_bits;
-  f.unit_name = sliced.unit_name;
-  f.virtual_routers = sliced.virtual_routers;
-  f.routers.assign(sliced.routers.begin(), sliced.routers.begin() + sliced.slice_routers);
-  f.endpoints.assign(sliced.endpoints.begin(), sliced.endpoints.begin() + sliced.processors());
-  f.slice_routers = sliced.slice_routers;
+  Fabric f = sliced;  // every field, then the copies off
+  if (sliced.slices <= 1) return f;
+  f.routers.resize(sliced.slice_routers);
+  f.endpoints.resize(sliced.processors());
+  f.slices = 1;
   return f;
-}
-
-std::string slices_text(const Fabric& f) {
-  if (f.slices <= 1) return "";
-  return fmt::format("{} slices of {} processors", f.slices, f.processors());
 }
 
 }  // namespace fabemu

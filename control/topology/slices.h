@@ -23,7 +23,4 @@ Fabric replicate_slices(Fabric one, uint32_t slices);
 // (what the routing tables are programmed on). A fabric of one slice: a copy.
 Fabric first_slice(const Fabric& sliced);
 
-// "4 slices of 1024 processors" for reports, "" for one slice.
-std::string slices_text(const Fabric& f);
-
 }  // namespace fabemu

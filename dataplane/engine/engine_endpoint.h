@@ -279,7 +279,9 @@ void Engine<R, L>::on_deliver(Worker& w, uint32_t e, rte_mbuf* m, ps_t t) {
   const uint32_t p = f_.processor(e);
   if (pm->dst != p) {
     fail(w, "packet " + std::to_string(pm->id) + " for endpoint " + std::to_string(pm->dst) +
-                " was delivered to endpoint " + std::to_string(e) + " (misrouted)");
+                " was delivered to endpoint " + std::to_string(e) +
+                (f_.slices > 1 ? " (processor " + std::to_string(p) + ")" : std::string()) +
+                " (misrouted)");
   }
   if ((cfg_.check_invariants || cfg_.check_deliveries) &&
       !decode_check(static_cast<CodecKind>(cfg_.codec), m, *pm)) {

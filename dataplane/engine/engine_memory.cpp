@@ -70,7 +70,10 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
   for (const auto& pc : cfg.ports) {
     if (pc.endpoint >= f.endpoints.size() || owner(static_cast<uint32_t>(f.endpoints[pc.endpoint].router)) != w)
       continue;
-    bufs += std::max<uint64_t>(cfg.source_queue_packets, uint64_t(pc.queue_frames) * seg) +
+    // The processor's port in every slice queues that much (its frames may
+    // hash onto any of them).
+    bufs += uint64_t(f.slices) *
+                std::max<uint64_t>(cfg.source_queue_packets, uint64_t(pc.queue_frames) * seg) +
             uint64_t(kFrameSlots) * seg;
   }
   return static_cast<uint32_t>(std::min<uint64_t>(bufs, kPoolCap));

@@ -54,8 +54,12 @@ bool Engine<R, L>::setup(std::string* err) {
   router_local_.assign(nrouters_, 0);
   std::vector<uint32_t> per_worker(nw, 0);
   for (uint32_t r = 0; r < nrouters_; r++) {
+    // (Without a placement, by the router's slice-0 id: a processor's
+    // ports in every slice, which send for one processor, share a worker.)
+    const uint32_t own = static_cast<uint32_t>(f_.table_router(static_cast<int32_t>(r)));
+    const uint32_t per_slice = f_.slices > 1 ? f_.slice_routers : nrouters_;
     int w = r < cfg_.router_worker.size() ? cfg_.router_worker[r]
-                                          : static_cast<int>(uint64_t(r) * nw / nrouters_);
+                                          : static_cast<int>(uint64_t(own) * nw / per_slice);
     if (w < 0 || w >= nw) {
       *err = "router " + std::to_string(r) + " placed on worker " + std::to_string(w) +
              " but the run has " + std::to_string(nw) + " workers";
@@ -63,6 +67,16 @@ bool Engine<R, L>::setup(std::string* err) {
     }
     router_worker_[r] = static_cast<uint16_t>(w);
     router_local_[r] = per_worker[w]++;
+  }
+  for (uint32_t e = f_.processors(); e < nep_; e++) {
+    const uint32_t home = f_.processor(e);
+    if (router_worker_[f_.endpoints[e].router] != router_worker_[f_.endpoints[home].router]) {
+      *err = "endpoint " + std::to_string(e) + " (processor " + std::to_string(home) +
+             "'s port in slice " + std::to_string(e / f_.processors()) +
+             ") is on another worker than the processor's slice-0 port: place each router's "
+             "slice copies on one worker";
+      return false;
+    }
   }
   if (!setup_links(err)) return false;
   if (!setup_traffic(err)) return false;
@@ -80,7 +94,8 @@ bool Engine<R, L>::setup(std::string* err) {
     const CaptureTaps& ct = cfg_.capture;
     if (ct.queues.size() != size_t(nw) || ct.link_iface.size() != link_proto_.size() ||
         ct.device_iface.size() != cfg_.ports.size() ||
-        (!ct.src.empty() && ct.src.size() != nep_) || (!ct.dst.empty() && ct.dst.size() != nep_)) {
+        (!ct.src.empty() && ct.src.size() != f_.processors()) ||
+        (!ct.dst.empty() && ct.dst.size() != f_.processors())) {
       *err = "capture taps do not match the fabric (" + std::to_string(ct.link_iface.size()) +
              " links, " + std::to_string(ct.queues.size()) + " queues for " +
              std::to_string(link_proto_.size()) + " links and " + std::to_string(nw) + " workers)";

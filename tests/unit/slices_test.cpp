@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -164,6 +165,45 @@ TEST(SlicesRun, APairsPacketsSpreadOverTheSlices) {
   size_t all_four = 0;
   for (const auto& [pair, s] : slices_of_pair) all_four += s.size() == 4;
   EXPECT_GT(all_four, slices_of_pair.size() * 9 / 10) << "a pair's packets use every slice";
+}
+
+// A processor's ports send for it and reassemble for it: the engine refuses
+// a placement that puts one of them on another worker, with the reason.
+TEST(SlicesRun, APlacementThatSplitsAProcessorsPortsIsRefused) {
+  const Spec spec = spec_of("yarc-r1.5-288-slices.yaml", {"run.measure_ns=100", "run.workers=2"});
+  std::string error;
+  try {
+    const RunResult r = run_emulation(spec, [](EngineConfig& c) {
+      c.progress = nullptr;
+      for (size_t i = 0; i < c.router_worker.size(); i++) c.router_worker[i] = i < 9 ? 0 : 1;
+    });
+    error = r.stats.error;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("slice copies on one worker"), std::string::npos) << error;
+}
+
+// Capture filters name processors, which is what packets carry.
+TEST(SlicesRun, CaptureFiltersNameProcessors) {
+  for (const char* src : {"capture.src=[287]", "capture.src=[288]"}) {
+    const std::string path = "/tmp/fabemu-slices-test.pcapng";
+    const Spec spec = spec_of(
+        "yarc-r1.5-288-slices.yaml",
+        {"run.measure_ns=200", "run.workers=1", "capture.taps=[all]", "capture.file=" + path, src});
+    std::string error;
+    try {
+      const RunResult r = run_collect(spec, nullptr);
+      error = r.stats.error;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    std::remove(path.c_str());
+    if (std::string(src).find("287") != std::string::npos)
+      EXPECT_EQ(error, "") << "the last processor";
+    else
+      EXPECT_NE(error.find("processors 0..287"), std::string::npos) << error;
+  }
 }
 
 }  // namespace

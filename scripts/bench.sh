@@ -2,7 +2,8 @@
 # Engine benchmarks: figures, never assertions.
 #  - packet-hops per second per worker core, virtual time, 64-byte packets on
 #    an 8x8x8 T3E torus at offered load 0.5, with one and with two workers;
-#  - peak resident memory of a 1024-endpoint rank-2 BlackWidow Clos run.
+#  - peak resident memory of a 1024-endpoint rank-2 BlackWidow Clos run;
+#  - start-up: a whole run of 1 ns (4x4x4, 8x8x8, Clos-1024).
 # Usage: scripts/bench.sh [measure_ns]   (default 50000 ns of emulated time)
 set -euo pipefail
 # shellcheck source=scripts/lib/setup.sh
@@ -60,6 +61,14 @@ rm -f "$out"/all*.pcapng
 rss=$( { /usr/bin/time -f '%M' "$bin" run "$FABEMU_ROOT/topologies/yarc-r2-1024.yaml" --quiet \
          --set run.progress_s=0 >/dev/null; } 2>&1 | tail -1)
 echo "yarc rank-2 Clos, 1024 endpoints: peak resident memory ${rss} KiB"
+# Start-up: the whole process for a run of 1 ns emulated time (EAL, fabric,
+# tables, pools, workers, summary), median of 3.
+for f in t3e-4x4x4 t3e-8x8x8 yarc-r2-1024; do
+  walls=$(for i in 1 2 3; do { /usr/bin/time -f '%e' "$bin" run "$FABEMU_ROOT/topologies/$f.yaml" \
+            --quiet --set run.measure_ns=1 --set run.warmup_ns=0 --set run.workers=1 \
+            --set run.progress_s=0 >/dev/null; } 2>&1 | tail -1; done | sort -n)
+  echo "start-up, $f, 1 worker: median $(echo "$walls" | sed -n 2p) s (of $(echo $walls))"
+done
 # Real time: frames per second through a 4x4x4 torus over in-process ring
 # ports on one worker core (64- and 1500-byte frames), with lateness.
 "$FABEMU_BUILD/fabemu_bench" "$FABEMU_ROOT/topologies/t3e-4x4x4.yaml" 3

@@ -146,7 +146,11 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
       nlr++;
       for (const auto& p : f.routers[r].ports) outs += p.connected();
     }
-    for (const auto& e : f.endpoints) owned += cfg.router_worker[e.router] == w;
+    uint64_t homes = 0;  // processors' slice-0 ports: they reassemble
+    for (const auto& e : f.endpoints) {
+      owned += cfg.router_worker[e.router] == w;
+      homes += cfg.router_worker[e.router] == w && uint32_t(e.id) < f.processors();
+    }
     const uint64_t nout = uint64_t(nlr) * max_ports;
     routers_b += InputQueuedRouter::state_bytes(nlr, max_ports, nv, cfg.input_speedup) +
                  nlr * sizeof(Rng);
@@ -165,9 +169,8 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     links_b += nout * (sizeof(OutLink) + sizeof(InLink) + nv * sizeof(SenderVc) +
                        nv * 2 * sizeof(uint32_t) + sizeof(BlockedUnits)) +
                nlinks * sizeof(LinkStats);
-    eps_b += nep * sizeof(Nic) +
-             owned * (nv * sizeof(CreditCounter) +
-                      (segmented ? kReassemblySlots * (sizeof(uint64_t) + 2) : 0));
+    eps_b += nep * sizeof(Nic) + owned * nv * sizeof(CreditCounter) +
+             (segmented ? homes * kReassemblySlots * (sizeof(uint64_t) + 2) : 0);
     srcq_b += owned * 2 * SourceQueue::slots(sqp) * sizeof(rte_mbuf*);
     staged_b += (uint64_t(nw) + 1) * kStagedEvents * sizeof(Event) +
                 TimingWheel::kSlots * 2 * sizeof(uint32_t) +

@@ -372,7 +372,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     ep.srcq_bound = cfg_.source_queue_packets;
     for (auto& q : ep.srcq) q.init(ep.srcq_bound);
     ep.link = ep_link_[e];
-    if (segmented) ep.reassembly.init(kReassemblySlots);
+    // (A processor reassembles at its slice-0 port, whichever slice.)
+    if (segmented && e < f_.processors()) ep.reassembly.init(kReassemblySlots);
   }
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
   w.st.ports.clear();

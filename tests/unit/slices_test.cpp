@@ -130,6 +130,22 @@ TEST(SlicesRun, EveryPacketReachesItsProcessorOnceAndTheSlicesShareTheLoad) {
   }
 }
 
+// A message of several packets spreads over the slices and is whole again
+// at its processor, whichever ports its packets came by; its answer goes
+// back the same way.
+TEST(SlicesRun, MessagesSpreadOverSlicesAreReassembledAndAnswered) {
+  std::vector<Delivery> got;
+  const Spec spec =
+      spec_of("yarc-r1.5-288-slices.yaml",
+              {"traffic.sizes=[600]", "traffic.reply_fraction=0.5", "traffic.reply_bytes=300",
+               "traffic.load=0.3", "run.measure_ns=3000", "run.workers=2"});
+  const RunResult r = run_exactly_once(spec, &got);
+  EXPECT_GT(r.stats.generated_messages, 1000u);
+  EXPECT_EQ(r.stats.delivered_messages, r.stats.generated_messages);
+  EXPECT_EQ(drops(r.stats, DropReason::reassembly_overflow), 0u);
+  EXPECT_GT(r.stats.injected_packets, 3 * r.stats.generated_messages) << "several packets each";
+}
+
 // At zero load a packet crosses its slice exactly as it crosses the network
 // alone: the fastest delivery per hop count is the same.
 TEST(SlicesRun, ASliceIsAsFastAsTheNetworkAloneAtZeroLoad) {

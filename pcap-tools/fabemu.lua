@@ -92,7 +92,6 @@ local hf = {
   yarc_pf_last = ProtoField.bool("fabemu.yarc.pkt_flags.last", "Last segment", 24, nil, 0x02),
   yarc_pf_reply = ProtoField.bool("fabemu.yarc.pkt_flags.needs_reply", "Needs reply", 24, nil, 0x04),
   yarc_pf_frame = ProtoField.bool("fabemu.yarc.pkt_flags.frame", "Frame segment", 24, nil, 0x08),
-  yarc_pf_stalled = ProtoField.bool("fabemu.yarc.pkt_flags.credit_stalled", "Credit stalled", 24, nil, 0x10),
   yarc_msg_seq = ProtoField.uint24("fabemu.yarc.msg_seq", "T1 message sequence [21:0]", base.DEC, nil, 0x3FFFFF),
   yarc_seg = ProtoField.uint24("fabemu.yarc.seg", "T2 segment [10:0]", base.DEC, nil, 0x3FF800),
   yarc_nseg = ProtoField.uint24("fabemu.yarc.nseg", "T2 segments [10:0]", base.DEC, nil, 0x0007FF),
@@ -269,7 +268,7 @@ local function yarc_transport(pt, r, k, w, h)
   if k == 0 then
     expect(pt:add(hf.yarc_src, r), "source", bits(w, 7, 15), h.src % 2 ^ 15)
     local ft = pt:add(hf.yarc_pkt_flags, r)
-    for _, f in ipairs({ "measured", "last", "reply", "frame", "stalled" }) do
+    for _, f in ipairs({ "measured", "last", "reply", "frame" }) do
       ft:add(hf["yarc_pf_" .. f], r)
     end
   elseif k == 1 then

@@ -14,9 +14,10 @@ enum class TrafficClass : uint8_t { request = 0, response = 1 };
 enum PacketFlags : uint8_t {
   kPktMeasured = 1u << 0,  // generated during the measurement phase
   kPktLastSegment = 1u << 1,
-  kPktNeedsReply = 1u << 2,     // a request whose destination answers with a response
-  kPktFrame = 1u << 3,          // a segment of a host's Ethernet frame (payload is real)
-  kPktCreditStalled = 1u << 4,  // counted as a credit stall at the injection link
+  kPktNeedsReply = 1u << 2,  // a request whose destination answers with a response
+  kPktFrame = 1u << 3,       // a segment of a host's Ethernet frame (payload is real)
+  // (1u << 4 is free: a packet stalled for credits at its injection link is
+  // marked at its source queue's head, dataplane/endpoint/nic.h.)
   // Link-level retry (dataplane/link/go_back_n.h): damaged on a link, it
   // moved on before its CRC failed, marked transmit error; its destination
   // discards it.

@@ -82,10 +82,18 @@ struct FrameSlot {
   uint16_t nseg = 0;
 };
 
-// Source queue: a power-of-two ring of packets waiting for the injection link.
+// Source queue: a power-of-two ring of packets waiting for the injection
+// link. It keeps what the link's credit check reads of its head packet (VC,
+// length, whether it was counted as credit-stalled), read from the packet
+// once: a packet waiting for credits is looked at again at every credit and
+// wake, long after its mbuf left the cache.
 struct SourceQueue {
   std::vector<rte_mbuf*> ring;
   uint32_t head = 0, len = 0;
+  uint16_t head_units = 0;
+  uint8_t head_vc = 0;
+  uint8_t head_state = 0;  // kHeadKnown | kHeadStalled; 0 after every pop
+  static constexpr uint8_t kHeadKnown = 1, kHeadStalled = 2;
   // Ring slots for a bound: rounded up to a power of two.
   static uint32_t slots(uint32_t bound) {
     uint32_t sq = 1;
@@ -95,6 +103,7 @@ struct SourceQueue {
   void init(uint32_t bound) {
     ring.assign(slots(bound), nullptr);
     head = len = 0;
+    head_state = 0;
   }
   uint32_t mask() const { return static_cast<uint32_t>(ring.size()) - 1; }
   rte_mbuf* front() const { return ring[head]; }
@@ -102,6 +111,7 @@ struct SourceQueue {
   void pop() {
     head = (head + 1) & mask();
     len--;
+    head_state = 0;
   }
   rte_mbuf* at(uint32_t i) const { return ring[(head + i) & mask()]; }
 };

@@ -176,12 +176,18 @@ void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
     SourceQueue& q = ep.srcq[qi];
     if (q.len == 0) continue;
     rte_mbuf* m = q.front();
-    PacketMeta* pm = meta(m);
-    const uint8_t v = pm->vc;
+    if (!(q.head_state & SourceQueue::kHeadKnown)) {
+      const PacketMeta* pm = meta(m);
+      q.head_units = pm->units;
+      q.head_vc = pm->vc;
+      q.head_state = SourceQueue::kHeadKnown;
+    }
+    const uint8_t v = q.head_vc;
+    const uint32_t units = q.head_units;
     ps_t wake = kNever;
-    if (!ep.credits[v].available(pm->units, w.now, &wake)) {
-      if (!(pm->flags & kPktCreditStalled)) {  // once per packet
-        pm->flags |= kPktCreditStalled;
+    if (!ep.credits[v].available(units, w.now, &wake)) {
+      if (!(q.head_state & SourceQueue::kHeadStalled)) {  // once per packet
+        q.head_state |= SourceQueue::kHeadStalled;
         w.st.links[ep.link].credit_stalls++;
       }
       if (wake != kNever) arm_ep_wake(w, e, wake);
@@ -191,17 +197,16 @@ void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
     // Beyond saturation the next packet has waited long enough to leave the
     // cache: fetch its metadata while this one is serialised.
     if (q.len) rte_prefetch0(meta(q.front()));
-    pm->flags &= static_cast<uint8_t>(~kPktCreditStalled);
     const FabricEndpoint& fe = f_.endpoints[e];
-    const ps_t dur = pm->units * fe.unit_ps;
-    ep.credits[v].take(pm->units);
-    pm->inj_ps = w.now;
+    const ps_t dur = units * fe.unit_ps;
+    ep.credits[v].take(units);
+    meta(m)->inj_ps = w.now;
     ep.inj_free = w.now + dur;
     LinkStats& ls = w.st.links[ep.link];
     ls.packets++;
-    ls.units += pm->units;
+    ls.units += units;
     ls.vc_packets[v]++;
-    ls.vc_units[v] += pm->units;
+    ls.vc_units[v] += units;
     add_busy(ls.busy_ps, w.now, dur);
     if (capturing_) [[unlikely]]
       capture_packet(w, ep.link, m, w.now, v, ls.packets - 1);

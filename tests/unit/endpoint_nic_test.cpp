@@ -153,6 +153,24 @@ TEST(SourceQueue, RingKeepsFifoOrderAcrossWraps) {
   EXPECT_EQ(q.head, 0u);
 }
 
+// The credit check's copy of the head packet's VC, length and stall mark
+// belongs to that packet: the next head is read afresh.
+TEST(SourceQueue, WhatIsKnownOfTheHeadLeavesWithIt) {
+  SourceQueue q;
+  q.init(4);
+  q.push(reinterpret_cast<rte_mbuf*>(0x40));
+  q.push(reinterpret_cast<rte_mbuf*>(0x80));
+  q.head_units = 19;
+  q.head_vc = 1;
+  q.head_state = SourceQueue::kHeadKnown | SourceQueue::kHeadStalled;
+  q.pop();
+  EXPECT_EQ(q.head_state, 0) << "the new head is not known, nor counted as stalled";
+  EXPECT_EQ(q.front(), reinterpret_cast<rte_mbuf*>(0x80));
+  q.head_state = SourceQueue::kHeadKnown;
+  q.init(4);
+  EXPECT_EQ(q.head_state, 0);
+}
+
 TEST(Nic, QueuedLooksAtBothSourceQueues) {
   Nic n;
   n.srcq[0].init(4);

@@ -13,6 +13,15 @@ inline uint64_t splitmix64(uint64_t& x) {
   return z ^ (z >> 31);
 }
 
+// A geometric distribution's success probability with log(1 - p), which
+// every draw divides by: computed once, not per draw.
+struct Geometric {
+  double p = 1.0;
+  double log_q = 0.0;
+  Geometric() = default;
+  explicit Geometric(double prob) : p(prob), log_q(prob < 1.0 ? std::log1p(-prob) : 0.0) {}
+};
+
 // xoshiro256** (Blackman and Vigna), seeded through splitmix64.
 class Rng {
  public:
@@ -39,9 +48,10 @@ class Rng {
   // Uniform in (0, 1].
   double unit() { return (static_cast<double>(next() >> 11) + 1.0) * 0x1.0p-53; }
   // Geometric number of trials until the first success, >= 1, success prob p.
-  uint64_t geometric(double p) {
-    if (p >= 1.0) return 1;
-    return 1 + static_cast<uint64_t>(std::floor(std::log(unit()) / std::log1p(-p)));
+  uint64_t geometric(double p) { return geometric(Geometric(p)); }
+  uint64_t geometric(const Geometric& g) {
+    if (g.p >= 1.0) return 1;
+    return 1 + static_cast<uint64_t>(std::floor(std::log(unit()) / g.log_q));
   }
 
  private:

@@ -499,7 +499,7 @@ class Engine final : public EngineBase {
   std::vector<uint32_t> ep_link_;        // endpoint -> injection link index
   ps_t measure_start_ = 0, measure_end_ = 0, gen_end_ = 0, drain_end_ = 0;
   ps_t window_ = 0;
-  double gen_p_ = 0;                     // per-slot message probability
+  Geometric gen_;  // slots to the next message (per-slot probability)
   // A greedy allocator's cycle: one longest packet on a router link (the
   // paper's single-flit packets take one cycle).
   ps_t alloc_cycle_ps_ = 1;

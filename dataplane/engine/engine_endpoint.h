@@ -34,7 +34,7 @@ void Engine<R, L>::on_generate(Worker& w, uint32_t e) {
   }
   if (!cfg_.single_batch)
     w.wheel.push(
-        event_at(w.now + ep.rng.geometric(gen_p_) * gen_slot_ps_, EventType::ep_generate, e));
+        event_at(w.now + ep.rng.geometric(gen_) * gen_slot_ps_, EventType::ep_generate, e));
   inject_processor(w, src);
 }
 

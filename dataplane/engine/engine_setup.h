@@ -275,8 +275,8 @@ bool Engine<R, L>::setup_traffic(std::string* err) {
         if (p.peer_router >= 0 && p.unit_ps) unit = std::min(unit, p.unit_ps);
     alloc_cycle_ps_ = std::max<ps_t>(1, unit * units);
   }
-  gen_p_ = generation_probability(cfg_.format, cfg_.size_bytes, cfg_.size_weight, cfg_.load,
-                                  cfg_.batch_size);
+  gen_ = Geometric(generation_probability(cfg_.format, cfg_.size_bytes, cfg_.size_weight, cfg_.load,
+                                          cfg_.batch_size));
   return true;
 }
 
@@ -442,7 +442,7 @@ void Engine<R, L>::seed_traffic(Worker& w) {
   for (uint32_t e : w.owned_eps) {
     Nic& ep = w.ep[e];
     if (w.ep[f_.processor(e)].binding >= 0) continue;  // its traffic comes from its port
-    const ps_t first = cfg_.single_batch ? 0 : (ep.rng.geometric(gen_p_) - 1) * gen_slot_ps_;
+    const ps_t first = cfg_.single_batch ? 0 : (ep.rng.geometric(gen_) - 1) * gen_slot_ps_;
     w.wheel.push(event_at(first, EventType::ep_generate, e));
   }
 }

@@ -168,9 +168,10 @@ class TimingWheel {
     sort_current();
   }
 
-  // Stable by time: equal times keep insertion order. Far events appended
-  // above precede the slot's list events in insertion order but were put
-  // after them, so ties are broken by seq where it matters.
+  // Stable by time: equal times keep insertion order. A slot's list is in
+  // insertion order (far events reach it before any push into it), and far
+  // events go straight into cur_ only when every list is empty, in heap
+  // order: an insertion sort by time alone keeps (time, seq) order.
   void sort_current() {
     const size_t n = cur_.size();
     if (n > 32) {
@@ -180,7 +181,7 @@ class TimingWheel {
     for (size_t k = 1; k < n; k++) {
       const Event e = cur_[k];
       size_t j = k;
-      while (j > 0 && later(cur_[j - 1], e)) {
+      while (j > 0 && cur_[j - 1].t > e.t) {
         cur_[j] = cur_[j - 1];
         j--;
       }

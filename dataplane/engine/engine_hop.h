@@ -276,7 +276,7 @@ inline void Engine<R, L>::try_output(Worker& w, uint32_t o) {
   w.blocked[o] = BlockedUnits{};
   ps_t wake = kNever;
   uint32_t won_c = 0;
-  const int32_t won = rt.arbitrate(o, [&](uint32_t i) {
+  const int32_t won = rt.arbitrate(o, [&](uint32_t i) FABEMU_ALWAYS_INLINE {
     const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
     auto& e = offered_packet(rt, o, i, c);
     if (e.ready > now) {

@@ -65,14 +65,10 @@ struct ClosShape {
   int per_peer = 0;      // sidelinks between two peer routers (R1.5, R2.5)
   int rank2 = 0;         // rank-2 routers
   int rank3 = 0;         // rank-3 routers
-  double rank_number() const { return rank + (sidelinks ? 0.5 : 0.0); }
 };
 
 // "1", "1.5", "2", "2.5", "3".
 std::string clos_rank_name(const Spec& spec);
-// The endpoint range of the spec's rank.
-int clos_min_endpoints(const Spec& spec);
-int clos_max_endpoints(const Spec& spec);
 // What is wrong with the spec's size (endpoints for its rank, uplinks), with
 // what to do; empty when it can be built. The first field is the one to blame.
 std::string clos_size_problem(const Spec& spec, const char** field = nullptr);

@@ -18,7 +18,6 @@ namespace {
 
 constexpr int kWholeYarc = 64;
 constexpr int kHalfYarc = 32;     // a radix-32 virtual router (section 7.4)
-constexpr int kMaxPeers = 8;      // 9 subtrees: the up-routing table's 8 entries, one per peer
 constexpr int kHalfR2 = 512;      // an R2 subtree beside sidelinks or under R3 (16 rank-1 routers)
 constexpr int kFullR2 = 1024;     // an R2 subtree of the 32K maximum
 constexpr int kR3Max512 = 16384;  // 32 subtrees of 512 ("up to 16K processors")
@@ -99,16 +98,6 @@ std::string clos_rank_name(const Spec& spec) {
   return fmt::format("{}{}", spec.topology.rank, spec.topology.sidelinks ? ".5" : "");
 }
 
-int clos_min_endpoints(const Spec& spec) {
-  const RankRange* r = range_of(spec);
-  return r ? r->lo : 1;
-}
-
-int clos_max_endpoints(const Spec& spec) {
-  const RankRange* r = range_of(spec);
-  return r ? r->hi : 0;
-}
-
 std::string clos_size_problem(const Spec& spec, const char** field) {
   const RankRange* range = range_of(spec);
   const std::string name = clos_rank_name(spec);
@@ -128,13 +117,13 @@ std::string clos_size_problem(const Spec& spec, const char** field) {
     return blame(
         "topology.uplinks",
         fmt::format("got {}, but a rank-1 router has 1 to {} cables above it", u, kHalfYarc));
-  if (name == "1" && u != kHalfYarc)
+  if (spec.topology.rank == 1 && !spec.topology.sidelinks && u != kHalfYarc)
     return blame("topology.uplinks",
                  fmt::format("topology.uplinks is {}, but a rank-1 clos is one router with no "
                              "uplinks: remove topology.uplinks or set topology.rank: 2",
                              u));
   const ClosShape sh = clos_shape(spec);
-  if (name == "1.5" && sh.per_peer < 1)
+  if (spec.topology.rank == 1 && spec.topology.sidelinks && sh.per_peer < 1)
     return blame("topology.uplinks",
                  fmt::format("{} sidelink ports per rank-1 router cannot reach its {} peers: "
                              "give topology.uplinks of at least {}",

@@ -16,6 +16,7 @@ Fabric replicate_slices(Fabric one, uint32_t slices) {
   const auto R = static_cast<int32_t>(one.routers.size());
   const auto P = static_cast<int32_t>(one.endpoints.size());
   one.slice_routers = static_cast<uint32_t>(R);
+  one.slice_endpoints = static_cast<uint32_t>(P);
   if (slices == 1) return one;
   Fabric f = std::move(one);
   f.routers.reserve(size_t(R) * slices);

@@ -5,6 +5,8 @@
 #include <bit>
 #include <stdexcept>
 
+#include "control/spec/spec_error.h"
+
 namespace fabemu {
 
 namespace {
@@ -32,7 +34,10 @@ uint64_t deposit(uint64_t logical, const std::vector<int>& phys) {
 VirtualRouterLayout virtual_router_layout(const std::string& name) {
   if (name == "halves") return VirtualRouterLayout::halves;
   if (name == "columns") return VirtualRouterLayout::columns;
-  return VirtualRouterLayout::none;
+  if (name == "none") return VirtualRouterLayout::none;
+  // The spec loader admits only these; a builder called another way says so.
+  throw FieldError("router.virtual_routers",
+                   "'" + name + "' is not a virtual-router layout: give none, halves or columns");
 }
 
 std::vector<uint64_t> virtual_router_masks(VirtualRouterLayout layout) {

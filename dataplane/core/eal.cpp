@@ -1,6 +1,6 @@
 #include "dataplane/core/eal.h"
 
-#include <dlfcn.h>
+#include <errno.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -189,13 +189,15 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
 // The measurement divides the cycles by the time it measured itself
 // (CLOCK_MONOTONIC_RAW) and rounds to 10 MHz, so it stays as exact; every
 // other sleep, and every sleep after the EAL started, is left alone.
+// (nanosleep is clock_nanosleep on CLOCK_REALTIME, which reports errors by
+// its return value rather than errno.)
 extern "C" int nanosleep(const struct timespec* req, struct timespec* rem) {
-  using Sleep = int (*)(const struct timespec*, struct timespec*);
-  static const auto real = reinterpret_cast<Sleep>(dlsym(RTLD_NEXT, "nanosleep"));
   constexpr long kTscProbeNs = 100'000'000, kShortProbeNs = 10'000'000;
-  if (fabemu::eal_starting() && req && req->tv_sec == 0 && req->tv_nsec == kTscProbeNs) {
-    const struct timespec shorter { 0, kShortProbeNs };
-    return real(&shorter, rem);
-  }
-  return real(req, rem);
+  const struct timespec shorter { 0, kShortProbeNs };
+  if (fabemu::eal_starting() && req && req->tv_sec == 0 && req->tv_nsec == kTscProbeNs)
+    req = &shorter;
+  const int rc = clock_nanosleep(CLOCK_REALTIME, 0, req, rem);
+  if (rc == 0) return 0;
+  errno = rc;
+  return -1;
 }

@@ -88,16 +88,27 @@ struct Fabric {
   // (P = processors()); router r of slice s is router s * R + r
   // (R = slice_routers) and routes by router r's tables, programmed once.
   // Packets carry processor numbers in src and dst.
+  // R and P are kept (replicate_slices sets them) so that the per-packet
+  // mappings below need no division: at most kMaxSlices - 1 subtractions.
   uint32_t slices = 1;
-  uint32_t slice_routers = 0;  // routers per slice (0: routers.size())
-  uint32_t processors() const { return static_cast<uint32_t>(endpoints.size()) / slices; }
-  // The processor of endpoint e, and the router whose tables router r uses.
-  uint32_t processor(uint32_t e) const { return slices > 1 ? e % processors() : e; }
-  int32_t table_router(int32_t r) const {
-    return slices > 1 ? r % static_cast<int32_t>(slice_routers) : r;
+  uint32_t slice_routers = 0;    // R
+  uint32_t slice_endpoints = 0;  // P
+  uint32_t processors() const {
+    return slices > 1 ? slice_endpoints : static_cast<uint32_t>(endpoints.size());
   }
-  // Processor p's endpoint in slice s.
-  uint32_t slice_endpoint(uint32_t p, uint32_t s) const { return s * processors() + p; }
+  // The processor of endpoint e, and the router whose tables router r uses.
+  uint32_t processor(uint32_t e) const {
+    if (slices > 1)
+      while (e >= slice_endpoints) e -= slice_endpoints;
+    return e;
+  }
+  int32_t table_router(int32_t r) const {
+    if (slices > 1)
+      while (r >= static_cast<int32_t>(slice_routers)) r -= static_cast<int32_t>(slice_routers);
+    return r;
+  }
+  // Processor p's endpoint in slice s (s is 0 without slices).
+  uint32_t slice_endpoint(uint32_t p, uint32_t s) const { return s * slice_endpoints + p; }
 };
 
 }  // namespace fabemu

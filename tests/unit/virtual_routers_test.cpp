@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "control/analysis/analysis.h"
+#include "control/spec/spec_error.h"
 #include "control/topology/clos.h"
 #include "tests/support/fabric_specs.h"
 #include "tests/support/run_collect.h"
@@ -102,6 +103,16 @@ TEST(VirtualRouters, EachPairOfRadix32RoutersIsOneYarc) {
 // takes the physical input port, as YARC's does: in the columns layout a
 // virtual router's port numbers are not its logical ones, so a request may
 // hash onto another uplink, with the same hop count.
+TEST(VirtualRouters, AnUnknownLayoutNamesTheField) {
+  EXPECT_EQ(virtual_router_layout("none"), VirtualRouterLayout::none);
+  try {
+    virtual_router_layout("quarters");
+    ADD_FAILURE() << "an unknown layout was taken for none";
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.field(), "router.virtual_routers");
+  }
+}
+
 TEST(VirtualRouters, SameRoutesAndHopCountsAsSeparateRouters) {
   for (const std::string layout : {"halves", "columns"})
     for (const auto& [rank, e] : {std::pair{2, 256}, std::pair{3, 1024}}) {

@@ -136,8 +136,8 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
   // Per worker, as Engine::setup_worker allocates. Reassembly tables only
   // where a message can span packets.
   const bool segmented = ports || messages_span_packets(cfg);
-  uint64_t routers_b = 0, fifo_b = 0, links_b = 0, eps_b = 0, srcq_b = 0, pool_start = 0,
-           pool_max = 0, staged_b = 0;
+  uint64_t routers_b = 0, fifo_b = 0, links_b = 0, eps_b = 0, srcq_b = 0, srcq_meta_b = 0,
+           pool_start = 0, pool_max = 0, staged_b = 0;
   for (int w = 0; w < nw; w++) {
     uint32_t nlr = 0;
     uint64_t outs = 0, owned = 0;
@@ -172,6 +172,8 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     eps_b += nep * sizeof(Nic) + owned * nv * sizeof(CreditCounter) +
              (segmented ? homes * kReassemblySlots * (sizeof(uint64_t) + 2) : 0);
     srcq_b += owned * 2 * SourceQueue::slots(sqp) * sizeof(rte_mbuf*);
+    // (A slot's metadata is touched when a packet is queued there.)
+    srcq_meta_b += owned * 2 * SourceQueue::slots(sqp) * sizeof(SourceQueue::Slot);
     staged_b += (uint64_t(nw) + 1) * kStagedEvents * sizeof(Event) +
                 TimingWheel::kSlots * 2 * sizeof(uint32_t) +
                 (owned + outs) * 2 * (sizeof(Event) + sizeof(uint32_t));
@@ -181,12 +183,13 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     pool_max += grown_pool_bytes(first, limit, obj);
   }
   add({"source queues",
-       fmt::format("{} endpoints x 2 queues x {} slots (run.source_queue_packets {})", nep,
-                   SourceQueue::slots(sqp), sqp),
-       srcq_b, srcq_b, false, with_size({"run.source_queue_packets"})});
+       fmt::format("{} endpoints x 2 queues x {} slots of a buffer pointer and the packet's "
+                   "metadata (run.source_queue_packets {})",
+                   nep, SourceQueue::slots(sqp), sqp),
+       srcq_b, srcq_b + srcq_meta_b, false, with_size({"run.source_queue_packets"})});
   add({"packet buffers",
        fmt::format("mbuf pools of {} B buffers, growing as the fabric fills to every buffer and "
-                   "source queue full",
+                   "port frame queue full",
                    obj),
        pool_start, pool_max, true,
        with_size({"run.source_queue_packets", "vcs.buffer_units", "vcs.adaptive_buffer_units"})});

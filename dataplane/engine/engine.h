@@ -376,6 +376,7 @@ class Engine final : public EngineBase {
   enum class Enqueue : uint8_t { ok, queue_full, no_mbuf };
   Enqueue enqueue_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
                           uint8_t flags, ps_t gen_ps, const uint8_t* payload, int32_t flow);
+  void build_packet(Worker& w, rte_mbuf* m, const uint8_t* payload);
   void try_inject(Worker& w, uint32_t e);
   void inject_processor(Worker& w, uint32_t p);
   uint32_t choose_slice(Worker& w, uint32_t p, uint8_t cls, uint16_t hash,
@@ -443,8 +444,7 @@ class Engine final : public EngineBase {
     if (w.oq.enabled()) w.oq.for_each([&](const OqEntry& e) { f(e.m); });
     if constexpr (kTiled) w.router.for_each_transit(f);
     for (uint32_t e : w.owned_eps)
-      for (auto& q : w.ep[e].srcq)
-        for (uint32_t i = 0; i < q.len; i++) f(q.at(i));
+      for (auto& q : w.ep[e].srcq) q.for_each_built(f);
     auto packet_event = [&](const Event& ev) {
       if (ev.m && (ev.type == EventType::remote_arrive || ev.type == EventType::ep_deliver)) f(ev.m);
     };

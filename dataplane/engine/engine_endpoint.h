@@ -120,45 +120,62 @@ typename Engine<R, L>::Enqueue Engine<R, L>::enqueue_message(Worker& w, uint32_t
       if (port.srcq[qi].len + placed[sl] > port.srcq_bound) return Enqueue::queue_full;
     }
   }
+  // A frame's segments are built now, while their payload is at hand; a
+  // synthetic packet when it is injected (SourceQueue), unless it joins one
+  // of the first kBuildAhead places of its queue: below saturation it then
+  // leaves soon, and is built while the buffer the pool hands out is in the
+  // cache.
+  const bool frame = payload != synthetic_payload();
   rte_mbuf** mv = w.seg_scratch.data();
-  if (!w.pool.alloc_bulk(mv, nseg)) return Enqueue::no_mbuf;
+  if (frame && !w.pool.alloc_bulk(mv, nseg)) return Enqueue::no_mbuf;
   ep.msg_seq++;
   const bool measured = (flags & kPktMeasured) != 0;
   for (uint32_t s = 0; s < nseg; s++) {
-    rte_mbuf* m = mv[s];
-    PacketMeta* pm = meta(m);
-    std::memset(pm, 0, sizeof(*pm));
     const uint32_t off = std::min(bytes, s * max_payload_);
     const uint32_t sb = std::min(max_payload_, bytes - off);
     const uint32_t port = f_.slices <= 1 ? p : f_.slice_endpoint(p, w.seg_slice[s]);
     Nic& out = w.ep[port];
-    pm->id = (uint64_t(port) << 40) | out.pkt_seq++;
-    pm->gen_ps = gen_ps;
-    pm->src = p;
-    pm->dst = dst;
-    pm->msg_seq = seq;
-    pm->units = static_cast<uint16_t>(cfg_.format.units_for(sb));
-    pm->payload_bytes = static_cast<uint16_t>(sb);
-    pm->seg = static_cast<uint16_t>(s);
-    pm->nseg = static_cast<uint16_t>(nseg);
-    pm->hash = seg_hash(seq, s);
-    pm->cls = cls;
-    pm->flags = static_cast<uint8_t>((flags & ~kPktNeedsReply) |
-                                     (s + 1 == nseg ? (kPktLastSegment | (flags & kPktNeedsReply)) : 0));
-    R::on_inject(*w.tables.tables, f_, *pm);  // source-side lookup: route tag, starting VC
-    const uint8_t* seg_payload = payload == synthetic_payload() ? payload : payload + off;
-    if (encode_packet(static_cast<CodecKind>(cfg_.codec), m, *pm, seg_payload) == 0)
-      fail(w, "packet " + std::to_string(pm->id) + " could not be encoded (" +
-                  std::to_string(sb) + " payload bytes)");
-    if (lcb_) link_crc_seal(static_cast<CodecKind>(cfg_.codec), m);
-    out.srcq[qi].push(m);
+    SourceQueue& q = out.srcq[qi];
+    rte_mbuf* m = frame ? mv[s] : nullptr;
+    if (!frame && q.len < SourceQueue::kBuildAhead && !w.pool.alloc_bulk(&m, 1))
+      m = nullptr;  // (built when injected)
+    PacketMeta& slot = q.push(m);
+    PacketMeta& pm = m ? *meta(m) : slot;
+    std::memset(&pm, 0, sizeof(pm));
+    pm.id = (uint64_t(port) << 40) | out.pkt_seq++;
+    pm.gen_ps = gen_ps;
+    pm.src = p;
+    pm.dst = dst;
+    pm.msg_seq = seq;
+    pm.units = static_cast<uint16_t>(cfg_.format.units_for(sb));
+    pm.payload_bytes = static_cast<uint16_t>(sb);
+    pm.seg = static_cast<uint16_t>(s);
+    pm.nseg = static_cast<uint16_t>(nseg);
+    pm.hash = seg_hash(seq, s);
+    pm.cls = cls;
+    pm.flags =
+        static_cast<uint8_t>((flags & ~kPktNeedsReply) |
+                             (s + 1 == nseg ? (kPktLastSegment | (flags & kPktNeedsReply)) : 0));
+    R::on_inject(*w.tables.tables, f_, pm);  // source-side lookup: route tag, starting VC
+    if (m) build_packet(w, m, frame ? payload + off : payload);
     w.st.injected_packets++;
     if (measured) {
       w.st.measured_injected++;
-      if (gen_ps < measure_end_) w.st.offered_units += pm->units;
+      if (gen_ps < measure_end_) w.st.offered_units += pm.units;
     }
   }
   return Enqueue::ok;
+}
+
+// Packet m, its metadata written, gets its encoding (sealed with the link
+// CRC when links retry).
+template <class R, class L>
+void Engine<R, L>::build_packet(Worker& w, rte_mbuf* m, const uint8_t* payload) {
+  const PacketMeta& pm = *meta(m);
+  if (encode_packet(static_cast<CodecKind>(cfg_.codec), m, pm, payload) == 0)
+    fail(w, "packet " + std::to_string(pm.id) + " could not be encoded (" +
+                std::to_string(pm.payload_bytes) + " payload bytes)");
+  if (lcb_) link_crc_seal(static_cast<CodecKind>(cfg_.codec), m);
 }
 
 // The injection link sends the first packet (responses first) whose VC has
@@ -177,9 +194,9 @@ void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
     if (q.len == 0) continue;
     rte_mbuf* m = q.front();
     if (!(q.head_state & SourceQueue::kHeadKnown)) {
-      const PacketMeta* pm = meta(m);
-      q.head_units = pm->units;
-      q.head_vc = pm->vc;
+      const PacketMeta& pm = m ? *meta(m) : q.front_meta();
+      q.head_units = pm.units;
+      q.head_vc = pm.vc;
       q.head_state = SourceQueue::kHeadKnown;
     }
     const uint8_t v = q.head_vc;
@@ -193,10 +210,21 @@ void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
       if (wake != kNever) arm_ep_wake(w, e, wake);
       continue;
     }
+    if (!m) {  // a synthetic packet: its buffer and encoding now
+      if (!w.pool.alloc_bulk(&m, 1)) {
+        fail(w, "no packet buffer left for endpoint " + std::to_string(e) + "'s next packet (" +
+                    std::to_string(w.pool.capacity()) + " buffers on worker " +
+                    std::to_string(w.id) + "); give DPDK more memory (FABEMU_DPDK_MEM_MB)");
+        return;
+      }
+      *meta(m) = q.front_meta();
+      build_packet(w, m, synthetic_payload());
+    }
     q.pop();
     // Beyond saturation the next packet has waited long enough to leave the
     // cache: fetch its metadata while this one is serialised.
-    if (q.len) rte_prefetch0(meta(q.front()));
+    if (q.len)
+      rte_prefetch0(q.front() ? static_cast<const void*>(meta(q.front())) : &q.front_meta());
     const FabricEndpoint& fe = f_.endpoints[e];
     const ps_t dur = units * fe.unit_ps;
     ep.credits[v].take(units);

@@ -43,8 +43,9 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
   };
   // Buffers that can be in flight at once: every input buffer (and output
   // queue, with switch speedup; row and column buffer, in the tiled router)
-  // full of the shortest packets, plus the source queues (the pool grows to
-  // this only when the fabric really fills).
+  // full of the shortest packets, plus the frames ports queue (the pool
+  // grows to this only when the fabric really fills). Synthetic packets in
+  // source queues have no buffer until they are injected (SourceQueue).
   uint64_t bufs = kSlack;
   const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
   uint64_t oq_per_port = output_queue_packets(
@@ -64,8 +65,6 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
       bufs += oq_per_port;
     }
   }
-  for (const auto& ep : f.endpoints)
-    if (owner(static_cast<uint32_t>(ep.router)) == w) bufs += 2ull * cfg.source_queue_packets;
   const uint32_t seg = frame_segments(cfg);
   for (const auto& pc : cfg.ports) {
     if (pc.endpoint >= f.endpoints.size() || owner(static_cast<uint32_t>(f.endpoints[pc.endpoint].router)) != w)

@@ -1,7 +1,5 @@
 // The endpoint's network interface (dataplane/endpoint/nic.h): reassembly of
 // multi-packet messages and the source-queue ring.
-#include "dataplane/endpoint/nic.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,6 +7,9 @@
 #include <map>
 #include <random>
 #include <utility>
+#include <vector>
+
+#include "dataplane/endpoint/nic.h"
 
 namespace fabemu {
 namespace {
@@ -147,6 +148,15 @@ TEST(SourceQueue, RingKeepsFifoOrderAcrossWraps) {
     for (uint32_t i = 0; i < ref.size(); i++) ASSERT_EQ(q.at(i), ref[i]) << step << " " << i;
   }
   EXPECT_TRUE(filled);
+  // Built packets only: a synthetic one is built when injected.
+  std::vector<rte_mbuf*> built;
+  if (ref.size() == q.ring.size()) {
+    q.pop();
+    ref.pop_front();
+  }
+  q.push(nullptr);
+  q.for_each_built([&](rte_mbuf* m) { built.push_back(m); });
+  EXPECT_EQ(built, std::vector<rte_mbuf*>(ref.begin(), ref.end()));
   // Re-initialising empties it.
   q.init(6);
   EXPECT_EQ(q.len, 0u);
@@ -158,14 +168,15 @@ TEST(SourceQueue, RingKeepsFifoOrderAcrossWraps) {
 TEST(SourceQueue, WhatIsKnownOfTheHeadLeavesWithIt) {
   SourceQueue q;
   q.init(4);
-  q.push(reinterpret_cast<rte_mbuf*>(0x40));
-  q.push(reinterpret_cast<rte_mbuf*>(0x80));
+  q.push(reinterpret_cast<rte_mbuf*>(0x40)).units = 19;
+  q.push(nullptr).units = 7;  // its metadata is its slot's until it is built
   q.head_units = 19;
   q.head_vc = 1;
   q.head_state = SourceQueue::kHeadKnown | SourceQueue::kHeadStalled;
   q.pop();
   EXPECT_EQ(q.head_state, 0) << "the new head is not known, nor counted as stalled";
-  EXPECT_EQ(q.front(), reinterpret_cast<rte_mbuf*>(0x80));
+  EXPECT_EQ(q.front(), nullptr);
+  EXPECT_EQ(q.front_meta().units, 7);
   q.head_state = SourceQueue::kHeadKnown;
   q.init(4);
   EXPECT_EQ(q.head_state, 0);

@@ -11,6 +11,8 @@
 
 #include "control/cli/commands.h"
 #include "dataplane/core/eal.h"
+#include "dataplane/core/packet_meta.h"
+#include "dataplane/endpoint/nic.h"
 #include "dataplane/engine/engine_sizing.h"
 #include "tests/unit/spec_test_util.h"
 
@@ -31,8 +33,11 @@ TEST(RunMemory, PartsFollowTheEngineSizing) {
   const Spec s = load("run: {source_queue_packets: 1000}\n");  // t3e 4x4x4, 64 endpoints
   const Fabric f = build_fabric(s);
   const MemoryEstimate m = estimate_run_memory(s, f);
-  // Two rings of 1024 slots (1000 rounded up) per endpoint.
+  // Two rings of 1024 slots (1000 rounded up) per endpoint; a slot's
+  // packet metadata is touched when a packet is queued there.
   EXPECT_EQ(part(m, "source queues").start_bytes, 64u * 2 * 1024 * sizeof(void*));
+  EXPECT_EQ(part(m, "source queues").max_bytes,
+            64u * 2 * 1024 * (sizeof(void*) + sizeof(SourceQueue::Slot)));
   const MemoryPart& pools = part(m, "packet buffers");
   EXPECT_TRUE(pools.dpdk);
   EXPECT_LT(pools.start_bytes, pools.max_bytes);  // pools grow as the fabric fills
@@ -57,9 +62,11 @@ TEST(RunMemory, RefusedWithTheEstimateAtTheField) {
     expect_at(e, "run.source_queue_packets", 3, 25);
     expect_says(e, "this run needs up to");
     expect_says(e,
-                "more than the 100 MB available (a test budget); its biggest parts: packet "
-                "buffers 1.3 GB");
-    expect_says(e, "source queues 537 MB (512 endpoints x 2 queues x 65536 slots");
+                "more than the 100 MB available (a test budget); its biggest parts: source "
+                "queues 4.8 GB (512 endpoints x 2 queues x 65536 slots");
+    // Queued synthetic packets have no buffer: the pools hold what the
+    // network does.
+    expect_says(e, "packet buffers 168 MB");
   }
   // A big fabric from the file: blamed on its size.
   const Spec big = load("topology: {dims: [16, 16, 16]}\n");
@@ -74,14 +81,14 @@ TEST(RunMemory, RefusedWithTheEstimateAtTheField) {
 }
 
 TEST(RunMemory, CheckRefusesWhatTheMachineCannotHold) {
-  // 512 endpoints x 2 x 2^24 slots x 8 B = 137 GB of source queues: it
-  // used to start and grow until the machine ran out.
+  // 512 endpoints x 2 x 2^24 slots x (8 + 64) B = 1237 GB of source queues:
+  // it used to start and grow until the machine ran out.
   const std::string file = std::string(FABEMU_SOURCE_DIR) + "/topologies/t3e-8x8x8.yaml";
   std::ostringstream out, err;
   const int rc = check_command({file, {"run.source_queue_packets=16777216"}}, out, err);
   EXPECT_EQ(rc, 2) << out.str();
   EXPECT_NE(err.str().find("--set 'run.source_queue_packets=16777216': field "
-                           "'run.source_queue_packets': this run needs up to 138"),
+                           "'run.source_queue_packets': this run needs up to 1237"),
             std::string::npos)
       << err.str();
   EXPECT_GT(available_memory().bytes, 0u);

@@ -130,13 +130,18 @@ uint16_t t3e_encode(rte_mbuf* m, const T3eHead& head, const uint8_t* payload,
   if (header_flits > 2) wr_flit(p + 2 * kT3eFlitBytes, ctl(2), head.addr);
   for (uint32_t i = 3; i < header_flits; i++) wr_flit(p + i * kT3eFlitBytes, ctl(i), 0);
 
+  // Payload words, payload byte 0 first; the last zero-filled. (A whole
+  // word is one 8-byte copy: a copy of a variable length per flit is a call.)
   for (uint32_t i = header_flits, off = 0; i < n; i++, off += kT3eWordBytes) {
     uint8_t* f = p + i * kT3eFlitBytes;
     f[0] = ctl(i);
+    uint8_t word[kT3eWordBytes] = {};
     const uint32_t left = payload_bytes - off;
-    const uint32_t take = payload == nullptr ? 0 : left < kT3eWordBytes ? left : kT3eWordBytes;
-    if (take != 0) std::memcpy(f + 1, payload + off, take);
-    std::memset(f + 1 + take, 0, kT3eWordBytes - take);
+    if (payload != nullptr && left >= kT3eWordBytes)
+      std::memcpy(word, payload + off, kT3eWordBytes);
+    else if (payload != nullptr)
+      std::memcpy(word, payload + off, left);
+    std::memcpy(f + 1, word, kT3eWordBytes);
   }
   return static_cast<uint16_t>(n);
 }

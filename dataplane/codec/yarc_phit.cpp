@@ -1,10 +1,12 @@
 #include "dataplane/codec/yarc_phit.h"
 
+#include <rte_byteorder.h>
+
 #include <cstring>
 
 #include "dataplane/codec/crc16.h"
-#include "dataplane/engine/engine_base.h"
 #include "dataplane/core/packet_meta.h"
+#include "dataplane/engine/engine_base.h"
 
 namespace fabemu {
 
@@ -17,6 +19,33 @@ inline void wr24(uint8_t* p, uint32_t w) {
   p[0] = static_cast<uint8_t>(w >> 16);
   p[1] = static_cast<uint8_t>(w >> 8);
   p[2] = static_cast<uint8_t>(w);
+}
+
+// Payload bytes that fill whole phits: 11 bytes, 88 bits, 4 phits.
+constexpr uint32_t kBlockBytes = 11;
+static_assert(kBlockBytes * 8 == 4 * kYarcDataBits);
+
+// The 4 phit words of an 11-byte block, MSB first.
+inline void block_words(const uint8_t* b, uint32_t w[4]) {
+  uint64_t hi;  // bytes 0..7: bits 87..24
+  std::memcpy(&hi, b, sizeof(hi));
+  hi = rte_be_to_cpu_64(hi);
+  const uint32_t lo = rd24(b + 8);  // bits 23..0
+  w[0] = static_cast<uint32_t>(hi >> 42);
+  w[1] = static_cast<uint32_t>(hi >> 20) & kYarcDataMask;
+  w[2] = (static_cast<uint32_t>(hi & 0xFFFFF) << 2) | (lo >> 22);
+  w[3] = lo & kYarcDataMask;
+}
+
+// An 11-byte block as 4 phits: 12 bytes in two stores.
+inline void write_block(uint8_t* q, const uint8_t* b) {
+  uint32_t w[4];
+  block_words(b, w);
+  const uint64_t head =
+      rte_cpu_to_be_64((uint64_t{w[0]} << 40) | (uint64_t{w[1]} << 16) | (w[2] >> 8));
+  const uint32_t tail = rte_cpu_to_be_32(((w[2] & 0xFFu) << 24) | w[3]);
+  std::memcpy(q, &head, sizeof(head));
+  std::memcpy(q + 8, &tail, sizeof(tail));
 }
 
 inline uint32_t payload_phits(uint32_t bytes) {
@@ -160,30 +189,30 @@ uint16_t yarc_encode(rte_mbuf* m, const YarcHead& head, const uint8_t* payload,
   for (uint32_t k = 0; k < hlen; k++, q += kYarcPhitBytes)
     wr24(q, k < extra_header_phits ? head.xhdr[k] : 0);
 
-  // Pack the payload MSB first into 22-bit words; acc holds < 30 bits.
-  uint64_t acc = 0;
-  uint32_t bits = 0, i = 0;
-  for (uint32_t k = 0; k < np; k++, q += kYarcPhitBytes) {
-    while (bits < kYarcDataBits && i < payload_bytes) {
-      acc = (acc << 8) | (payload != nullptr ? payload[i] : 0);
-      bits += 8;
-      i++;
-    }
-    uint32_t w;
-    if (bits >= kYarcDataBits) {
-      bits -= kYarcDataBits;
-      w = static_cast<uint32_t>(acc >> bits);
-    } else {  // last phit: left-align what is left, zero fill
-      w = static_cast<uint32_t>(acc << (kYarcDataBits - bits));
-      bits = 0;
-    }
-    wr24(q, w & kYarcDataMask);
-    acc &= (uint64_t{1} << bits) - 1;
+  // Pack the payload MSB first into 22-bit words: 11 bytes fill exactly 4
+  // phits, so it goes a block at a time; the last block is zero-filled (the
+  // last phit is left-aligned, zero-filled) and writes only the phits the
+  // payload has.
+  uint32_t k = 0, i = 0;
+  if (payload != nullptr)
+    for (; i + kBlockBytes <= payload_bytes; i += kBlockBytes, k += 4, q += 4 * kYarcPhitBytes)
+      write_block(q, payload + i);
+  if (k < np) {
+    uint8_t last[kBlockBytes] = {};
+    if (payload != nullptr) std::memcpy(last, payload + i, payload_bytes - i);
+    uint32_t w[4];
+    block_words(last, w);
+    for (uint32_t j = 0; k < np; j++, k++, q += kYarcPhitBytes) wr24(q, w[j]);
   }
 
   const uint32_t pad = np * kYarcDataBits / 8 - payload_bytes;
-  wr24(q, (pad << kYarcEopPadShift) | (uint32_t(YarcOk::healthy) << kYarcEopOkShift));
-  write_crc(p, n);
+  // The CRC covers the data bits of every phit but the EOP and the EOP's
+  // reserved and pad bits (packet_crc). A fresh encoding has no sideband
+  // bits, so it is taken over the bytes in place, the EOP holding its pad
+  // alone meanwhile: no masked copy.
+  wr24(q, pad << kYarcEopPadShift);
+  const uint16_t crc = crc16_ccitt(p, (n - 1) * kYarcPhitBytes + 1);
+  wr24(q, (pad << kYarcEopPadShift) | (uint32_t(YarcOk::healthy) << kYarcEopOkShift) | crc);
   return static_cast<uint16_t>(n);
 }
 

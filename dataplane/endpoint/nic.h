@@ -95,15 +95,17 @@ struct FrameSlot {
 // whether it was counted as credit-stalled): a packet waiting for credits
 // is looked at again at every credit and wake.
 struct SourceQueue {
+  // (What the injection link reads at every look first: the Nic's hot
+  // fields stay within its first cache lines.)
+  uint32_t head = 0, len = 0;
+  uint16_t head_units = 0;
+  uint8_t head_vc = 0;
+  uint8_t head_state = 0;  // kHeadKnown | kHeadStalled; 0 after every pop
   std::vector<rte_mbuf*> ring;
   struct alignas(64) Slot {  // a cache line each
     PacketMeta pm;
   };
   std::unique_ptr<Slot[]> metas;  // per slot; not initialised: touched as used
-  uint32_t head = 0, len = 0;
-  uint16_t head_units = 0;
-  uint8_t head_vc = 0;
-  uint8_t head_state = 0;  // kHeadKnown | kHeadStalled; 0 after every pop
   static constexpr uint8_t kHeadKnown = 1, kHeadStalled = 2;
   // Synthetic packets joining the first kBuildAhead places are built at once
   // (t3e 8x8x8 beyond saturation and flattened butterfly 32x2 at load 0.5,

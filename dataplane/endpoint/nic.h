@@ -108,9 +108,10 @@ struct SourceQueue {
   std::unique_ptr<Slot[]> metas;  // per slot; not initialised: touched as used
   static constexpr uint8_t kHeadKnown = 1, kHeadStalled = 2;
   // Synthetic packets joining the first kBuildAhead places are built at once
-  // (t3e 8x8x8 beyond saturation and flattened butterfly 32x2 at load 0.5,
-  // alternated runs: 4 is within 2% of the best of each; 0 costs the
-  // flattened butterfly 4%, 16 the torus 3%).
+  // (alternated runs, t3e 8x8x8 beyond saturation and flattened butterfly
+  // 32x2 at load 0.5: building none ahead cost the butterfly about 9%, only
+  // into an empty queue 4%, 4 ahead 2%; 16 ahead cost the torus about 5%
+  // against none, 4 ahead 1 to 4%).
   static constexpr uint32_t kBuildAhead = 4;
   // Ring slots for a bound: rounded up to a power of two.
   static uint32_t slots(uint32_t bound) {
@@ -134,7 +135,6 @@ struct SourceQueue {
     ring[slot] = m;
     return metas[slot].pm;
   }
-  void set_front(rte_mbuf* m) { ring[head] = m; }
   // An emptied queue starts again at slot 0: below saturation a queue holds
   // a packet or two, and its first slots stay in the cache.
   void pop() {

@@ -7,6 +7,7 @@
 
 #include "dataplane/codec/codec.h"
 #include "dataplane/core/packet_meta.h"
+#include "dataplane/endpoint/nic.h"
 #include "dataplane/engine/engine_sizing.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/router/yarc_wormhole.h"
@@ -45,8 +46,12 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
   // queue, with switch speedup; row and column buffer, in the tiled router)
   // full of the shortest packets, plus the frames ports queue (the pool
   // grows to this only when the fabric really fills). Synthetic packets in
-  // source queues have no buffer until they are injected (SourceQueue).
+  // source queues have no buffer until they are injected (SourceQueue),
+  // but for the first kBuildAhead of each queue: counted, so that a packet
+  // being injected always finds one.
   uint64_t bufs = kSlack;
+  for (const auto& ep : f.endpoints)
+    if (owner(static_cast<uint32_t>(ep.router)) == w) bufs += 2ull * SourceQueue::kBuildAhead;
   const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
   uint64_t oq_per_port = output_queue_packets(
       cfg, std::vector<uint32_t>(f.vc_buffer_units.begin(), f.vc_buffer_units.begin() + f.num_vcs));

@@ -22,9 +22,10 @@ uint16_t tx_data_room(uint32_t max_frame);
 uint32_t frame_segments(const EngineConfig& cfg);
 
 // Packet buffers worker w's pool may hold at most: every input buffer (and
-// output queue) of its routers full of the shortest packets, a port
-// endpoint's frame queue and reassembly slots, and 4096 more; capped at
-// 2^21. (Synthetic packets are built when injected: queued, they need none.)
+// output queue) of its routers full of the shortest packets, the packets
+// each source queue builds ahead (SourceQueue::kBuildAhead; the others are
+// built when injected), a port endpoint's frame queue and reassembly slots,
+// and 4096 more; capped at 2^21.
 uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w);
 
 // Bytes of DPDK memory the run may use: every worker's pool grown to its

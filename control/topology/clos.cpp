@@ -171,7 +171,7 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
     // bits this rank shifts out.
     for (int l = 0; l < kYarcPorts; ++l) rt.port_map[l] = static_cast<uint8_t>(l);
     uint64_t up = 0, side = 0;
-    std::vector<std::pair<uint16_t, uint64_t>> peers;  // (peer root location, live sidelinks)
+    std::vector<std::pair<uint16_t, uint64_t>> peers;  // (peer root location, its sidelinks)
     for (size_t p = 0; p < r.ports.size(); ++p) {
       const FabricPort& fp = r.ports[p];
       if (fp.endpoint >= 0) {
@@ -186,7 +186,7 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
           auto it = std::find_if(peers.begin(), peers.end(),
                                  [&](const auto& e) { return e.first == loc; });
           if (it == peers.end()) it = peers.insert(peers.end(), {loc, 0});
-          if (!fp.dead) it->second |= uint64_t{1} << p;
+          it->second |= uint64_t{1} << p;
         } else if (peer.rank == rank - 1) {
           rt.port_map[(first[fp.peer_router] >> rt.down_shift) & rt.down_mask] =
               static_cast<uint8_t>(p);
@@ -197,7 +197,8 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
     int entry = 0;
     if (up) rt.up[entry++].set(0, kYarcDestMask, up);
     // Sidelinks: each peer subtree its own entry (section 5.1); a dead
-    // sidelink just leaves its peer's mask, no fault entry needed.
+    // sidelink just leaves its peer's mask, no fault entry needed
+    // (add_yarc_fault_entries drops it, with the dead uplinks).
     for (const auto& [loc, ports] : peers) {
       if (entry == kYarcUpEntries)
         throw std::invalid_argument(fmt::format(

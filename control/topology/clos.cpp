@@ -11,8 +11,6 @@
 
 #include "control/analysis/analysis.h"
 #include "control/spec/spec_error.h"
-#include "control/topology/fabric_parts.h"
-#include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/routing_registration.h"
 #include "control/topology/virtual_routers.h"
@@ -22,7 +20,6 @@ namespace fabemu {
 namespace {
 
 constexpr int kRank1Radix = 64;
-constexpr int kRank2Radix = 32;  // a YARC split into two radix-32 virtual routers
 constexpr int kSubtreeBits = 5;  // log2(kClosSubtree)
 
 // The loader checks these too; a builder called with another spec (tests,
@@ -42,52 +39,11 @@ void check_clos_spec(const Spec& spec) {
                      fmt::format("got {}, but it must be 1 to {}", spec.vcs.count, kMaxVcs));
 }
 
-// Ranks 1 and 2: one router, or rank-1 routers under radix-32 rank-2 ones.
-Fabric build_clos_tree(const Spec& spec) {
-  const int rank = spec.topology.rank;
-  const int e = spec.topology.endpoints;
-  const ps_t unit = unit_ps(spec);
-  const ps_t channel = router_unit_ps(spec);
-  const ps_t wire = wire_ps(spec);
-
-  Fabric f = fabric_frame(spec, fmt::format("yarc R{} {}", rank, e), "clos");
-
-  const int r1 = rank == 1 ? 1 : (e + kClosSubtree - 1) / kClosSubtree;
-  const int r2 = rank == 1 ? 0 : spec.topology.uplinks;
-  f.routers.resize(r1 + r2);
-  for (int i = 0; i < r1; ++i) {
-    FabricRouter& r = f.routers[i];
-    r.id = i;
-    r.rank = 1;
-    r.coord = {1, i, 0};
-    r.ports.resize(kRank1Radix);
-    for (int p = 0; p < kRank1Radix; ++p) r.ports[p].label = p < kClosSubtree ? kClosDown : kClosUp;
-    if (rank == 2)
-      for (int j = 0; j < r2; ++j)
-        r.ports[kClosSubtree + j] = router_link(r1 + j, i, channel, wire, kClosUp);
-  }
-  for (int j = 0; j < r2; ++j) {
-    FabricRouter& r = f.routers[r1 + j];
-    r.id = r1 + j;
-    r.rank = 2;
-    r.coord = {2, j, 0};
-    r.ports.resize(kRank2Radix);
-    for (int i = 0; i < kRank2Radix; ++i) r.ports[i].label = kClosDown;
-    for (int i = 0; i < r1; ++i)
-      r.ports[i] = router_link(i, kClosSubtree + j, channel, wire, kClosDown);
-  }
-  f.endpoints.resize(e);
-  for (int ep = 0; ep < e; ++ep)
-    attach_endpoint(f, ep, ep / kClosSubtree, ep % kClosSubtree, unit, wire, kClosDown);
-  return f;
-}
-
 }  // namespace
 
 Fabric build_clos(const Spec& spec) {
   check_clos_spec(spec);
-  Fabric f = spec.topology.rank == 3 || spec.topology.sidelinks ? build_clos_ranks(spec)
-                                                                : build_clos_tree(spec);
+  Fabric f = build_clos_ranks(spec);
   // router.virtual_routers: each pair of radix-32 routers becomes one YARC.
   const VirtualRouterLayout layout = virtual_router_layout(spec.router.virtual_routers);
   if (layout == VirtualRouterLayout::none) return f;
@@ -215,7 +171,7 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
     // bits this rank shifts out.
     for (int l = 0; l < kYarcPorts; ++l) rt.port_map[l] = static_cast<uint8_t>(l);
     uint64_t up = 0, side = 0;
-    std::vector<std::pair<uint16_t, uint64_t>> peers;  // (peer root location, live sidelinks)
+    std::vector<std::pair<uint16_t, uint64_t>> peers;  // (peer root location, its sidelinks)
     for (size_t p = 0; p < r.ports.size(); ++p) {
       const FabricPort& fp = r.ports[p];
       if (fp.endpoint >= 0) {
@@ -230,7 +186,7 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
           auto it = std::find_if(peers.begin(), peers.end(),
                                  [&](const auto& e) { return e.first == loc; });
           if (it == peers.end()) it = peers.insert(peers.end(), {loc, 0});
-          if (!fp.dead) it->second |= uint64_t{1} << p;
+          it->second |= uint64_t{1} << p;
         } else if (peer.rank == rank - 1) {
           rt.port_map[(first[fp.peer_router] >> rt.down_shift) & rt.down_mask] =
               static_cast<uint8_t>(p);
@@ -241,7 +197,8 @@ YarcTables program_yarc_tables(const Spec& spec, const Fabric& fabric) {
     int entry = 0;
     if (up) rt.up[entry++].set(0, kYarcDestMask, up);
     // Sidelinks: each peer subtree its own entry (section 5.1); a dead
-    // sidelink just leaves its peer's mask, no fault entry needed.
+    // sidelink just leaves its peer's mask, no fault entry needed
+    // (add_yarc_fault_entries drops it, with the dead uplinks).
     for (const auto& [loc, ports] : peers) {
       if (entry == kYarcUpEntries)
         throw std::invalid_argument(fmt::format(

@@ -14,7 +14,8 @@
 // router.virtual_routers then puts each pair of radix-32 routers on one
 // YARC as the R2/R3 module does (virtual_routers.h); without it, each is
 // a router of its own.
-// Ranks 1.5, 2.5 and 3 (clos_ranks.cpp; ClosShape says their sizes):
+// Ranks 1.5, 2.5 and 3 (ClosShape says their sizes; every rank is built
+// in clos_ranks.cpp):
 //   R1.5 (33..288): S = ceil(E / 32) rank-1 routers joined pairwise by
 //     sidelinks, floor(U / (S - 1)) per pair on ports 32.. (peers in order).
 //   R2.5 (513..4608): S = ceil(E / 512) R2 subtrees of 16 rank-1 routers and
@@ -83,7 +84,8 @@ Fabric build_clos(const Spec& spec);
 // fat tree of control/analysis/fat_tree_model.h too).
 void wire_clos_link(Fabric& f, int32_t a, int pa, uint8_t label_a, int32_t b, int pb,
                     uint8_t label_b, ps_t unit, ps_t wire);
-// Ranks 1.5, 2.5 and 3 (clos_ranks.cpp); build_clos calls it.
+// The routers, links and endpoints of every rank as above, without
+// router.virtual_routers (clos_ranks.cpp); build_clos calls it.
 Fabric build_clos_ranks(const Spec& spec);
 
 // Rank 1: E / 2; rank 2: R1 * U / 2 uplinks (with U = 32 a full-bisection

@@ -1,7 +1,7 @@
-// The BlackWidow ranks beyond a single R2 (Scott et al., ISCA 2006, section
-// 2.2, Figure 2): R1.5 and R2.5, whose top subtrees are joined by sidelinks,
-// and R3, whose R2 subtrees are joined by rank-3 routers; and the size
-// checks of every rank. Wiring and numbering: clos.h.
+// The builder of every BlackWidow rank (Scott et al., ISCA 2006, section
+// 2.2, Figure 2): R1 and R2; R1.5 and R2.5, whose top subtrees are joined
+// by sidelinks; and R3, whose R2 subtrees are joined by rank-3 routers; and
+// the size checks of every rank. Wiring and numbering: clos.h.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -167,16 +167,16 @@ Fabric build_clos_ranks(const Spec& spec) {
   for (int g = 0; g < sh.rank1; ++g) {
     FabricRouter& r = add_router(f, g, 1, g, kWholeYarc, kClosDown);
     for (int p = kClosSubtree; p < kWholeYarc; ++p)
-      r.ports[size_t(p)].label = sh.rank == 1 ? kClosSide : kClosUp;
+      r.ports[size_t(p)].label = sh.rank == 1 && sh.sidelinks ? kClosSide : kClosUp;
   }
-  if (sh.rank == 1) {  // R1.5
+  if (sh.rank == 1) {  // R1.5 (R1, one router: no links)
     std::vector<int32_t> all(size_t(sh.rank1));
     for (int g = 0; g < sh.rank1; ++g) all[size_t(g)] = g;
     wire_sidelinks(f, all, kClosSubtree, sh.per_peer, channel, wps);
   } else {
     // Rank-2 router (s, j): ports 0..rank1_per_subtree-1 down, the rest up
-    // (R3) or side (R2.5). Rank-1 router g = s * rank1_per_subtree + i has
-    // uplink 32 + j to its port i.
+    // (R3) or side (R2.5); at R2 all 32 are down. Rank-1 router
+    // g = s * rank1_per_subtree + i has uplink 32 + j to its port i.
     for (int s = 0; s < sh.subtrees; ++s)
       for (int j = 0; j < sh.uplinks; ++j) {
         FabricRouter& r = add_router(f, r2_base + s * sh.uplinks + j, 2, s * sh.uplinks + j,
@@ -191,7 +191,8 @@ Fabric build_clos_ranks(const Spec& spec) {
                        channel, wps);
     }
   }
-  if (sh.rank == 2)  // R2.5: router j of every subtree joined to router j of the others
+  // R2.5: router j of every subtree joined to router j of the others.
+  if (sh.rank == 2 && sh.sidelinks)
     for (int j = 0; j < sh.uplinks; ++j) {
       std::vector<int32_t> plane(size_t(sh.subtrees));
       for (int s = 0; s < sh.subtrees; ++s) plane[size_t(s)] = r2_base + s * sh.uplinks + j;

@@ -17,7 +17,7 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       ps_t& wake = w.router.wake(e.a);
       if (wake == e.t) wake = kNever;
       if constexpr (kIslip)
-        islip_cycle(w, e.a / max_ports_);  // e.a: the router's output 0
+        islip_cycle(w, w.router.router_of_output(e.a));  // e.a: the router's output 0
       else
         try_output(w, e.a);
       break;

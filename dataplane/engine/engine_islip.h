@@ -13,9 +13,13 @@ namespace fabemu {
 template <class R, class L>
 inline void Engine<R, L>::arm_cycle(Worker& w, uint32_t lr, ps_t t) {
   const ps_t cyc = alloc_cycle_ps_;
-  t = (t + cyc - 1) / cyc * cyc;
   const uint32_t o0 = w.router.output(lr, 0);
   ps_t& wake = w.router.wake(o0);
+  // A pending wake-up is a cycle boundary: the one t rounds up to is no
+  // earlier exactly when t > wake - cyc, so a router already armed for
+  // that cycle or an earlier one (the common case) costs no division.
+  if (wake != kNever && t + cyc > wake) return;
+  t = (t + cyc - 1) / cyc * cyc;
   if (t >= wake) return;
   wake = t;
   w.wheel.push(event_at(t, EventType::out_wake, o0));
@@ -163,9 +167,11 @@ inline void Engine<R, L>::islip_requests(Worker& w, uint32_t lr, ps_t* next) {
           uint8_t& rv = rt.req_vc[ip * IslipRouter::kMaxPorts + po];
           if (rt.req[ip] & bit) {
             // Two VCs of one input for one output: the input's VC pointer
-            // says which goes first.
+            // says which goes first (the nearer at or after it, going round;
+            // all three are below nv_, so no modulo).
             const uint32_t from = rt.vc_pointer(o0 + ip);
-            if ((iv + nv_ - from) % nv_ >= (rv + nv_ - from) % nv_) continue;
+            const auto after = [&](uint32_t x) { return x >= from ? x - from : x + nv_ - from; };
+            if (after(iv) >= after(rv)) continue;
           }
           rt.req[ip] |= bit;
           rv = static_cast<uint8_t>(iv);

@@ -50,6 +50,10 @@ struct FlatflyMin : FlatflyPolicyBase {
 struct FlatflyRanMin : FlatflyMin {
   // Into the source router on the VCs in turn, packet by packet, as
   // BookSim's sources take the next VC after the last one they used.
+  // Not Tables::injection_vc: that one is per traffic class (responses
+  // from response_vc, rotation over inject_vcs only with vcs.injection
+  // rotate), programmed alike for every flatfly policy; ran_min has no
+  // classes and rotates over every VC whatever vcs.injection says.
   static void on_inject(const Tables& t, const Fabric& /*f*/, PacketMeta& m) {
     m.vc = static_cast<uint8_t>(m.id % t.vcs);
   }

@@ -278,7 +278,7 @@ class Engine final : public EngineBase {
   }
   void arm_wake(Worker& w, uint32_t o, ps_t t) {
     if constexpr (kIslip) {  // its router looks at every output at once, on a cycle
-      arm_cycle(w, w.router.router_of_output(o), t);
+      arm_cycle(w, o / max_ports_, t);
       return;
     }
     ps_t& wake = w.router.wake(o);

@@ -17,7 +17,9 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       ps_t& wake = w.router.wake(e.a);
       if (wake == e.t) wake = kNever;
       if constexpr (kIslip)
-        islip_cycle(w, w.router.router_of_output(e.a));  // e.a: the router's output 0
+        // e.a: the router's output 0. (The division stays: a router index
+        // stored per output, read instead, measured 3% slower.)
+        islip_cycle(w, e.a / max_ports_);
       else
         try_output(w, e.a);
       break;

@@ -71,7 +71,6 @@ class InputQueuedRouter {
     q_.reset(new QEntry[nch * qcap]);
     req_.assign(req_words_ > 1 ? nout * req_words_ : 0, 0);
     port_.assign(nout, Port{});
-    for (uint32_t o = 0; o < nout; o++) port_[o].router = o / max_ports;
   }
 
   // Bytes init() allocates: the state written at once (channels, ports,
@@ -238,9 +237,6 @@ class InputQueuedRouter {
 
   // One pending wake-up per output: the earliest time it must look again.
   ps_t& wake(uint32_t o) { return port_[o].wake_ps; }
-  // The local router of output o, o / max_ports without the division (kept
-  // beside the output's wake-up).
-  uint32_t router_of_output(uint32_t o) const { return port_[o].router; }
 
  private:
   // What the switch keeps per port index: the output's arbitration state
@@ -251,8 +247,7 @@ class InputQueuedRouter {
     ps_t in_busy = 0;     // input: its crossing is busy until (speedup 1)
     uint64_t req = 0;     // output: requesters (<= 64 of them)
     uint16_t nreq = 0;
-    uint16_t ptr = 0;     // round-robin position
-    uint32_t router = 0;  // its local router (router_of_output)
+    uint16_t ptr = 0;  // round-robin position
   };
   static_assert(sizeof(Port) == 32, "two ports per cache line");
   uint64_t* req_words(uint32_t o) {

@@ -229,7 +229,7 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
 
 RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&)>& tweak,
                         const std::vector<std::string>& eal_args, const PrepareEngine& prepare,
-                        bool per_link_json) {
+                        bool per_link_json, const std::function<void(Fabric&)>& adjust_fabric) {
   const TopologyInfo* topo = Registry::get().topology(spec.topology.family);
   if (!topo) throw std::runtime_error("unknown topology family '" + spec.topology.family + "'");
   const RoutingInfo* routing = Registry::get().routing(spec.topology.family, spec.routing);
@@ -238,6 +238,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
                              spec.topology.family + "'");
   RunResult res;
   res.fabric = replicate_slices(topo->build(spec), static_cast<uint32_t>(spec.topology.slices));
+  if (adjust_fabric) adjust_fabric(res.fabric);
   std::string err;
   std::vector<std::string> eal = spec.run.eal;
   eal.insert(eal.end(), eal_args.begin(), eal_args.end());

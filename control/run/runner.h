@@ -52,13 +52,14 @@ struct RunResult {
 // `eal_args` are added to the spec's run.eal when this call starts DPDK.
 // `prepare` is called with the engine and the routing entry before the run
 // starts (tests schedule table changes with it; the fault controller will).
+// `adjust_fabric` may change the built fabric (slices replicated) before
+// anything is sized from it (tests slow some links down).
 struct RoutingInfo;
 using PrepareEngine = std::function<void(EngineBase&, const RoutingInfo&, const Fabric&)>;
-RunResult run_emulation(const Spec& spec,
-                        const std::function<void(EngineConfig&)>& tweak = nullptr,
+RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&)>& tweak = nullptr,
                         const std::vector<std::string>& eal_args = {},
-                        const PrepareEngine& prepare = nullptr, bool per_link_json = true);
-
+                        const PrepareEngine& prepare = nullptr, bool per_link_json = true,
+                        const std::function<void(Fabric&)>& adjust_fabric = nullptr);
 
 // The CLI entry: runs, prints progress and a summary, writes JSON. Returns the
 // process exit status (0 ok, 1 run failed or did not drain, 2 bad input).

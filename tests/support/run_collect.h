@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,16 +33,21 @@ struct Delivery {
   uint32_t hops;
 };
 
-inline RunResult run_collect(const Spec& spec, std::vector<Delivery>* out) {
+// adjust_fabric: changes the built fabric before the run (run_emulation).
+inline RunResult run_collect(const Spec& spec, std::vector<Delivery>* out,
+                             const std::function<void(Fabric&)>& adjust_fabric = nullptr) {
   auto mu = std::make_shared<std::mutex>();  // the hook runs on every worker core
-  return run_emulation(spec, [out, mu](EngineConfig& c) {
-    c.progress = nullptr;
-    if (out)
-      c.on_deliver = [out, mu](uint64_t id, uint32_t s, uint32_t d, ps_t lat, uint32_t hops) {
-        std::lock_guard<std::mutex> g(*mu);
-        out->push_back({id, s, d, lat, hops});
-      };
-  });
+  return run_emulation(
+      spec,
+      [out, mu](EngineConfig& c) {
+        c.progress = nullptr;
+        if (out)
+          c.on_deliver = [out, mu](uint64_t id, uint32_t s, uint32_t d, ps_t lat, uint32_t hops) {
+            std::lock_guard<std::mutex> g(*mu);
+            out->push_back({id, s, d, lat, hops});
+          };
+      },
+      {}, nullptr, true, adjust_fabric);
 }
 
 // The statistics of the link leaving `router`'s port `port`.

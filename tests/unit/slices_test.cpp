@@ -20,8 +20,6 @@
 
 #include "control/spec/spec_error.h"
 #include "control/topology/registry.h"
-#include "dataplane/codec/crc16.h"
-#include "dataplane/core/eal.h"
 #include "tests/support/run_collect.h"
 #include "tests/unit/spec_test_util.h"
 
@@ -186,22 +184,6 @@ TEST(SlicesRun, APairsPacketsSpreadOverTheSlices) {
   EXPECT_GT(all_four, slices_of_pair.size() * 9 / 10) << "a pair's packets use every slice";
 }
 
-// Runs spec on `fabric` (replicated from the spec, then changed by the test)
-// as run_emulation runs the fabric it builds, on one worker, collecting the
-// deliveries.
-RunStats run_fabric(const Spec& spec, const Fabric& fabric, std::vector<Delivery>* got) {
-  const RoutingInfo* routing = Registry::get().routing(spec.topology.family, spec.routing);
-  EngineConfig cfg = make_engine_config(spec, fabric);
-  std::string err;
-  EXPECT_TRUE(eal_ensure(1, &err, spec.run.eal, false, dpdk_memory_mb(spec, cfg, fabric))) << err;
-  crc16_init();
-  cfg.progress = nullptr;
-  cfg.on_deliver = [got](uint64_t id, uint32_t s, uint32_t d, ps_t lat, uint32_t hops) {
-    got->push_back({id, s, d, lat, hops});
-  };
-  return routing->make_engine(spec, fabric, cfg)->run();
-}
-
 // Responses take the processor's port with the fewest packets queued,
 // requests the slice their address hash names. Slice 3's injection links
 // are made four times slower: its ports' queues then hold the requests
@@ -218,13 +200,14 @@ TEST(SlicesRun, ResponsesLeaveACongestedSlice) {
   double share[2][2][4] = {};  // [congested][response][slice]
   double mean_ns[2][4] = {};   // [congested][slice]: the requests' mean latency
   for (int congested = 0; congested < 2; congested++) {
-    Fabric f = replicate_slices(build_one(spec), 4);
-    ASSERT_EQ(f.processors(), kP);
-    // (Not slice 0: the sources' generation slot is endpoint 0's unit time.)
-    if (congested)
-      for (uint32_t p = 0; p < kP; p++) f.endpoints[f.slice_endpoint(p, kSlow)].unit_ps *= 4;
     std::vector<Delivery> got;
-    const RunStats st = run_fabric(spec, f, &got);
+    const RunResult r = run_collect(spec, &got, [&](Fabric& f) {
+      EXPECT_EQ(f.processors(), kP);
+      // (Not slice 0: the sources' generation slot is endpoint 0's unit time.)
+      if (congested)
+        for (uint32_t p = 0; p < kP; p++) f.endpoints[f.slice_endpoint(p, kSlow)].unit_ps *= 4;
+    });
+    const RunStats& st = r.stats;
     ASSERT_TRUE(st.error.empty()) << st.error;
     ASSERT_TRUE(st.drained);
     EXPECT_EQ(st.delivered_packets, st.injected_packets);

@@ -98,11 +98,7 @@ TEST(VirtualRouters, EachPairOfRadix32RoutersIsOneYarc) {
   EXPECT_THROW(merge_virtual_routers(two, bad), std::invalid_argument);
 }
 
-// Every route of the separate build, hop for hop, on the chips (halves);
-// at a chip, in and out on one virtual router's ports. The up-routing hash
-// takes the physical input port, as YARC's does: in the columns layout a
-// virtual router's port numbers are not its logical ones, so a request may
-// hash onto another uplink, with the same hop count.
+// A layout the builder does not know is an error at its field, not "none".
 TEST(VirtualRouters, AnUnknownLayoutNamesTheField) {
   EXPECT_EQ(virtual_router_layout("none"), VirtualRouterLayout::none);
   try {
@@ -113,6 +109,11 @@ TEST(VirtualRouters, AnUnknownLayoutNamesTheField) {
   }
 }
 
+// Every route of the separate build, hop for hop, on the chips (halves);
+// at a chip, in and out on one virtual router's ports. The up-routing hash
+// takes the physical input port, as YARC's does: in the columns layout a
+// virtual router's port numbers are not its logical ones, so a request may
+// hash onto another uplink, with the same hop count.
 TEST(VirtualRouters, SameRoutesAndHopCountsAsSeparateRouters) {
   for (const std::string layout : {"halves", "columns"})
     for (const auto& [rank, e] : {std::pair{2, 256}, std::pair{3, 1024}}) {

@@ -3,7 +3,9 @@
 #  - packet-hops per second per worker core, virtual time, 64-byte packets on
 #    an 8x8x8 T3E torus at offered load 0.5, with one and with two workers;
 #  - peak resident memory of a 1024-endpoint rank-2 BlackWidow Clos run;
-#  - start-up: a whole run of 1 ns (4x4x4, 8x8x8, Clos-1024).
+#  - start-up: a whole run of 1 ns (4x4x4, 8x8x8, Clos-1024);
+#  - the flattened butterfly (32-ary 2-flat) per routing algorithm, next to
+#    BookSim2's packets per second.
 # Usage: scripts/bench.sh [measure_ns]   (default 50000 ns of emulated time)
 set -euo pipefail
 # shellcheck source=scripts/lib/setup.sh
@@ -78,6 +80,24 @@ done
 "$FABEMU_BUILD/fabemu_bench" "$FABEMU_ROOT/topologies/t3e-4x4x4.yaml" 3
 # Port taps: frames per second they record without drops (a replayed host).
 "$FABEMU_ROOT/scripts/bench-port-tap.sh" 2
+# The flattened butterfly paper's 32-ary 2-flat (N = 1024) at uniform load
+# 0.5, one worker, each routing algorithm: packets delivered per second of
+# the run's wall time, against BookSim2's on this machine kind
+# (shared/reference/booksim-flatfly.md: MIN at uniform 0.5, 169,000
+# packets/s; it has no other algorithm's figure at this load).
+for alg in min min_ad val ugal ugal_s clos_ad; do
+  "$bin" run "$FABEMU_ROOT/topologies/flatfly-32x2.yaml" --quiet --json "$out/ff-$alg.json" \
+    --set routing="$alg" --set traffic.load=0.5 --set run.workers=1 \
+    --set run.measure_ns=20000 --set run.progress_s=0 || true
+  python3 - "$out/ff-$alg.json" "$alg" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); p = j["performance"]
+pps = j["delivered_packets"] / p["wall_s"]
+print(f"flatfly 32-ary 2-flat, uniform load 0.5, 1 worker, {sys.argv[2]}: "
+      f"{p['packet_hops_per_s_per_worker']/1e6:.3f} M packet-hops/s, {pps/1e6:.3f} M packets/s "
+      f"({pps/169000:.1f}x BookSim2's MIN at this load; accepted load {j['accepted_load']:.3f})")
+PY
+done
 # Component microbenchmarks: timing wheel, route lookups, arbitration, credits.
 echo "component microbenchmarks:"
 "$FABEMU_BUILD/fabemu_micro_bench" --benchmark_min_time=0.2

@@ -9,6 +9,11 @@
 // credits at time t" is a walk over at most kStreams streams, each a multiply
 // and a compare. Streams from one downstream FIFO never overlap in time (it
 // reads one packet at a time), so they queue in time order.
+//
+// Layout: what a grant reads and writes (credits in hand, the units taken,
+// the three oldest streams) is one cache line; the fourth stream and the
+// initial credits are in the next. Streams are kept oldest first (a pop
+// shifts them down), so that the walk starts at the front of that line.
 #pragma once
 #include <cstdint>
 
@@ -21,24 +26,26 @@ class CreditCounter {
   static constexpr uint32_t kStreams = 4;
 
   CreditCounter() = default;
-  explicit CreditCounter(uint32_t initial) : settled_(initial) {}
+  explicit CreditCounter(uint32_t initial) : settled_(initial), initial_(initial) {}
 
   // Credits held for the conservation check: in hand plus every stream.
   uint32_t held() const {
     uint32_t h = settled_;
-    for (uint32_t i = 0; i < count_; i++) h += q_[(head_ + i) % kStreams].n;
+    for (uint32_t i = 0; i < count_; i++) h += q_[i].n;
     return h;
   }
   // Units ever taken (sent downstream) and ever returned (streams written,
   // deferred ones once resumed): the link's side of credit conservation.
+  // (Credits are neither made nor lost here, so what came back is what is
+  // held now and was taken, less what the counter started with.)
   uint64_t taken() const { return taken_; }
-  uint64_t returned() const { return returned_; }
+  uint64_t returned() const { return uint64_t(held()) + taken_ - initial_; }
   // Credits in hand or in a stream that has begun by `now` (what the sender
   // would know of at `now`): the adaptive selection's view.
   uint32_t held_at(ps_t now) const {
     uint32_t h = settled_;
     for (uint32_t i = 0; i < count_; i++) {
-      const Stream& s = q_[(head_ + i) % kStreams];
+      const Stream& s = q_[i];
       // take() moves a begun head stream's start to its next credit: it has
       // begun all the same.
       if (s.start > now && !(i == 0 && head_begun_)) break;
@@ -53,7 +60,7 @@ class CreditCounter {
   uint32_t arrived_by(ps_t now) const {
     uint32_t h = settled_;
     for (uint32_t i = 0; i < count_; i++) {
-      const Stream& s = q_[(head_ + i) % kStreams];
+      const Stream& s = q_[i];
       if (s.start > now) break;
       const ps_t due = s.unit ? (now - s.start) / s.unit + 1 : s.n;
       h += due < s.n ? static_cast<uint32_t>(due) : s.n;
@@ -67,7 +74,7 @@ class CreditCounter {
     if (settled_ >= units) return true;
     uint32_t k = units - settled_;
     for (uint32_t i = 0; i < count_; i++) {
-      const Stream& s = q_[(head_ + i) % kStreams];
+      const Stream& s = q_[i];
       if (k <= s.n) {
         const ps_t t = s.start + ps_t(k - 1) * s.unit;
         if (now >= t) return true;
@@ -90,7 +97,7 @@ class CreditCounter {
     uint32_t k = units - settled_;
     settled_ = 0;
     while (k) {
-      Stream& s = q_[head_];
+      Stream& s = q_[0];
       if (k < s.n) {
         s.start += ps_t(k) * s.unit;
         s.n -= k;
@@ -111,9 +118,8 @@ class CreditCounter {
       deferred_++;
       return false;
     }
-    q_[(head_ + count_) % kStreams] = Stream{first, static_cast<uint32_t>(every), units};
+    q_[count_] = Stream{first, static_cast<uint32_t>(every), units};
     count_++;
-    returned_ += units;
     return true;
   }
 
@@ -125,19 +131,18 @@ class CreditCounter {
   void add_resumed(uint32_t units, ps_t first, ps_t every) {
     settle(first);
     deferred_--;
-    returned_ += units;
     if (count_ == kStreams) [[unlikely]] {
-      q_[(head_ + count_ - 1) % kStreams].n += units;
+      q_[count_ - 1].n += units;
       return;
     }
-    q_[(head_ + count_) % kStreams] = Stream{first, static_cast<uint32_t>(every), units};
+    q_[count_] = Stream{first, static_cast<uint32_t>(every), units};
     count_++;
   }
 
   // Streams whose last credit has arrived by `now` move into hand.
   void settle(ps_t now) {
     while (count_) {
-      const Stream& s = q_[head_];
+      const Stream& s = q_[0];
       if (s.start + ps_t(s.n - 1) * s.unit > now) return;
       settled_ += s.n;
       pop();
@@ -151,10 +156,7 @@ class CreditCounter {
     settled_ += units;
   }
   // Credits that arrive all at once (tests).
-  void add(uint32_t units) {
-    settled_ += units;
-    returned_ += units;
-  }
+  void add(uint32_t units) { settled_ += units; }
 
  private:
   struct Stream {
@@ -163,17 +165,17 @@ class CreditCounter {
     uint32_t n;
   };
   void pop() {
-    head_ = (head_ + 1) % kStreams;
+    for (uint32_t i = 1; i < count_; i++) q_[i - 1] = q_[i];
     count_--;
     head_begun_ = false;
   }
   uint32_t settled_ = 0;
-  uint8_t head_ = 0;
+  uint16_t deferred_ = 0;  // streams handed back to the caller, not yet resumed
   uint8_t count_ = 0;
   bool head_begun_ = false;  // the head stream was partly taken (so it has begun)
-  uint16_t deferred_ = 0;  // streams handed back to the caller, not yet resumed
-  uint64_t taken_ = 0, returned_ = 0;
-  Stream q_[kStreams] = {};
+  uint64_t taken_ = 0;
+  Stream q_[kStreams] = {};  // oldest first
+  uint32_t initial_ = 0;     // credits at the start (returned())
 };
 
 }  // namespace fabemu

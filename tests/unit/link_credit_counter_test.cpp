@@ -327,6 +327,43 @@ void conservation_run(uint64_t seed, uint32_t capacity, int steps) {
   EXPECT_GT(deferrals, 10);
 }
 
+// The link's side of conservation (check_credits): units taken and units
+// returned, counted once each whatever path they take (streams that wrap
+// past the fourth, deferred and resumed ones, untaken ones, all at once).
+TEST(CreditCounter, TakenAndReturnedCountEveryUnitOnce) {
+  CreditCounter c(10);
+  uint64_t taken = 0, returned = 0;
+  uint32_t held = 10;
+  ps_t t = 0;
+  for (int round = 0; round < 6; round++) {
+    ps_t when = kNever;
+    ASSERT_TRUE(c.available(held, t, &when)) << round;
+    c.take(held);
+    taken += held;
+    held = 0;
+    for (uint32_t k = 0; k < 4; k++) {  // four streams at once, the most kept
+      ASSERT_TRUE(c.add_stream(2 + (k & 1), t + 100 + 10 * k, 1)) << round << " " << k;
+      returned += 2 + (k & 1);
+      held += 2 + (k & 1);
+    }
+    ASSERT_FALSE(c.add_stream(1, t + 200, 1));  // a fifth waits for room
+    c.add_resumed(1, t + 200, 1);                // the four have arrived by then
+    returned += 1;
+    held += 1;
+    EXPECT_EQ(c.pending_streams(), 1u);
+    t += 300;
+    EXPECT_EQ(c.held(), held);
+    EXPECT_EQ(c.taken(), taken);
+    EXPECT_EQ(c.returned(), returned);
+  }
+  c.take(3);
+  c.untake(3);  // as if never taken
+  c.add(2);     // two more, all at once
+  EXPECT_EQ(c.taken(), taken);
+  EXPECT_EQ(c.returned(), returned + 2);
+  EXPECT_EQ(c.held(), held + 2);
+}
+
 TEST(CreditCounter, ConservationAgainstADownstreamFifo) {
   for (uint64_t seed = 1; seed <= 6; seed++) {
     conservation_run(seed, 8 + 8 * static_cast<uint32_t>(seed), 20000);

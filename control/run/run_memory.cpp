@@ -169,7 +169,7 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     links_b += nout * (sizeof(OutLink) + sizeof(InLink) + nv * sizeof(SenderVc) +
                        nv * 2 * sizeof(uint32_t) + sizeof(BlockedUnits)) +
                nlinks * sizeof(LinkStats);
-    eps_b += nep * sizeof(Nic) + owned * nv * sizeof(CreditCounter) +
+    eps_b += nep * (sizeof(Nic) + nv * sizeof(CreditCounter)) +
              (segmented ? homes * kReassemblySlots * (sizeof(uint64_t) + 2) : 0);
     srcq_b += owned * 2 * SourceQueue::slots(sqp) * sizeof(rte_mbuf*);
     // (A slot's metadata is touched when a packet is queued there.)

@@ -1,6 +1,7 @@
 // The network interface of one endpoint: its traffic source's random
 // stream, the source queues (requests and responses), the injection link
-// (serialization and credits of the router input it feeds), and at egress
+// (its serialization; the credits of the router input it feeds are in the
+// worker's flat array, Engine::Worker::ep_credits), and at egress
 // the reassembly of multi-packet messages and of port-bound frames.
 #pragma once
 #include <rte_mbuf.h>
@@ -157,7 +158,6 @@ struct Nic {
   ps_t wake_ps = kNever;   // a pending ep_wake
   uint32_t msg_seq = 0;
   uint64_t pkt_seq = 0;
-  std::vector<CreditCounter> credits;  // per VC, of the router input it feeds
   // [0] requests, [1] responses (responses go first so a reply never waits
   // behind requests: the request-response deadlock).
   SourceQueue srcq[2];

@@ -202,7 +202,7 @@ void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
     const uint8_t v = q.head_vc;
     const uint32_t units = q.head_units;
     ps_t wake = kNever;
-    if (!ep.credits[v].available(units, w.now, &wake)) {
+    if (!w.ep_credits[size_t(e) * nv_ + v].available(units, w.now, &wake)) {
       if (!(q.head_state & SourceQueue::kHeadStalled)) {  // once per packet
         q.head_state |= SourceQueue::kHeadStalled;
         w.st.links[ep.link].credit_stalls++;
@@ -227,7 +227,7 @@ void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
       rte_prefetch0(q.front() ? static_cast<const void*>(meta(q.front())) : &q.front_meta());
     const FabricEndpoint& fe = f_.endpoints[e];
     const ps_t dur = units * fe.unit_ps;
-    ep.credits[v].take(units);
+    w.ep_credits[size_t(e) * nv_ + v].take(units);
     meta(m)->inj_ps = w.now;
     ep.inj_free = w.now + dur;
     LinkStats& ls = w.st.links[ep.link];
@@ -248,13 +248,14 @@ void Engine<R, L>::try_inject(Worker& w, uint32_t e) {
 template <class R, class L>
 void Engine<R, L>::add_ep_credit_stream(Worker& w, uint32_t e, uint32_t v, uint32_t units, ps_t first,
                                         ps_t every, bool resumed) {
-  Nic& ep = w.ep[e];
+  CreditCounter& cc = w.ep_credits[size_t(e) * nv_ + v];
   if (resumed) {
-    ep.credits[v].add_resumed(units, first, every);
-  } else if (!ep.credits[v].add_stream(units, first, every)) {
+    cc.add_resumed(units, first, every);
+  } else if (!cc.add_stream(units, first, every)) {
     defer_credit_stream(w, e, kEndpointPort, v, units, first, every);
     return;
   }
+  const Nic& ep = w.ep[e];
   if (ep.queued()) arm_ep_wake(w, e, first > ep.inj_free ? first : ep.inj_free);
 }
 

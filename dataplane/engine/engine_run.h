@@ -306,7 +306,7 @@ std::string Engine<R, L>::check_credits() const {
     const Worker& w = *workers_[router_worker_[fe.router]];
     for (uint32_t v = 0; v < nv_; v++) {
       const uint32_t c = (router_local_[fe.router] * max_ports_ + uint32_t(fe.port)) * nv_ + v;
-      const CreditCounter& cc = w.ep[e].credits[v];
+      const CreditCounter& cc = w.ep_credits[size_t(e) * nv_ + v];
       const int64_t total = int64_t(cc.held()) +
                             (int64_t(cc.taken()) - int64_t(w.router.units_in(c))) +
                             int64_t(units_queued(w, c)) +

@@ -303,6 +303,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.snap.assign(w.greedy ? nout * nv_ : 0, 0);
   w.snap_until.assign(w.greedy ? nlr : 0, 0);
   w.ep.resize(nep_);
+  w.ep_credits.assign(size_t(nep_) * nv_, CreditCounter{});
   w.st = RunStats{};
   w.st.links = link_proto_;
   w.tx.assign(nw, nullptr);
@@ -367,8 +368,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     w.owned_eps.push_back(e);
     Nic& ep = w.ep[e];
     ep.rng = Rng(cfg_.seed, e);
-    ep.credits.assign(nv_, CreditCounter{});
-    for (uint32_t v = 0; v < nv_; v++) ep.credits[v] = CreditCounter(cap_[v]);
+    for (uint32_t v = 0; v < nv_; v++) w.ep_credits[size_t(e) * nv_ + v] = CreditCounter(cap_[v]);
     ep.srcq_bound = cfg_.source_queue_packets;
     for (auto& q : ep.srcq) q.init(ep.srcq_bound);
     ep.link = ep_link_[e];

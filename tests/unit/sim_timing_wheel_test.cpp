@@ -100,6 +100,24 @@ TEST(TimingWheel, TiesRunInInsertionOrder) {
                              [](const auto& x, const auto& y) { return x.first < y.first; }));
 }
 
+// A crowded slot (a cycle of a large fabric) is sorted as keys, not by
+// insertion: ties among hundreds of events still come out in insertion
+// order, from the wheel and from beyond the horizon alike.
+TEST(TimingWheel, CrowdedSlotsKeepTimeThenInsertionOrder) {
+  for (const ps_t base : {5 * kSlotPs, kHorizonPs + 9 * kSlotPs}) {
+    TimingWheel w;
+    std::vector<std::pair<ps_t, uint32_t>> want;
+    for (uint32_t id = 0; id < 300; id++) {
+      const ps_t t = base + (id * 7919u) % 5 * 13;  // five times, interleaved
+      w.push(ev(t, id));
+      want.emplace_back(t, id);
+    }
+    std::stable_sort(want.begin(), want.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    EXPECT_EQ(drain(w), want) << "base " << base;
+  }
+}
+
 TEST(TimingWheel, TiesAcrossOverflowAndWheelKeepInsertionOrder) {
   TimingWheel w;
   const ps_t far = 3 * kHorizonPs + 5;

@@ -98,6 +98,25 @@ print(f"flatfly 32-ary 2-flat, uniform load 0.5, 1 worker, {sys.argv[2]}: "
       f"({pps/169000:.1f}x BookSim2's MIN at this load; accepted load {j['accepted_load']:.3f})")
 PY
 done
+# The same fabric with BookSim2's own router (topologies/flatfly-32x2-booksim.yaml:
+# iSLIP, no speedup), in the runs the reference measured BookSim2's speed on.
+while read -r alg pattern load booksim; do
+  "$bin" run "$FABEMU_ROOT/topologies/flatfly-32x2-booksim.yaml" --quiet --json "$out/fb.json" \
+    --set routing="$alg" --set traffic.pattern="$pattern" --set traffic.load="$load" \
+    --set run.workers=1 --set run.progress_s=0 || true
+  python3 - "$out/fb.json" "$alg" "$pattern" "$load" "$booksim" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); p = j["performance"]
+pps = j["delivered_packets"] / p["wall_s"]; ref = float(sys.argv[5])
+print(f"flatfly 32-ary 2-flat, BookSim2's router, {sys.argv[2]} {sys.argv[3]} load {sys.argv[4]}, 1 worker: "
+      f"{pps/1e6:.3f} M packets/s against BookSim2's {ref/1e3:.0f} k ({pps/ref:.1f}x)")
+PY
+done <<'RUNS'
+ran_min uniform 0.1 231000
+ran_min uniform 0.5 169000
+val neighbor 0.1 201000
+ugal uniform 0.1 227000
+RUNS
 # Component microbenchmarks: timing wheel, route lookups, arbitration, credits.
 echo "component microbenchmarks:"
 "$FABEMU_BUILD/fabemu_micro_bench" --benchmark_min_time=0.2

@@ -42,8 +42,7 @@ inline void Engine<R, L>::islip_cycle(Worker& w, uint32_t lr) {
     islip_allocate_vcs(w, lr, &next);
     islip_requests(w, lr, &next);
     const uint32_t nports = max_ports_;
-    uint32_t asking = 0;
-    for (uint32_t p = 0; p < nports; p++) asking += rt.req[p] != 0;
+    const uint32_t asking = static_cast<uint32_t>(__builtin_popcountll(rt.req_inputs));
     if (asking) {
       const uint32_t matched =
           islip_match(rt.req, nports, rt.pointers(lr), rt.iterations(), rt.match);
@@ -52,7 +51,8 @@ inline void Engine<R, L>::islip_cycle(Worker& w, uint32_t lr) {
       rt.matched_inputs += matched;
       if (matched < asking) next = std::min(next, now + alloc_cycle_ps_);  // losers retry
       const uint32_t o0 = rt.output(lr, 0);
-      for (uint32_t p = 0; p < nports; p++) {
+      for (uint64_t b = rt.req_inputs; b; b &= b - 1) {  // only an asking input is matched
+        const uint32_t p = static_cast<uint32_t>(__builtin_ctzll(b));
         if (rt.match[p] < 0) continue;
         const uint32_t po = static_cast<uint32_t>(rt.match[p]);
         const uint32_t v = rt.req_vc[p * IslipRouter::kMaxPorts + po];
@@ -75,9 +75,8 @@ inline void Engine<R, L>::islip_allocate_vcs(Worker& w, uint32_t lr, ps_t* next)
     Router& rt = w.router;
     const ps_t now = w.now;
     const uint32_t o0 = rt.output(lr, 0), ch0 = o0 * nv_, nbits = rt.request_bit_count();
-    for (uint32_t p = 0; p < max_ports_; p++) {
-      const uint32_t o = o0 + p, n = rt.requests(o);
-      if (n == 0) continue;
+    for (uint64_t act = rt.active_outputs(lr); act; act &= act - 1) {
+      const uint32_t o = o0 + static_cast<uint32_t>(__builtin_ctzll(act)), n = rt.requests(o);
       for (uint32_t v = 0; v < nv_; v++) {
         int32_t& h = rt.holder(o, v);
         if (h != IslipRouter::kFree) {
@@ -121,10 +120,10 @@ inline void Engine<R, L>::islip_requests(Worker& w, uint32_t lr, ps_t* next) {
     Router& rt = w.router;
     const ps_t now = w.now, cyc = alloc_cycle_ps_;
     const uint32_t o0 = rt.output(lr, 0), ch0 = o0 * nv_;
-    for (uint32_t p = 0; p < max_ports_; p++) rt.req[p] = 0;
-    for (uint32_t po = 0; po < max_ports_; po++) {
-      const uint32_t o = o0 + po;
-      if (rt.requests(o) == 0) continue;
+    for (uint64_t b = rt.req_inputs; b; b &= b - 1) rt.req[__builtin_ctzll(b)] = 0;
+    rt.req_inputs = 0;
+    for (uint64_t act = rt.active_outputs(lr); act; act &= act - 1) {
+      const uint32_t po = static_cast<uint32_t>(__builtin_ctzll(act)), o = o0 + po;
       OutLink& ol = w.out[o];
       const SenderVc* cr = &w.vcs[size_t(o) * nv_];
       uint16_t* short_units = w.blocked[o].units;
@@ -174,6 +173,7 @@ inline void Engine<R, L>::islip_requests(Worker& w, uint32_t lr, ps_t* next) {
             if (after(iv) >= after(rv)) continue;
           }
           rt.req[ip] |= bit;
+          rt.req_inputs |= uint64_t{1} << ip;
           rv = static_cast<uint8_t>(iv);
         }
       }

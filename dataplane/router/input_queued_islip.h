@@ -39,7 +39,22 @@ class IslipRouter : public InputQueuedRouter {
     va_ptr_.assign(size_t(routers) * max_ports * nv, 0);
     vc_ptr_.assign(size_t(routers) * max_ports, 0);
     ran_at_.assign(routers, kNever);
+    active_.assign(routers, 0);
   }
+
+  // Requests as the base router keeps them, and per router the outputs that
+  // have any: a cycle looks only at those (a radix-63 router at low load has
+  // one or two), not at every port.
+  void request(uint32_t o, uint32_t i) {
+    InputQueuedRouter::request(o, i);
+    if (requests(o) == 1) active_[o / max_ports()] |= uint64_t{1} << (o % max_ports());
+  }
+  void withdraw(uint32_t o, uint32_t i) {
+    InputQueuedRouter::withdraw(o, i);
+    if (requests(o) == 0) active_[o / max_ports()] &= ~(uint64_t{1} << (o % max_ports()));
+  }
+  // Ports of local router lr whose output has a requester, a bit each.
+  uint64_t active_outputs(uint32_t lr) const { return active_[lr]; }
   uint32_t iterations() const { return iterations_; }
 
   // The input channel that holds output VC (o, v), or kFree.
@@ -55,7 +70,8 @@ class IslipRouter : public InputQueuedRouter {
 
   // Per cycle scratch of one router: requested outputs per input port, the
   // VC each (input, output) request comes from, the match.
-  uint64_t req[kMaxPorts];
+  uint64_t req[kMaxPorts] = {};
+  uint64_t req_inputs = 0;  // the input ports whose req is not 0, a bit each
   uint8_t req_vc[kMaxPorts * kMaxPorts];
   int8_t match[kMaxPorts];
 
@@ -70,6 +86,7 @@ class IslipRouter : public InputQueuedRouter {
   std::vector<uint16_t> va_ptr_;    // [output * nv + vc]: over requester indices
   std::vector<uint8_t> vc_ptr_;     // [input]
   std::vector<ps_t> ran_at_;        // [local router]
+  std::vector<uint64_t> active_;    // [local router]: ports whose output has requests
 };
 
 }  // namespace fabemu

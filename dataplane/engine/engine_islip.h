@@ -45,7 +45,7 @@ inline void Engine<R, L>::islip_cycle(Worker& w, uint32_t lr) {
     const uint32_t asking = static_cast<uint32_t>(__builtin_popcountll(rt.req_inputs));
     if (asking) {
       const uint32_t matched =
-          islip_match(rt.req, nports, rt.pointers(lr), rt.iterations(), rt.match);
+          islip_match_asking(rt.req, nports, rt.req_inputs, rt.pointers(lr), rt.iterations(), rt.match);
       rt.cycles++;
       rt.requesting_inputs += asking;
       rt.matched_inputs += matched;

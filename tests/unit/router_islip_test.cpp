@@ -91,5 +91,36 @@ TEST(Islip, IterationsFillTheMatchUpToMaximalAndOnlyTheFirstMovesPointers) {
   }
 }
 
+// Given the asking inputs, a sparse cycle writes the match of those alone,
+// and its match and pointers are the plain call's.
+TEST(Islip, GivenTheAskingInputsOnlyTheirMatchIsWritten) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 300; trial++) {
+    const uint32_t n = 63;
+    uint64_t req[64] = {};
+    uint64_t asking = 0;
+    for (int k = 0; k < 1 + trial % 5; k++) {
+      const uint32_t i = static_cast<uint32_t>(rng() % n);
+      req[i] |= 1ull << (rng() % n);
+      asking |= 1ull << i;
+    }
+    IslipPointers whole, sparse;
+    for (uint32_t i = 0; i < n; i++) {
+      whole.grant[i] = sparse.grant[i] = static_cast<uint8_t>(rng() % n);
+      whole.accept[i] = sparse.accept[i] = static_cast<uint8_t>(rng() % n);
+    }
+    int8_t mw[64], ms[64];
+    for (int8_t& m : ms) m = 99;  // untouched where nobody asks
+    const uint32_t iterations = 1 + static_cast<uint32_t>(trial % 3);
+    EXPECT_EQ(islip_match_asking(req, n, asking, sparse, iterations, ms),
+              islip_match(req, n, whole, iterations, mw));
+    for (uint32_t i = 0; i < n; i++) {
+      EXPECT_EQ(ms[i], (asking >> i) & 1 ? mw[i] : 99) << "trial " << trial << " input " << i;
+      EXPECT_EQ(sparse.grant[i], whole.grant[i]);
+      EXPECT_EQ(sparse.accept[i], whole.accept[i]);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fabemu

@@ -21,21 +21,22 @@ inline uint32_t islip_first_from(uint64_t bits, uint32_t from) {
   return static_cast<uint32_t>(__builtin_ctzll(ahead ? ahead : bits));
 }
 
-// req[i]: the outputs input i requests (bit o), for n inputs and n
-// outputs. Fills match[i] with input i's output or -1 and returns the
-// number of pairs matched.
-inline uint32_t islip_match(const uint64_t* req, uint32_t n, IslipPointers& ptr,
-                            uint32_t iterations, int8_t* match) {
-  uint64_t req_out[64];  // the inputs each output hears from
-  for (uint32_t o = 0; o < n; o++) req_out[o] = 0;
-  uint64_t inputs = 0;
-  for (uint32_t i = 0; i < n; i++) {
+// As islip_match below, given `asking`, the inputs whose req is not 0 (a
+// bit each): only their req is read and only their match written, so that
+// a cycle of a radix-63 router with two inputs asking costs two, not 63.
+inline uint32_t islip_match_asking(const uint64_t* req, uint32_t n, uint64_t asking,
+                                   IslipPointers& ptr, uint32_t iterations, int8_t* match) {
+  uint64_t req_out[64];  // the inputs each output hears from (the requested outputs only)
+  uint64_t requested = 0;
+  for (uint64_t ib = asking; ib; ib &= ib - 1) requested |= req[__builtin_ctzll(ib)];
+  for (uint64_t ob = requested; ob; ob &= ob - 1) req_out[__builtin_ctzll(ob)] = 0;
+  for (uint64_t ib = asking; ib; ib &= ib - 1) {
+    const uint32_t i = static_cast<uint32_t>(__builtin_ctzll(ib));
     match[i] = -1;
-    if (!req[i]) continue;
-    inputs |= 1ull << i;
     for (uint64_t b = req[i]; b; b &= b - 1) req_out[__builtin_ctzll(b)] |= 1ull << i;
   }
-  uint64_t free_out = n == 64 ? ~0ull : (1ull << n) - 1;
+  uint64_t inputs = asking;
+  uint64_t free_out = requested;  // (an output nobody requests grants nothing)
   uint32_t matched = 0;
   for (uint32_t it = 0; it < iterations && inputs; it++) {
     uint64_t granted[64];  // per input: the outputs that granted it
@@ -64,6 +65,19 @@ inline uint32_t islip_match(const uint64_t* req, uint32_t n, IslipPointers& ptr,
     }
   }
   return matched;
+}
+
+// req[i]: the outputs input i requests (bit o), for n inputs and n
+// outputs. Fills match[i] with input i's output or -1 and returns the
+// number of pairs matched.
+inline uint32_t islip_match(const uint64_t* req, uint32_t n, IslipPointers& ptr,
+                            uint32_t iterations, int8_t* match) {
+  uint64_t asking = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    match[i] = -1;
+    if (req[i]) asking |= 1ull << i;
+  }
+  return islip_match_asking(req, n, asking, ptr, iterations, match);
 }
 
 }  // namespace fabemu

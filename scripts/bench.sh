@@ -101,6 +101,7 @@ done
 # The same fabric with BookSim2's own router (topologies/flatfly-32x2-booksim.yaml:
 # iSLIP, no speedup), in the runs the reference measured BookSim2's speed on.
 while read -r alg pattern load booksim; do
+  rm -f "$out/fb.json"  # a run that fails prints no figures of an earlier one
   "$bin" run "$FABEMU_ROOT/topologies/flatfly-32x2-booksim.yaml" --quiet --json "$out/fb.json" \
     --set routing="$alg" --set traffic.pattern="$pattern" --set traffic.load="$load" \
     --set run.workers=1 --set run.progress_s=0 || true

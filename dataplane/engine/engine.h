@@ -177,9 +177,7 @@ class Engine final : public EngineBase {
     std::vector<std::pair<uint32_t, rte_mbuf*>> sink_held;
     uint64_t fault_lost = 0;
     std::vector<Nic> ep;                // all endpoints; only owned ones used
-    // [endpoint * nv + vc]: the credits of the router input an endpoint's
-    // injection link feeds, flat (a credit coming back reads no Nic first).
-    std::vector<CreditCounter> ep_credits;
+    std::vector<CreditCounter> ep_credits;  // [endpoint * nv + vc]: its router input's, flat
     std::vector<uint32_t> owned_eps;
     RunStats st;
     std::vector<rte_ring*> tx;      // to worker w (nullptr for self)

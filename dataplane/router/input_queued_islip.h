@@ -39,22 +39,29 @@ class IslipRouter : public InputQueuedRouter {
     va_ptr_.assign(size_t(routers) * max_ports * nv, 0);
     vc_ptr_.assign(size_t(routers) * max_ports, 0);
     ran_at_.assign(routers, kNever);
-    active_.assign(routers, 0);
+    active_.assign(size_t(routers) * max_ports / 64 + 2, 0);
   }
 
-  // Requests as the base router keeps them, and per router the outputs that
-  // have any: a cycle looks only at those (a radix-63 router at low load has
-  // one or two), not at every port.
+  // Requests as the base router keeps them, and a bit per output that has
+  // any: a cycle looks only at those (a radix-63 router at low load has one
+  // or two), not at every port. The bits are numbered like outputs, so that
+  // keeping them takes no division by the router's radix.
   void request(uint32_t o, uint32_t i) {
     InputQueuedRouter::request(o, i);
-    if (requests(o) == 1) active_[o / max_ports()] |= uint64_t{1} << (o % max_ports());
+    if (requests(o) == 1) active_[o >> 6] |= uint64_t{1} << (o & 63);
   }
   void withdraw(uint32_t o, uint32_t i) {
     InputQueuedRouter::withdraw(o, i);
-    if (requests(o) == 0) active_[o / max_ports()] &= ~(uint64_t{1} << (o % max_ports()));
+    if (requests(o) == 0) active_[o >> 6] &= ~(uint64_t{1} << (o & 63));
   }
-  // Ports of local router lr whose output has a requester, a bit each.
-  uint64_t active_outputs(uint32_t lr) const { return active_[lr]; }
+  // Ports of local router lr whose output has a requester, a bit each (its
+  // max_ports <= 64 outputs span at most two words).
+  uint64_t active_outputs(uint32_t lr) const {
+    const uint32_t o0 = output(lr, 0), s = o0 & 63;
+    const uint64_t* a = &active_[o0 >> 6];
+    const uint64_t bits = s ? (a[0] >> s) | (a[1] << (64 - s)) : a[0];
+    return max_ports() == 64 ? bits : bits & ((uint64_t{1} << max_ports()) - 1);
+  }
   uint32_t iterations() const { return iterations_; }
 
   // The input channel that holds output VC (o, v), or kFree.
@@ -86,7 +93,7 @@ class IslipRouter : public InputQueuedRouter {
   std::vector<uint16_t> va_ptr_;    // [output * nv + vc]: over requester indices
   std::vector<uint8_t> vc_ptr_;     // [input]
   std::vector<ps_t> ran_at_;        // [local router]
-  std::vector<uint64_t> active_;    // [local router]: ports whose output has requests
+  std::vector<uint64_t> active_;    // bit o: output o has requests (one spare word)
 };
 
 }  // namespace fabemu

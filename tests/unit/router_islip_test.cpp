@@ -8,6 +8,7 @@
 #include <random>
 
 #include "dataplane/router/arbiter/islip.h"
+#include "dataplane/router/input_queued_islip.h"
 
 namespace fabemu {
 namespace {
@@ -118,6 +119,37 @@ TEST(Islip, GivenTheAskingInputsOnlyTheirMatchIsWritten) {
       EXPECT_EQ(ms[i], (asking >> i) & 1 ? mw[i] : 99) << "trial " << trial << " input " << i;
       EXPECT_EQ(sparse.grant[i], whole.grant[i]);
       EXPECT_EQ(sparse.accept[i], whole.accept[i]);
+    }
+  }
+}
+
+// The iSLIP router's outputs with requesters, per router, whatever the
+// radix: its outputs' bits may straddle two words (radix 63: router 1's
+// are bits 63 to 125).
+TEST(Islip, ActiveOutputsFollowRequestsAcrossWords) {
+  for (const uint32_t radix : {7u, 63u, 64u}) {
+    IslipRouter rt;
+    const uint32_t routers = 5, nv = 2;
+    rt.init(routers, radix, nv, 4);
+    rt.init_islip(routers, radix, nv, 1);
+    std::mt19937_64 rng(radix);
+    std::vector<uint64_t> want(routers, 0);
+    std::vector<uint32_t> count(size_t(routers) * radix, 0);
+    for (int step = 0; step < 2000; step++) {
+      const uint32_t lr = static_cast<uint32_t>(rng() % routers);
+      const uint32_t p = static_cast<uint32_t>(rng() % radix), o = rt.output(lr, p);
+      const uint32_t i = rt.requester(static_cast<uint32_t>(rng() % radix), 0);
+      const uint64_t bit = uint64_t{1} << p;
+      if (count[o] && rng() % 2) {  // withdraw one of its requests (any index will do)
+        rt.withdraw(o, i);
+        if (--count[o] == 0) want[lr] &= ~bit;
+      } else {
+        rt.request(o, i);
+        count[o]++;
+        want[lr] |= bit;
+      }
+      for (uint32_t r = 0; r < routers; r++)
+        ASSERT_EQ(rt.active_outputs(r), want[r]) << "radix " << radix << " step " << step;
     }
   }
 }

@@ -175,8 +175,7 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     // (A slot's metadata is touched when a packet is queued there.)
     srcq_meta_b += owned * 2 * SourceQueue::slots(sqp) * sizeof(SourceQueue::Slot);
     staged_b += (uint64_t(nw) + 1) * kStagedEvents * sizeof(Event) +
-                TimingWheel::kSlots * 2 * sizeof(uint32_t) +
-                (owned + outs) * 2 * (sizeof(Event) + sizeof(uint32_t));
+                TimingWheel::state_bytes((owned + outs) * 2);
     const uint64_t limit = worker_buffer_limit(cfg, f, w);  // the engine's pool bound
     const uint64_t first = std::min<uint64_t>(limit, pool_first_buffers(ports));
     pool_start += grown_pool_bytes(first, first, obj);

@@ -118,6 +118,33 @@ TEST(TimingWheel, CrowdedSlotsKeepTimeThenInsertionOrder) {
   }
 }
 
+// A slot's events are kept in chunks of kChunk: a slot holding one event
+// less, exactly as many and one more than a chunk (and several chunks), in
+// many slots at once, comes out in (time, insertion) order and is seen by
+// for_each; the chunks go back to be reused by later slots, round after
+// round, without the order changing.
+TEST(TimingWheel, SlotsSpanningChunksKeepOrderAndReuseChunks) {
+  constexpr uint32_t k = TimingWheel::kChunk;
+  TimingWheel w;
+  uint32_t id = 0;
+  for (int round = 0; round < 3; round++) {
+    const ps_t base = (round * 40 + 1) * kSlotPs;
+    std::vector<std::pair<ps_t, uint32_t>> want;
+    const uint32_t counts[] = {k - 1, k, k + 1, 3 * k + 2, 1};
+    for (uint32_t j = 0; j < 3 * k + 2; j++)  // slots interleaved: their chunks alternate
+      for (uint32_t n = 0; n < 5; n++) {
+        if (j >= counts[n]) continue;
+        const ps_t t = base + n * 3 * kSlotPs + (j * 37u) % 11;  // ties and disorder in a slot
+        w.push(ev(t, id));
+        want.emplace_back(t, id++);
+      }
+    EXPECT_EQ(pending_ids(w).size(), want.size());
+    std::stable_sort(want.begin(), want.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    EXPECT_EQ(drain(w), want) << "round " << round;
+  }
+}
+
 TEST(TimingWheel, TiesAcrossOverflowAndWheelKeepInsertionOrder) {
   TimingWheel w;
   const ps_t far = 3 * kHorizonPs + 5;

@@ -78,6 +78,9 @@ done
 # Real time: frames per second through a 4x4x4 torus over in-process ring
 # ports on one worker core (64- and 1500-byte frames), with lateness.
 "$FABEMU_BUILD/fabemu_bench" "$FABEMU_ROOT/topologies/t3e-4x4x4.yaml" 3
+# Lateness against frame rate and time scale (a replayed host): the highest
+# rate whose lateness p99 stays under 1 us, for 64- and 1500-byte frames.
+"$FABEMU_ROOT/scripts/bench-lateness.sh" 2
 # Port taps: frames per second they record without drops (a replayed host).
 "$FABEMU_ROOT/scripts/bench-port-tap.sh" 2
 # The flattened butterfly paper's 32-ary 2-flat (N = 1024) at uniform load

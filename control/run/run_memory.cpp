@@ -24,6 +24,7 @@
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/output_queues.h"
 #include "dataplane/router/yarc_tiled.h"
+#include "dataplane/routing/greedy_snapshot.h"
 #include "dataplane/sim/event.h"
 #include "dataplane/sim/timing_wheel.h"
 #include "dataplane/stats/stats.h"
@@ -167,8 +168,8 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     // allocator's snapshot of them (counted whatever the allocator), and
     // per output the units its credit-blocked requesters wait for.
     links_b += nout * (sizeof(OutLink) + sizeof(InLink) + nv * sizeof(SenderVc) +
-                       nv * 2 * sizeof(uint32_t) + sizeof(BlockedUnits)) +
-               nlinks * sizeof(LinkStats);
+                       nv * sizeof(uint32_t) + sizeof(BlockedUnits)) +
+               GreedySnapshot::bytes(nlr, nout * nv) + nlinks * sizeof(LinkStats);
     eps_b += nep * (sizeof(Nic) + nv * sizeof(CreditCounter)) +
              (segmented ? homes * kReassemblySlots * (sizeof(uint64_t) + 2) : 0);
     srcq_b += owned * 2 * SourceQueue::slots(sqp) * sizeof(rte_mbuf*);

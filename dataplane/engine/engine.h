@@ -73,6 +73,7 @@
 #include "dataplane/router/input_queued_islip.h"
 #include "dataplane/router/output_queues.h"
 #include "dataplane/router/yarc_tiled.h"
+#include "dataplane/routing/greedy_snapshot.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/routing/selection.h"
 #include "dataplane/routing/table_slot.h"
@@ -135,13 +136,8 @@ class Engine final : public EngineBase {
     // only once that many credits are there (its other requesters wait for
     // wake-ups of their own: pipeline, input, link).
     std::vector<BlockedUnits> blocked;
-    // Greedy allocation (routing_policy.h, Allocator): each router's queue
-    // lengths as of the start of its current allocation cycle
-    // ([output * nv + vc]) and when that cycle ends ([local router]).
-    bool greedy = false;
+    bool greedy = false;  // greedy allocation (routing_policy.h): snap, below
     bool mixed_rates = false;  // some router's inputs are slower than one of its outputs
-    std::vector<uint32_t> snap;
-    std::vector<ps_t> snap_until;
     // Link-level retry (engine_link_layer.h): per output, the go-back-N
     // sender and its bit errors; per input (numbered like outputs), the
     // receiver; the test faults of this worker's outputs.
@@ -210,6 +206,7 @@ class Engine final : public EngineBase {
     std::vector<int> cpus;   // the CPUs its thread was allowed during the run
     uint64_t preempted = 0;  // involuntary context switches during the run
     ps_t gen_stop_ps = kNever;  // real time: emulated time at which its sources stopped
+    GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
   };
 
   // One DPDK port and the bindings (endpoints) that share it.
@@ -244,6 +241,7 @@ class Engine final : public EngineBase {
   bool compute_route(Worker& w, uint32_t c, const QEntry& e);
   void finish_route(Worker& w, uint32_t c, QEntry& e, ps_t not_before);
   QueueView selection_view(Worker& w, uint32_t lr);
+  void snap_keep(Worker& w, uint32_t o, uint32_t v);
   void try_output(Worker& w, uint32_t o);
   void grant(Worker& w, uint32_t o, uint32_t c);
   void take_link(Worker& w, uint32_t o, uint32_t units, uint8_t ov);

@@ -123,6 +123,7 @@ void Engine<R, L>::set_output_dead(Worker& w, uint32_t o, bool down) {
   // What the retransmit buffer still holds never reached the far end.
   if (lcb_ && w.lcb_tx[o].enabled())
     w.lcb_tx[o].reset([&](uint32_t units, uint8_t vc, rte_mbuf* m) {
+      snap_keep(w, o, vc);
       w.vcs[size_t(o) * nv_ + vc].credits.untake(units);
       discard(w, DropReason::lost_in_flight, m);
     });
@@ -160,6 +161,7 @@ void Engine<R, L>::flush_router(Worker& w, uint32_t lr) {
   if constexpr (kTiled) {
     TileHost host{*this, w};
     rt.flush_tiles(host, lr, [&](rte_mbuf* m, uint32_t o, uint8_t vc, uint32_t units) {
+      snap_keep(w, o, vc);
       w.pending[size_t(o) * nv_ + vc] -= units;
       discard(w, DropReason::lost_in_dead_router, m);
     });
@@ -196,6 +198,7 @@ void Engine<R, L>::drop_back(Worker& w, uint32_t c, DropReason why) {
     const uint32_t o = rt.output(rt.router_of_channel(c), h.out_port);
     // (In the tiled router it waits for its row bus, which finds it gone.)
     if constexpr (!kTiled) rt.withdraw(o, rt.requester(rt.port_of_channel(c), rt.vc_of_channel(c)));
+    snap_keep(w, o, h.out_vc);
     w.pending[size_t(o) * nv_ + h.out_vc] -= h.units;
   }
   const QEntry e = rt.drop_back(c);

@@ -191,9 +191,11 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
     TileHost host{*this, w};
     rt.head_routed(host, c, ready, allowed);
     pm->out_port = e.out_port;  // the column's first allowed row until the subswitch chooses
+    snap_keep(w, o0 + e.out_port, pick.vc);
     w.pending[size_t(o0 + e.out_port) * nv_ + pick.vc] += e.units;
     return;
   }
+  snap_keep(w, o0 + pick.port, pick.vc);
   w.pending[size_t(o0 + pick.port) * nv_ + pick.vc] += e.units;
   // The output looks at its credits for this VC once the pipeline is
   // through: fetch them meanwhile (a 128-byte counter per output VC, megabytes
@@ -222,19 +224,47 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
 // The queue state an adaptive selection at local router lr sees: live
 // (sequential allocation: every decision before this one counts), or the
 // router's snapshot of its current allocation cycle (greedy: decisions in
-// the same cycle do not see each other), refreshed by the cycle's first
-// decision.
+// the same cycle do not see each other), begun by the cycle's first
+// decision (routing/greedy_snapshot.h).
 template <class R, class L>
 inline QueueView Engine<R, L>::selection_view(Worker& w, uint32_t lr) {
   const size_t q0 = size_t(w.router.output(lr, 0)) * nv_;
   const QueueView live(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0]);
   if (!w.greedy) return live;
-  if (w.now >= w.snap_until[lr]) {
-    for (uint32_t p = 0; p < max_ports_; p++)
-      for (uint32_t v = 0; v < nv_; v++) w.snap[q0 + size_t(p) * nv_ + v] = live.queue(p, v);
-    w.snap_until[lr] = (w.now / alloc_cycle_ps_ + 1) * alloc_cycle_ps_;
+  const ps_t cycle_end = (w.now / alloc_cycle_ps_ + 1) * alloc_cycle_ps_;
+  if constexpr (!kIslip) {  // a plain copy (GreedySnapshot::kLazyDecisions says why)
+    uint32_t* copy = w.snap.copy(q0);
+    if (w.snap.begin_copy(lr, w.now, cycle_end))
+      for (uint32_t p = 0; p < max_ports_; p++)
+        for (uint32_t v = 0; v < nv_; v++) copy[size_t(p) * nv_ + v] = live.queue(p, v);
+    return QueueView::of_queues(copy, nv_, cap_.data(), w.now);
   }
-  return QueueView::of_queues(&w.snap[q0], nv_, cap_.data(), w.now);
+  if (w.snap.begin(lr, w.now, cycle_end)) {  // keep the rest now (GreedySnapshot::begin)
+    const QueueView then(&w.vcs[q0], nv_, cap_.data(), w.snap.at(lr), &w.pending[q0]);
+    for (uint32_t p = 0; p < max_ports_; p++)
+      for (uint32_t v = 0; v < nv_; v++) {
+        const size_t q = q0 + size_t(p) * nv_ + v;
+        if (!w.snap.kept(lr, q)) w.snap.put(lr, q, then.live_queue(p, v));
+      }
+  }
+  return QueueView::snapshot(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0], w.snap.at(lr),
+                             w.snap.saved(q0), w.snap.stamps(q0), w.snap.gen(lr));
+}
+
+// The queue of output o's VC v (its credits or units routed to it) is
+// about to change: a greedy router deciding on a lazy snapshot keeps its
+// value.
+template <class R, class L>
+__attribute__((always_inline)) inline void Engine<R, L>::snap_keep(Worker& w, uint32_t o,
+                                                                   uint32_t v) {
+  if constexpr (!kIslip) return;  // (its snapshot is a copy)
+  if (!w.greedy) return;
+  const uint32_t lr = o / max_ports_;
+  w.snap.keep(lr, size_t(o) * nv_ + v, w.now, [&](ps_t at) {
+    const size_t q0 = size_t(lr) * max_ports_ * nv_;
+    const QueueView then(&w.vcs[q0], nv_, cap_.data(), at, &w.pending[q0]);
+    return then.live_queue(o - lr * max_ports_, v);
+  });
 }
 
 // The packet requester i of output o offers: the head of its input FIFO c
@@ -367,6 +397,7 @@ inline void Engine<R, L>::grant(Worker& w, uint32_t o, uint32_t c) {
   else
     rt.forget(c, e.units);
   if (dead) [[unlikely]] {
+    snap_keep(w, o, e.out_vc);
     w.pending[size_t(o) * nv_ + e.out_vc] -= e.units;
     discard_at_dead_port(w, e.m, ol.dead ? DropReason::dead_port : DropReason::forward_progress);
   } else if (!oq) {
@@ -395,6 +426,7 @@ __attribute__((always_inline)) inline void Engine<R, L>::take_link(Worker& w, ui
   const ps_t now = w.now;
   const ps_t dur = ol.serialize(units);
   SenderVc& sv = w.vcs[size_t(o) * nv_ + ov];
+  snap_keep(w, o, ov);
   sv.credits.take(units);
   w.pending[size_t(o) * nv_ + ov] -= units;
   sv.packets++;
@@ -463,6 +495,7 @@ inline void Engine<R, L>::try_link(Worker& w, uint32_t o) {
       rr = static_cast<uint8_t>(v + 1 == nv_ ? 0 : v + 1);
       const OqEntry e = oq.pop(o, v);
       if (faults_ && ol.dead) [[unlikely]] {
+        snap_keep(w, o, v);
         w.pending[size_t(o) * nv_ + v] -= e.units;
         discard_at_dead_port(w, e.m);
       } else {
@@ -504,6 +537,7 @@ inline void Engine<R, L>::add_credit_stream(Worker& w, uint32_t o, uint32_t v, u
   // Credits back: what is beyond the port accepts again (engine_progress.h).
   if (faults_ && w.out[o].progress_timeout) [[unlikely]]
     w.out[o].progress_timeout = false;
+  snap_keep(w, o, v);
   if (resumed) {
     cc.add_resumed(units, first, every);
   } else if (!cc.add_stream(units, first, every)) {

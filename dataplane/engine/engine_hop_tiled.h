@@ -28,6 +28,8 @@ struct Engine<R, L>::TileHost {
   void wake_output(uint32_t o, ps_t t) { e.arm_wake(w, o, std::max(t, w.out[o].free_ps)); }
   // An adaptive packet's exit row: its output is `to`, not `from`.
   void exit_chosen(rte_mbuf* m, uint32_t from, uint32_t to, uint8_t vc, uint32_t units) {
+    e.snap_keep(w, from, vc);
+    e.snap_keep(w, to, vc);
     w.pending[size_t(from) * e.nv_ + vc] -= units;
     w.pending[size_t(to) * e.nv_ + vc] += units;
     meta(m)->out_port = static_cast<uint8_t>(to % e.max_ports_);
@@ -53,6 +55,7 @@ inline void Engine<R, L>::grant_tiled(Worker& w, uint32_t o, uint32_t requester)
   const YarcTiledRouter::Granted g = w.router.output_grant(host, o, requester);
   const OutLink& ol = w.out[o];
   if (faults_ && (ol.dead || ol.progress_timeout)) [[unlikely]] {  // engine_faults.h, _progress.h
+    snap_keep(w, o, g.vc);
     w.pending[size_t(o) * nv_ + g.vc] -= g.units;
     discard_at_dead_port(w, g.m, ol.dead ? DropReason::dead_port : DropReason::forward_progress);
     return;

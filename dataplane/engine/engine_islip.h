@@ -96,6 +96,8 @@ inline void Engine<R, L>::islip_allocate_vcs(Worker& w, uint32_t lr, ps_t* next)
         const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
         QEntry& e = rt.head(c);
         if (e.out_vc != v) {  // another VC than selection picked: it counts there now
+          snap_keep(w, o, e.out_vc);
+          snap_keep(w, o, v);
           w.pending[size_t(o) * nv_ + e.out_vc] -= e.units;
           w.pending[size_t(o) * nv_ + v] += e.units;
           e.out_vc = static_cast<uint8_t>(v);

@@ -262,6 +262,7 @@ template <class R, class L>
 void Engine<R, L>::lcb_give_up(Worker& w, uint32_t o) {
   const uint8_t vc = w.lcb_tx[o].entry(0).vc;
   const LinkSeq seq = w.lcb_tx[o].give_up_oldest([&](uint32_t units, uint8_t v, rte_mbuf* m) {
+    snap_keep(w, o, v);
     w.vcs[size_t(o) * nv_ + v].credits.untake(units);
     discard(w, DropReason::retry_limit_exceeded, m);
   });
@@ -325,6 +326,7 @@ void Engine<R, L>::lcb_excise(Worker& w, uint32_t c) {
     // (In the tiled router a routed head waits for its row bus, which finds
     // it gone; the output is requested from the column buffers.)
     if constexpr (!kTiled) rt.withdraw(o, rt.requester(rt.port_of_channel(c), v));
+    snap_keep(w, o, h.out_vc);
     w.pending[size_t(o) * nv_ + h.out_vc] -= h.units;
   }
   const QEntry e = rt.pop_back(c);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dataplane/link/link.h"
+#include "dataplane/routing/greedy_snapshot.h"
 #include "dataplane/routing/route.h"
 #include "dataplane/routing/selection.h"
 
@@ -136,6 +137,71 @@ TEST(SelectLeastDelay, WeighsTheWholeChannelsQueue) {
   // against (0 + 4) x 2 = 8.
   Outputs busy{16, 0, 16, 16};
   EXPECT_TRUE(same(select_least_delay(rc, busy.view(), 4), {1, 0}));
+}
+
+
+// A greedy router's lazy snapshot (greedy_snapshot.h, QueueView::snapshot)
+// reads, at every decision of a cycle, the queues as they were at the
+// cycle's first decision: entries changed since (credits taken, streams
+// written, units routed) read the value kept before their first change,
+// the others the live state at that time (a stream that begins later does
+// not count); from the kLazyDecisions-th decision every entry is kept.
+// Next cycle, the live state again.
+TEST(QueueView, LazySnapshotEqualsACopyAtTheFirstDecision) {
+  std::vector<SenderVc> cc(kPorts * kNv);
+  std::vector<uint32_t> pending(kPorts * kNv, 0);
+  const uint32_t cap[kNv] = {30, 25};
+  for (uint32_t q = 0; q < kPorts * kNv; q++) cc[q].credits = CreditCounter(cap[q % kNv] - q);
+  ASSERT_TRUE(cc[1].credits.add_stream(4, 1200, 10));  // begins after the first decision
+  GreedySnapshot snap;
+  snap.init(1, kPorts * kNv);
+  const ps_t t0 = 1000, cycle_end = 2000;
+  auto copy_at = [&](ps_t t) {
+    std::vector<uint32_t> q(kPorts * kNv);
+    const QueueView live(cc.data(), kNv, cap, t, pending.data());
+    for (uint32_t p = 0; p < kPorts; p++)
+      for (uint32_t v = 0; v < kNv; v++) q[p * kNv + v] = live.queue(p, v);
+    return q;
+  };
+  auto keep = [&](size_t q, ps_t now) {
+    snap.keep(0, q, now, [&](ps_t at) {
+      const QueueView then(cc.data(), kNv, cap, at, pending.data());
+      return then.live_queue(uint32_t(q / kNv), q % kNv);
+    });
+  };
+  auto view = [&](ps_t now) {
+    return QueueView::snapshot(cc.data(), kNv, cap, now, pending.data(), snap.at(0), snap.saved(0),
+                               snap.stamps(0), snap.gen(0));
+  };
+  const std::vector<uint32_t> want = copy_at(t0);
+  for (uint32_t d = 1; d <= GreedySnapshot::kLazyDecisions + 2; d++) {
+    const ps_t now = t0 + 100 * (d - 1);
+    if (snap.begin(0, now, cycle_end)) {  // the kLazyDecisions-th: keep the rest
+      EXPECT_EQ(d, GreedySnapshot::kLazyDecisions);
+      for (size_t q = 0; q < kPorts * kNv; q++)
+        if (!snap.kept(0, q))
+          snap.put(0, q, QueueView(cc.data(), kNv, cap, snap.at(0), pending.data())
+                             .live_queue(uint32_t(q / kNv), q % kNv));
+    }
+    const QueueView v = view(now);
+    for (uint32_t p = 0; p < kPorts; p++)
+      for (uint32_t vc = 0; vc < kNv; vc++) {
+        EXPECT_EQ(v.queue(p, vc), want[p * kNv + vc]) << "decision " << d << " " << p << " " << vc;
+        EXPECT_EQ(v.credits(p, vc), cap[vc] - want[p * kNv + vc]) << "decision " << d;
+      }
+    // The state changes after each decision, as grants and routing change it.
+    const size_t q = d % (kPorts * kNv);
+    keep(q, now);
+    pending[q] += 2;
+    keep(1, now);
+    cc[1].credits.take(1);
+  }
+  EXPECT_NE(copy_at(cycle_end), want);  // the state did change
+  snap.begin(0, cycle_end, 3000);       // a new cycle: the live state at its first decision
+  const std::vector<uint32_t> now_want = copy_at(cycle_end);
+  const QueueView v = view(cycle_end);
+  for (uint32_t p = 0; p < kPorts; p++)
+    for (uint32_t vc = 0; vc < kNv; vc++) EXPECT_EQ(v.queue(p, vc), now_want[p * kNv + vc]);
 }
 
 }  // namespace

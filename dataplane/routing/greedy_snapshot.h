@@ -21,14 +21,16 @@ class GreedySnapshot {
  public:
   // After kLazyDecisions decisions in one cycle (begin()) the rest of the
   // router's queues are kept too: each decision then reads kept values
-  // only. On the iSLIP router (32-ary 2-flat, UGAL) this ran 30% faster
-  // than a plain copy at uniform load 0.1 and 5% slower at 0.5 (keeping
-  // everything at a cycle's first decision when the last cycle got this
-  // far: 8% slower at 0.5). The paper's router with switch speedup decides
-  // for many packets a cycle; lazily, or with everything kept at the first
-  // decision, it ran 8% and 3% slower than with a plain copy (load 0.5), so
-  // it takes the copy: begin_copy().
-  static constexpr uint32_t kLazyDecisions = 8;
+  // only. On the iSLIP router (32-ary 2-flat, UGAL, callgrind against a
+  // plain copy at the first decision) lazy reads cost less than the copy
+  // at any load: keeping the rest at the 8th decision, -14% instructions
+  // at uniform load 0.1 and +8% at 0.5; at the 16th, +3.3% at 0.5; at the
+  // 64th, -14%, +3.0% and +3.2% at 0.1, 0.5, 0.9 (what is left is the keeps).
+  // The paper's router with switch speedup decides for many packets a
+  // cycle; lazily, or with everything kept at the first decision, it ran 8%
+  // and 3% slower than with a plain copy (load 0.5), so it takes the copy:
+  // begin_copy().
+  static constexpr uint32_t kLazyDecisions = 64;
 
   void init(size_t routers, size_t entries) {
     decisions_.assign(routers, 0);

@@ -152,10 +152,10 @@ TEST(QueueView, LazySnapshotEqualsACopyAtTheFirstDecision) {
   std::vector<uint32_t> pending(kPorts * kNv, 0);
   const uint32_t cap[kNv] = {30, 25};
   for (uint32_t q = 0; q < kPorts * kNv; q++) cc[q].credits = CreditCounter(cap[q % kNv] - q);
-  ASSERT_TRUE(cc[1].credits.add_stream(4, 1200, 10));  // begins after the first decision
+  ASSERT_TRUE(cc[1].credits.add_stream(4, 1020, 10));  // begins after the first decision
   GreedySnapshot snap;
   snap.init(1, kPorts * kNv);
-  const ps_t t0 = 1000, cycle_end = 2000;
+  const ps_t t0 = 1000, cycle_end = 1000 + 10 * GreedySnapshot::kLazyDecisions;
   auto copy_at = [&](ps_t t) {
     std::vector<uint32_t> q(kPorts * kNv);
     const QueueView live(cc.data(), kNv, cap, t, pending.data());
@@ -175,7 +175,7 @@ TEST(QueueView, LazySnapshotEqualsACopyAtTheFirstDecision) {
   };
   const std::vector<uint32_t> want = copy_at(t0);
   for (uint32_t d = 1; d <= GreedySnapshot::kLazyDecisions + 2; d++) {
-    const ps_t now = t0 + 100 * (d - 1);
+    const ps_t now = t0 + 5 * (d - 1);  // (the stream on entry 1 begins meanwhile)
     if (snap.begin(0, now, cycle_end)) {  // the kLazyDecisions-th: keep the rest
       EXPECT_EQ(d, GreedySnapshot::kLazyDecisions);
       for (size_t q = 0; q < kPorts * kNv; q++)
@@ -193,11 +193,13 @@ TEST(QueueView, LazySnapshotEqualsACopyAtTheFirstDecision) {
     const size_t q = d % (kPorts * kNv);
     keep(q, now);
     pending[q] += 2;
-    keep(1, now);
-    cc[1].credits.take(1);
+    if (d <= 10) {  // (while it has credits in hand)
+      keep(1, now);
+      cc[1].credits.take(1);
+    }
   }
   EXPECT_NE(copy_at(cycle_end), want);  // the state did change
-  snap.begin(0, cycle_end, 3000);       // a new cycle: the live state at its first decision
+  snap.begin(0, cycle_end, 2 * cycle_end);  // a new cycle: the live state at its first decision
   const std::vector<uint32_t> now_want = copy_at(cycle_end);
   const QueueView v = view(cycle_end);
   for (uint32_t p = 0; p < kPorts; p++)

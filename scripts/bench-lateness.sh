@@ -14,27 +14,21 @@
 set -euo pipefail
 # shellcheck source=scripts/lib/setup.sh
 source "$(dirname "$0")/lib/setup.sh"
-fabemu_build >/dev/null
-bin="$FABEMU_BUILD/fabemu"
 seconds=${1:-2}
 bound=${2:-1000}
 repeat=${3:-3}
+[[ $seconds =~ ^[0-9]+([.][0-9]+)?$ && $bound =~ ^[0-9]+$ && $repeat =~ ^[1-9][0-9]*$ ]] || {
+  echo "usage: $0 [seconds per run (2)] [bound_ns (1000)] [runs per point (3)]: numbers, got '$*'" >&2
+  exit 2
+}
+fabemu_build >/dev/null
+bin="$FABEMU_BUILD/fabemu"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 # 1000 frames 1 us apart (1e6 frames/s at replay_speed 1, looped), per size.
-python3 - "$out" <<'PY'
-import struct, sys
-header = struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1)  # ns timestamps
-for size in (64, 1500):
-    with open(f"{sys.argv[1]}/frames{size}.pcap", "wb") as f:
-        f.write(header)
-        for i in range(1000):
-            frame = bytes.fromhex("020000000002" "020000000001" "88b5") + \
-                bytes((i + k) & 255 for k in range(size - 14))
-            f.write(struct.pack("<IIII", 0, i * 1000, len(frame), len(frame)) + frame)
-open(f"{sys.argv[1]}/quiet.pcap", "wb").write(header)
-PY
+for size in 64 1500; do "$FABEMU_ROOT/scripts/lib/replay_pcap.py" "$out/frames$size.pcap" "$size"; done
+"$FABEMU_ROOT/scripts/lib/replay_pcap.py" "$out/quiet.pcap" 0
 
 # One point: size, frames/s (emulated), time scale, run `repeat` times ->
 # "UNDER TEXT": UNDER is 1 when the median of the runs' lateness p99 is under

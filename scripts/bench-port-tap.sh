@@ -23,16 +23,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 # 1000 frames 1 us apart: 1e6 frames/s at replay_speed 1, looped until the end.
-python3 - "$out/frames.pcap" "$out/quiet.pcap" <<'PY'
-import struct, sys
-header = struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1)  # ns timestamps
-with open(sys.argv[1], "wb") as f:
-    f.write(header)
-    for i in range(1000):
-        frame = bytes.fromhex("020000000002" "020000000001" "88b5") + bytes((i + k) & 255 for k in range(50))
-        f.write(struct.pack("<IIII", 0, i * 1000, len(frame), len(frame)) + frame)
-open(sys.argv[2], "wb").write(header)
-PY
+"$FABEMU_ROOT/scripts/lib/replay_pcap.py" "$out/frames.pcap" 64
+"$FABEMU_ROOT/scripts/lib/replay_pcap.py" "$out/quiet.pcap" 0
 
 echo "port taps, 64 B frames replayed in real time through the t3e 4x4x4 (endpoint 0 -> 42), one worker, ${seconds} s per run"
 for rate in "${rates[@]}"; do

@@ -1,5 +1,5 @@
 // A greedy allocator's view of a router's output queues (Kim, Dally & Abts
-// 2007, section 3.2: with greedy allocation every input decides in parallel
+// 2007, section 3.1: with greedy allocation every input decides in parallel
 // on the same state, updated en masse at the end of the cycle): the queues
 // as they were at the cycle's first decision.
 //

@@ -153,6 +153,7 @@ class TimingWheel {
       chunk_cap_ = cap;
     }
     chunks_++;
+    next_[c] = kNil;  // (a tail's link is read as it is handed back)
     return c;
   }
 

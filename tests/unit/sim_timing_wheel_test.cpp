@@ -121,8 +121,8 @@ TEST(TimingWheel, CrowdedSlotsKeepTimeThenInsertionOrder) {
 // A slot's events are kept in chunks of kChunk: a slot holding one event
 // less, exactly as many and one more than a chunk (and several chunks), in
 // many slots at once, comes out in (time, insertion) order and is seen by
-// for_each; the chunks go back to be reused by later slots, round after
-// round, without the order changing.
+// for_each; later rounds take the chunks the earlier ones gave back, with
+// the same order.
 TEST(TimingWheel, SlotsSpanningChunksKeepOrderAndReuseChunks) {
   constexpr uint32_t k = TimingWheel::kChunk;
   TimingWheel w;

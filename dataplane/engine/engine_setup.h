@@ -300,7 +300,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.pending.assign(nout * nv_, 0);
   w.blocked.assign(nout, BlockedUnits{});
   w.greedy = policy_allocator<R>(*w.tables.tables) == Allocator::greedy;
-  if (w.greedy) w.snap.init(nlr, size_t(nout) * nv_);
+  if (w.greedy) w.snap.init(nlr, size_t(nout) * nv_, kIslip);
   w.ep.resize(nep_);
   w.ep_credits.assign(size_t(nep_) * nv_, CreditCounter{});
   w.st = RunStats{};

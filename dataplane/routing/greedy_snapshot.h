@@ -32,13 +32,14 @@ class GreedySnapshot {
   // begin_copy().
   static constexpr uint32_t kLazyDecisions = 64;
 
-  void init(size_t routers, size_t entries) {
+  // lazy: begin()/keep() will be used; else only the plain copy (no stamps).
+  void init(size_t routers, size_t entries, bool lazy) {
     decisions_.assign(routers, 0);
     until_.assign(routers, 0);
     at_.assign(routers, 0);
     gen_.assign(routers, 1);
     saved_.assign(entries, 0);
-    stamp_.assign(entries, 0);
+    stamp_.assign(lazy ? entries : 0, 0);
   }
   static size_t bytes(size_t routers, size_t entries) {
     return routers * (2 * sizeof(ps_t) + sizeof(uint64_t) + sizeof(uint32_t)) +

@@ -154,7 +154,7 @@ TEST(QueueView, LazySnapshotEqualsACopyAtTheFirstDecision) {
   for (uint32_t q = 0; q < kPorts * kNv; q++) cc[q].credits = CreditCounter(cap[q % kNv] - q);
   ASSERT_TRUE(cc[1].credits.add_stream(4, 1020, 10));  // begins after the first decision
   GreedySnapshot snap;
-  snap.init(1, kPorts * kNv);
+  snap.init(1, kPorts * kNv, true);
   const ps_t t0 = 1000, cycle_end = 1000 + 10 * GreedySnapshot::kLazyDecisions;
   auto copy_at = [&](ps_t t) {
     std::vector<uint32_t> q(kPorts * kNv);

@@ -9,6 +9,7 @@
 #    lateness p99 stays under the bound, or "none".
 #  - At the lowest of those rates, rising time scales: the smallest time
 #    scale (wall ns per emulated ns) that keeps p99 under the bound.
+# First, how often the machine takes a busy core away (fabemu_host_stalls).
 # Figures, never assertions.
 # Usage: scripts/bench-lateness.sh [seconds per run (2)] [bound_ns (1000)] [runs per point (3)]
 set -euo pipefail
@@ -62,6 +63,9 @@ PY
 }
 
 echo "real-time lateness, T3E 4x4x4, endpoint 0 -> 42, one worker, ${seconds} s per run, median p99 of $repeat runs, bound ${bound} ns"
+# What the machine allows: an event due while the core is taken away runs
+# late by up to the stall, however fast the engine is.
+"$FABEMU_BUILD/fabemu_host_stalls" "$seconds"
 declare -A rates=([64]="10000 50000 100000 200000 400000 800000" [1500]="1000 2000 5000 10000 20000")
 for size in 64 1500; do
   best=none

@@ -34,6 +34,11 @@ print(f"t3e 8x8x8, 64 B, load {sys.argv[3]}, {sys.argv[2]} worker(s): "
       f"{p['events'] / max(1, p['packet_hops']):.2f} events per packet-hop "
       f"({p['packet_hops']} hops, {p['events']} events in {p['wall_s']:.2f} s; "
       f"accepted load {j['accepted_load']:.3f})")
+ws = p.get("workers", [])
+if len(ws) > 1:  # balance and the time spent at window edges waiting for the others
+    print("  per worker: " + "; ".join(
+        f"{x['events']} events, waited {x['edge_wait_s']:.3f} s "
+        f"({100 * x['edge_wait_s'] / max(1e-9, p['wall_s']):.0f}%)" for x in ws))
 PY
 done
 # The same 1-worker case with link-level retry on every link: no bit errors

@@ -336,8 +336,12 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   }
   json workers = json::array();
   for (size_t i = 0; i < st.worker_cpus.size(); i++)
-    workers.push_back({{"cpus", cpu_list_text(st.worker_cpus[i])},
-                       {"preempted", i < st.worker_preempted.size() ? st.worker_preempted[i] : 0}});
+    workers.push_back(
+        {{"cpus", cpu_list_text(st.worker_cpus[i])},
+         {"preempted", i < st.worker_preempted.size() ? st.worker_preempted[i] : 0},
+         {"events", i < st.worker_events.size() ? st.worker_events[i] : 0},
+         {"packet_hops", i < st.worker_packet_hops.size() ? st.worker_packet_hops[i] : 0},
+         {"edge_wait_s", i < st.worker_edge_wait_s.size() ? st.worker_edge_wait_s[i] : 0.0}});
   j["performance"] = {{"workers", workers},
                       {"dpdk_memory_mb", dpdk_memory_mb(spec, cfg, fabric)},
                       {"wall_s", st.wall_s},

@@ -205,6 +205,7 @@ class Engine final : public EngineBase {
     bool shedding = false;
     std::vector<int> cpus;   // the CPUs its thread was allowed during the run
     uint64_t preempted = 0;  // involuntary context switches during the run
+    uint64_t edge_wait_tsc = 0;  // TSC cycles spent at window edges waiting for the others
     ps_t gen_stop_ps = kNever;  // real time: emulated time at which its sources stopped
     GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
   };

@@ -180,7 +180,9 @@ void Engine<R, L>::worker_loop(Worker& w) {
     if (faults_ && w.id == 0) [[unlikely]]
       snapshot_changes(pub_[parity][0]);
     if (nw > 1) {
+      const uint64_t t0 = rte_rdtsc();
       barrier_->wait([&] { drain_inbox(w); });
+      w.edge_wait_tsc += rte_rdtsc() - t0;
       drain_inbox(w);
       take_inbox(w, false);
     }
@@ -372,6 +374,9 @@ RunStats Engine<R, L>::merge() {
     out.end_ps = std::max(out.end_ps, s.end_ps);
     out.worker_cpus.push_back(wp->cpus);
     out.worker_preempted.push_back(wp->preempted);
+    out.worker_events.push_back(s.events);
+    out.worker_packet_hops.push_back(s.packet_hops);
+    out.worker_edge_wait_s.push_back(double(wp->edge_wait_tsc) / double(rte_get_tsc_hz()));
     out.drained = out.drained && s.drained;
     out.interrupted = out.interrupted || s.interrupted;
     out.generated_messages += s.generated_messages;

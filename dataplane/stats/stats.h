@@ -240,6 +240,10 @@ struct RunStats {
   // on the same CPU).
   std::vector<std::vector<int>> worker_cpus;
   std::vector<uint64_t> worker_preempted;
+  // Per worker: its events and packet-hops, and the seconds it waited at
+  // window edges for slower workers (load imbalance, barrier latency).
+  std::vector<uint64_t> worker_events, worker_packet_hops;
+  std::vector<double> worker_edge_wait_s;
   LatencyHistogram latency_ps;         // measured packets, generation to tail delivery
   LatencyHistogram network_latency_ps; // injection (head leaves source) to tail delivery
   LatencyHistogram hops;

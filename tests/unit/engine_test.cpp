@@ -133,6 +133,33 @@ TEST(EngineDelivery, TwoWorkersTorus) {
   expect_exactly_once(s);
 }
 
+// Each worker's share of the run, for load balance: its events and hops add
+// up to the run's, and only workers that meet at window edges wait there.
+TEST(EngineReport, PerWorkerEventsHopsAndEdgeWaits) {
+  for (const int workers : {1, 2}) {
+    const RunResult r = run_collect(
+        spec_of("t3e-4x4x4.yaml", {"traffic.load=0.3", "run.workers=" + std::to_string(workers),
+                                   "run.measure_ns=10000"}),
+        nullptr);
+    ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+    const nlohmann::json& w = r.json["performance"]["workers"];
+    ASSERT_EQ(w.size(), size_t(workers));
+    uint64_t events = 0, hops = 0;
+    for (const auto& x : w) {
+      EXPECT_GT(x["events"].get<uint64_t>(), 0u);
+      EXPECT_GT(x["packet_hops"].get<uint64_t>(), 0u);
+      events += x["events"].get<uint64_t>();
+      hops += x["packet_hops"].get<uint64_t>();
+      EXPECT_GE(x["edge_wait_s"].get<double>(), 0.0);
+      if (workers == 1) {
+        EXPECT_EQ(x["edge_wait_s"].get<double>(), 0.0);
+      }
+    }
+    EXPECT_EQ(events, r.stats.events) << workers << " worker(s)";
+    EXPECT_EQ(hops, r.stats.packet_hops) << workers << " worker(s)";
+  }
+}
+
 // ---- credit conservation ------------------------------------------------------
 
 TEST(EngineCredits, ConservedAtEveryEventUnderSaturation) {

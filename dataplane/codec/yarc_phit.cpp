@@ -197,9 +197,11 @@ uint16_t yarc_encode(rte_mbuf* m, const YarcHead& head, const uint8_t* payload,
   if (payload != nullptr)
     for (; i + kBlockBytes <= payload_bytes; i += kBlockBytes, k += 4, q += 4 * kYarcPhitBytes)
       write_block(q, payload + i);
+  if (payload == nullptr)  // no payload to pack (the codec check): zero phits
+    for (; k < np; k++, q += kYarcPhitBytes) wr24(q, 0);
   if (k < np) {
     uint8_t last[kBlockBytes] = {};
-    if (payload != nullptr) std::memcpy(last, payload + i, payload_bytes - i);
+    std::memcpy(last, payload + i, payload_bytes - i);
     uint32_t w[4];
     block_words(last, w);
     for (uint32_t j = 0; k < np; j++, k++, q += kYarcPhitBytes) wr24(q, w[j]);

@@ -122,7 +122,9 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
               {"drain_ns", spec.run.drain_ns},
               {"end_ns", ps_to_ns(double(st.end_ps))},
               {"drained", st.drained},
-              {"interrupted", st.interrupted}};
+              {"interrupted", st.interrupted},
+              {"stalled", st.stalled}};
+  if (st.stalled) j["run"]["stranded"] = st.stranded;
   if (st.realtime)
     j["run"]["overload"] = {{"policy", spec.run.overload},
                             {"bound_ns", spec.run.overload_bound_ns},

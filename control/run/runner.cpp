@@ -494,11 +494,21 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                opts.json_out.empty() ? "" : " (the JSON report says \"interrupted\": true)");
     return 128 + sig;
   }
+  // Dropped packets have left the fabric: only those still in it count.
+  const uint64_t left = st.drops[static_cast<int>(DropReason::undelivered_at_end)];
+  if (st.stalled) {
+    fmt::print(stderr,
+               "fabemu run: the fabric stalled at {:.3f} us of emulated time: no event was left "
+               "to move its {} remaining packets (a credit deadlock, or a wake-up the engine "
+               "lost); {}\n",
+               double(st.end_ps) / 1e6, left, st.stranded);
+    return 1;
+  }
   if (!st.drained) {
     fmt::print(stderr,
                "fabemu run: the fabric did not drain within run.drain_ns ({} packets still in "
                "flight): saturated far beyond capacity, or deadlocked\n",
-               st.injected_packets - st.delivered_packets);
+               left);
     return 1;
   }
   return 0;

@@ -291,7 +291,7 @@ class Engine final : public EngineBase {
   void arm_cycle(Worker& w, uint32_t lr, ps_t t);
   void islip_cycle(Worker& w, uint32_t lr);
   void islip_allocate_vcs(Worker& w, uint32_t lr, ps_t* next);
-  void islip_requests(Worker& w, uint32_t lr, ps_t* next);
+  uint32_t islip_requests(Worker& w, uint32_t lr, ps_t* next);
 
   // ---- link-level retry (engine_link_layer.h) -------------------------------
   // Bit errors kept per transmission (more are counted, not flipped: a
@@ -481,6 +481,9 @@ class Engine final : public EngineBase {
   void drain_inbox(Worker& w);
   void take_inbox(Worker& w, bool late_ok);
   std::string check_credits() const;
+  // Where packets wait when the fabric stalled: the first router input
+  // channels holding packets, with what their heads wait for.
+  std::string where_stranded();
   RunStats merge();
   void release();
 

@@ -40,7 +40,7 @@ inline void Engine<R, L>::islip_cycle(Worker& w, uint32_t lr) {
     rt.ran_at(lr) = now;
     ps_t next = kNever;
     islip_allocate_vcs(w, lr, &next);
-    islip_requests(w, lr, &next);
+    const uint32_t eligible = islip_requests(w, lr, &next);
     const uint32_t nports = max_ports_;
     const uint32_t asking = static_cast<uint32_t>(__builtin_popcountll(rt.req_inputs));
     if (asking) {
@@ -49,7 +49,9 @@ inline void Engine<R, L>::islip_cycle(Worker& w, uint32_t lr) {
       rt.cycles++;
       rt.requesting_inputs += asking;
       rt.matched_inputs += matched;
-      if (matched < asking) next = std::min(next, now + alloc_cycle_ps_);  // losers retry
+      // Losers retry next cycle: unmatched inputs, and the other heads of a
+      // matched input (another VC, to the same output or another one).
+      if (matched < eligible) next = std::min(next, now + alloc_cycle_ps_);
       const uint32_t o0 = rt.output(lr, 0);
       for (uint64_t b = rt.req_inputs; b; b &= b - 1) {  // only an asking input is matched
         const uint32_t p = static_cast<uint32_t>(__builtin_ctzll(b));
@@ -115,9 +117,12 @@ inline void Engine<R, L>::islip_allocate_vcs(Worker& w, uint32_t lr, ps_t* next)
 // Switch requests of router lr into rt.req (outputs per input port) and
 // rt.req_vc: heads holding their output VC since an earlier cycle whose
 // input and output link are free and whose downstream buffer has credits
-// for them. What waits gives the next cycle worth allocating in.
+// for them. What waits gives the next cycle worth allocating in. Returns
+// how many heads could cross now (one each per input and output is matched;
+// the rest must try again).
 template <class R, class L>
-inline void Engine<R, L>::islip_requests(Worker& w, uint32_t lr, ps_t* next) {
+inline uint32_t Engine<R, L>::islip_requests(Worker& w, uint32_t lr, ps_t* next) {
+  uint32_t eligible = 0;
   if constexpr (kIslip) {
     Router& rt = w.router;
     const ps_t now = w.now, cyc = alloc_cycle_ps_;
@@ -164,6 +169,7 @@ inline void Engine<R, L>::islip_requests(Worker& w, uint32_t lr, ps_t* next) {
             }
             continue;
           }
+          eligible++;
           const uint64_t bit = 1ull << po;
           uint8_t& rv = rt.req_vc[ip * IslipRouter::kMaxPorts + po];
           if (rt.req[ip] & bit) {
@@ -181,6 +187,7 @@ inline void Engine<R, L>::islip_requests(Worker& w, uint32_t lr, ps_t* next) {
       }
     }
   }
+  return eligible;
 }
 
 }  // namespace fabemu

@@ -247,6 +247,8 @@ void Engine<R, L>::worker_loop(Worker& w) {
       break;
     }
     if (wend >= drain_end_ || gnext == kNever) {
+      // No event anywhere, yet packets remain: waiting longer moves nothing.
+      w.st.stalled = gnext == kNever && (inj != del + lost || marked != 0);
       w.st.end_ps = wend;
       break;
     }
@@ -358,6 +360,66 @@ void Engine<R, L>::fold_link_counters(Worker& w) {
 }
 
 template <class R, class L>
+std::string Engine<R, L>::where_stranded() {
+  // The causes first: heads that could have gone (a lost wake-up), then
+  // heads waiting for an endpoint's credits (a sink that stopped taking),
+  // then those waiting behind other routers' buffers.
+  enum Rank { lost_wake, at_sink, behind, unrouted };
+  std::vector<std::pair<Rank, std::string>> found;
+  uint64_t packets = 0;
+  using std::to_string;
+  for (auto& wp : workers_) {
+    Worker& w = *wp;
+    for (uint32_t lr = 0; lr < w.routers.size(); lr++)
+      for (uint32_t p = 0; p < max_ports_; p++)
+        for (uint32_t v = 0; v < nv_; v++) {
+          const uint32_t c = w.router.channel(lr, p, v), n = w.router.len(c);
+          if (n == 0) continue;
+          packets += n;
+          std::string at = "router " + to_string(w.routers[lr]) + " input port " + to_string(p) +
+                           " VC " + to_string(v) + ": " + to_string(n) +
+                           (n == 1 ? " packet" : " packets");
+          const QEntry& e = w.router.head(c);
+          if (!e.routed) {
+            found.emplace_back(unrouted, at + ", its head not routed");
+            continue;
+          }
+          const uint32_t o = w.router.output(lr, e.out_port);
+          const bool sink = w.out[o].peer_router < 0;
+          at += ", its head (" + to_string(e.units) + " units) for output port " +
+                to_string(e.out_port) + (sink ? " (an endpoint)" : "");
+          if constexpr (kTiled) {  // it waits for room in its row buffer, not for credits
+            found.emplace_back(sink ? at_sink : behind, at + " across the tiles");
+            continue;
+          }
+          const CreditCounter& cc = w.vcs[size_t(o) * nv_ + e.out_vc].credits;
+          ps_t when = kNever;
+          const bool enough = cc.available(e.units, w.now, &when);
+          at += " VC " + to_string(e.out_vc) + " with " + to_string(cc.held()) + " credits" +
+                (enough ? " (enough: a lost wake-up)" : " (short: waiting for credits)");
+          found.emplace_back(enough ? lost_wake : sink ? at_sink : behind, std::move(at));
+        }
+  }
+  uint64_t all = 0;
+  for (auto& wp : workers_) for_each_packet_left(*wp, [&](rte_mbuf*) { all++; });
+  const std::string elsewhere =
+      all > packets ? "; " + to_string(all - packets) +
+                          " more in other buffers (tiles, output queues, sources, retransmit "
+                          "buffers) or on links"
+                    : "";
+  if (packets == 0) return "no packet waits in a router input buffer" + elsewhere;
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  constexpr size_t kShown = 4;
+  std::string out = to_string(packets) + " packets in " + to_string(found.size()) +
+                    " router input channels: ";
+  for (size_t i = 0; i < std::min(kShown, found.size()); i++)
+    out += (i ? "; " : "") + found[i].second;
+  if (found.size() > kShown) out += "; and " + to_string(found.size() - kShown) + " more channels";
+  return out + elsewhere;
+}
+
+template <class R, class L>
 RunStats Engine<R, L>::merge() {
   RunStats out;
   out.links = link_proto_;
@@ -379,6 +441,7 @@ RunStats Engine<R, L>::merge() {
     out.worker_edge_wait_s.push_back(double(wp->edge_wait_tsc) / double(rte_get_tsc_hz()));
     out.drained = out.drained && s.drained;
     out.interrupted = out.interrupted || s.interrupted;
+    out.stalled = out.stalled || s.stalled;
     out.generated_messages += s.generated_messages;
     out.injected_packets += s.injected_packets;
     out.delivered_packets += s.delivered_packets;
@@ -511,6 +574,7 @@ RunStats Engine<R, L>::run() {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RunStats out = merge();
   out.wall_s = wall;
+  if (out.stalled) out.stranded = where_stranded();
   release();
   return out;
 }

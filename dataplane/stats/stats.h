@@ -205,6 +205,11 @@ struct RunStats {
   ps_t measure_end_ps = 0;
   bool drained = false;
   bool interrupted = false;            // stopped early by the user (a signal); figures so far
+  // Every worker's event queue ran dry while packets were still in the
+  // fabric: nothing would ever move them (a credit deadlock, or a wake-up
+  // the engine lost). The run stops then; `stranded` says where they wait.
+  bool stalled = false;
+  std::string stranded;
   uint64_t generated_messages = 0;
   uint64_t injected_packets = 0;       // packets created at sources (whole run)
   uint64_t delivered_packets = 0;      // packets delivered (whole run)

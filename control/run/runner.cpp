@@ -182,7 +182,7 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
     const PortBinding& pb = spec.ports[i];
     if (!pb.replay.empty()) {  // a replayed host: its frames, no DPDK port
       PortEndpointConfig pc;
-      pc.name = pb.name.empty() ? "port" + std::to_string(i) : pb.name;
+      pc.name = port_binding_name(pb, i);
       pc.device = "replay:" + pb.replay;
       pc.port_id = 0xFFFF;
       pc.endpoint = static_cast<uint32_t>(pb.endpoint);
@@ -212,7 +212,7 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
       port = &open->ports.back();
     }
     PortEndpointConfig pc;
-    pc.name = pb.name.empty() ? "port" + std::to_string(i) : pb.name;
+    pc.name = port_binding_name(pb, i);
     pc.device = pb.device;
     pc.port_id = port->port_id;
     pc.endpoint = static_cast<uint32_t>(pb.endpoint);

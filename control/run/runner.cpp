@@ -19,6 +19,7 @@
 #include "control/run/fault_plan.h"
 #include "control/run/replay_load.h"
 #include "control/run/run_summary.h"
+#include "control/spec/spec_error.h"
 #include "control/spec/spec_fields.h"
 #include "control/topology/registry.h"
 #include "control/topology/slices.h"
@@ -458,7 +459,8 @@ int run_command(const Spec& spec, const RunOptions& opts) {
     } else {
       std::ofstream out(opts.json_out);
       if (!out) {
-        fmt::print(stderr, "fabemu run: cannot write JSON to '{}'\n", opts.json_out);
+        fmt::print(stderr, "fabemu run: cannot write JSON to '{}'\n",
+                   printable(opts.json_out, 300));
         return 1;
       }
       out << j.dump(2) << "\n";

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "control/spec/numbers.h"
+#include "control/spec/spec_error.h"
 
 namespace fabemu {
 namespace {
@@ -43,7 +44,7 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
   *f = FaultSpec{};
   f->text = text;
   const auto bad = [&](const std::string& what) {
-    *why = "'" + text + "' is not a fault: " + what + "; a fault is " +
+    *why = "'" + printable(text) + "' is not a fault: " + what + "; a fault is " +
            (with_time ? std::string(kFaultForms)
                       : std::string("TARGET [lane=L] WHAT, e.g. \"link=r0:p33 down\", "
                                     "\"link=r0:p33 lane=2 down\" or \"router=5 up\""));
@@ -60,7 +61,7 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
     return bad("it has " + std::to_string(words.size()) + " words, not " + std::to_string(want));
   size_t k = 0;
   if (with_time && !parse_emulated_time(words[k++], &f->at))
-    return bad("'" + words[0] + "' is not a time such as 20us, 1500ns or 2ms");
+    return bad("'" + printable(words[0]) + "' is not a time such as 20us, 1500ns or 2ms");
   const std::string& target = words[k++];
   size_t i = 0;
   if (target.rfind("link=r", 0) == 0) {
@@ -82,7 +83,8 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
     if (!whole_number(target, &i, &f->endpoint) || i != target.size())
       return bad("write the endpoint as endpoint=E");
   } else {
-    return bad("the target '" + target + "' is neither link=rR:pP, router=R nor endpoint=E");
+    return bad("the target '" + printable(target) +
+               "' is neither link=rR:pP, router=R nor endpoint=E");
   }
   if (lane) {
     const std::string& word = words[k++];
@@ -108,10 +110,10 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
     if (f->target != FaultSpec::Target::link) return bad("bit errors are set on a link");
     if (!decimal_number(what.substr(4), &f->ber))
       return bad("the bit error rate is a decimal number, e.g. ber=1e-5" +
-                 decimal_hint(what.substr(4)));
+                 decimal_hint(what.substr(4, 400)));
     if (const std::string problem = ber_problem(f->ber); !problem.empty()) return bad(problem);
   } else {
-    return bad("'" + what + "' is neither down, up nor ber=X");
+    return bad("'" + printable(what) + "' is neither down, up nor ber=X");
   }
   return true;
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "control/cli/cli.h"
+#include "control/spec/spec_error.h"
 
 namespace fabemu {
 
@@ -131,7 +132,8 @@ bool AnalyzeCli::table_named(int argc, char** argv, std::ostream& err) const {
                    argv[2] == table2_->get_name() || argv[2] == cost_->get_name()))
     return true;
   err << "fabemu analyze: "
-      << (argc > 2 ? fmt::format("unknown table '{}'", argv[2]) : std::string("no table named"))
+      << (argc > 2 ? fmt::format("unknown table '{}'", printable(argv[2]))
+                   : std::string("no table named"))
       << ": give table4 (worst-case link utilisation), table2 (zero-load latency) or cost "
          "(the flattened butterfly paper's cost and power model); "
          "`fabemu analyze --help` says more\n";

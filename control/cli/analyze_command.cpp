@@ -16,6 +16,7 @@
 #include "control/analysis/fat_tree_model.h"
 #include "control/cli/cli.h"
 #include "control/cli/output.h"
+#include "control/spec/spec_error.h"
 
 namespace fabemu {
 
@@ -354,8 +355,8 @@ bool parse_sizes(const std::vector<std::string>& items, std::vector<int>* sizes,
       ++used;
     }
     if (!used || used != item.size() || n <= 0 || n > (1 << 30)) {
-      *why =
-          fmt::format("--sizes: '{}' is not a size: give endpoint counts such as 512 or 32K", item);
+      *why = fmt::format("--sizes: '{}' is not a size: give endpoint counts such as 512 or 32K",
+                         printable(item));
       return false;
     }
     sizes->push_back(static_cast<int>(n));
@@ -376,8 +377,8 @@ bool parse_torus_dims(const std::vector<std::string>& items,
             5 ||
         std::tolower(x1) != 'x' || std::tolower(x2) != 'x' ||
         static_cast<size_t>(used) != item.size() - eq - 1) {
-      *why =
-          fmt::format("--torus-dims: '{}' is not SIZE=KXxKYxKZ: give for example 576=8x8x9", item);
+      *why = fmt::format("--torus-dims: '{}' is not SIZE=KXxKYxKZ: give for example 576=8x8x9",
+                         printable(item));
       return false;
     }
     (*dims)[size[0]] = d;

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "control/cli/tool_command.h"
 #include "control/run/runner.h"
 #include "control/spec/faults.h"
+#include "control/spec/spec_error.h"
 
 namespace fabemu {
 
@@ -189,7 +191,7 @@ int fabemu_main(int argc, char** argv) {
       if (!sub->get_group().empty()) names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (!known) {
-      std::cerr << "fabemu: unknown subcommand '" << argv[1] << "'; known: " << names
+      std::cerr << "fabemu: unknown subcommand '" << printable(argv[1]) << "'; known: " << names
                 << "\nRun with --help for more information.\n";
       return kExitUsage;
     }
@@ -203,6 +205,14 @@ int fabemu_main(int argc, char** argv) {
   }
   if (!analyze.table_named(argc, argv, std::cerr)) return kExitUsage;
 
+  // CLI11 quotes an unexpected argument whole: each line of its message is
+  // cut as the spec's errors cut a long value.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    std::string out;
+    std::istringstream lines(CLI::FailureMessage::simple(a, e));
+    for (std::string line; std::getline(lines, line);) out += printable(line, 300) + "\n";
+    return out;
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -215,7 +225,7 @@ int fabemu_main(int argc, char** argv) {
     if (*describe) {
       if (describe_exact) describe_opts.max_routes = 0;
       if (!describe_at.empty() && !parse_emulated_time(describe_at, &describe_opts.at)) {
-        std::cerr << "fabemu describe: --at '" << describe_at
+        std::cerr << "fabemu describe: --at '" << printable(describe_at)
                   << "' is not an emulated time: give one such as 20us, 1500ns or 2ms\n";
         return kExitUsage;
       }

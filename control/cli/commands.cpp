@@ -13,6 +13,7 @@
 #include "control/cli/cli.h"
 #include "control/cli/describe_faults.h"
 #include "control/cli/output.h"
+#include "control/run/capture_plan.h"
 #include "control/run/fault_plan.h"
 #include "control/run/run_memory.h"
 #include "control/run/runner.h"
@@ -23,6 +24,7 @@
 #include "control/topology/registry.h"
 #include "control/topology/slices.h"
 #include "dataplane/core/eal.h"
+#include "dataplane/core/retry_timing.h"
 
 namespace fabemu {
 
@@ -60,6 +62,39 @@ std::string time_text(ps_t ps) {
   return fmt::format("{:.1f} ns", static_cast<double>(ps) / 1e3);
 }
 
+// What select_capture finds wrong with `taps` and the rest of the spec's
+// capture section on the run's (sliced) fabric; nothing without taps (a
+// run without them captures nothing).
+CaptureProblem capture_problem(const Spec& spec, const std::vector<std::string>& taps,
+                               const Fabric& sliced) {
+  if (taps.empty()) return {};
+  Spec::Capture capture = spec.capture;
+  capture.taps = taps;
+  std::vector<std::string> port_names;
+  for (size_t i = 0; i < spec.ports.size(); i++)
+    port_names.push_back(port_binding_name(spec.ports[i], i));
+  CaptureSelection unused;
+  return select_capture(capture, sliced, port_names, &unused);
+}
+
+// The retry time-out against the link with the longest round trip (the
+// engine refuses a time-out shorter than any link's).
+std::string link_retry_problem(const Spec& spec, const Fabric& sliced) {
+  const EngineConfig cfg = make_engine_config(spec, sliced);
+  RetryTiming worst;
+  int32_t router = -1, port = -1;
+  for (size_t r = 0; r < sliced.routers.size(); r++)
+    for (size_t p = 0; p < sliced.routers[r].ports.size(); p++) {
+      const FabricPort& fp = sliced.routers[r].ports[p];
+      if (fp.peer_router < 0 || fp.unit_ps == 0) continue;
+      const RetryTiming t =
+          retry_timing(fp.wire_ps, fp.unit_ps, cfg.format.max_units, cfg.retry.timeout_ps);
+      if (router < 0 || t.round_trip > worst.round_trip)
+        worst = t, router = static_cast<int32_t>(r), port = static_cast<int32_t>(p);
+    }
+  return router < 0 ? std::string() : retry_timeout_problem(worst, router, port);
+}
+
 // Loads the spec; on failure prints the SpecError and returns false.
 bool load(const SpecArgs& args, Spec* spec, std::ostream& err) {
   try {
@@ -87,9 +122,15 @@ Fabric runnable_fabric(const Spec& spec) {
                 fmt::format("{} workers need {} CPUs, but this process may use {} (its CPU "
                             "affinity): set run.workers to at most {}",
                             spec.run.workers, spec.run.workers, cpus, cpus));
-  check_run_memory(spec, replicate_slices(f, static_cast<uint32_t>(spec.topology.slices)),
-                   available_memory());
+  const Fabric sliced = replicate_slices(f, static_cast<uint32_t>(spec.topology.slices));
+  check_run_memory(spec, sliced, available_memory());
   plan_faults(spec, f);  // each fault names a router and link the fabric has
+  if (const CaptureProblem p = capture_problem(spec, spec.capture.taps, sliced))
+    refuse_spec(spec, {p.field}, p.message);
+  if (spec.link.retry) {
+    const std::string why = link_retry_problem(spec, sliced);
+    if (!why.empty()) refuse_spec(spec, {"link.retry_timeout_ns"}, why);
+  }
   return f;
 }
 
@@ -414,11 +455,20 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
       err << "fabemu run: --capture: " << why << "\n";
       return kExitUsage;
     }
-    spec.capture.taps.push_back(t);
   }
   if (!opts.capture_file.empty()) spec.capture.file = opts.capture_file;
   try {
-    runnable_fabric(spec);  // refuses what the fabric or this machine cannot run
+    // Refuses what the fabric or this machine cannot run, the spec's own
+    // capture taps included; then the taps of --capture on the same fabric.
+    const Fabric f = runnable_fabric(spec);
+    const Fabric sliced = replicate_slices(f, static_cast<uint32_t>(spec.topology.slices));
+    if (const CaptureProblem p = capture_problem(spec, opts.capture_taps, sliced)) {
+      err << "fabemu run: --capture: "
+          << (p.field == "capture.taps" ? std::string() : p.field + ": ") << p.message << "\n";
+      return kExitUsage;
+    }
+    spec.capture.taps.insert(spec.capture.taps.end(), opts.capture_taps.begin(),
+                             opts.capture_taps.end());
     return run_command(spec, opts);
   } catch (const SpecError& e) {
     err << e.what() << "\n";

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "control/spec/capture_taps.h"
+#include "control/spec/spec_error.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/link/link_numbering.h"
 
@@ -19,23 +20,25 @@ uint32_t node_of(int32_t router, int32_t endpoint) {
 
 }  // namespace
 
-bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
-                  CapturePlan* plan, std::string* err) {
-  const Spec::Capture& sc = spec.capture;
+CaptureProblem select_capture(const Spec::Capture& sc, const Fabric& fabric,
+                              const std::vector<std::string>& port_names, CaptureSelection* sel) {
   const std::vector<LinkStats> links = number_links(fabric);
   const auto nr = static_cast<int>(fabric.routers.size());
   const auto ne = static_cast<int>(fabric.endpoints.size());
-  std::vector<uint8_t> link_on(links.size(), 0), binding_on(cfg.ports.size(), 0);
+  std::vector<uint8_t>& link_on = sel->link_on;
+  std::vector<uint8_t>& binding_on = sel->binding_on;
+  link_on.assign(links.size(), 0);
+  binding_on.assign(port_names.size(), 0);
   std::map<std::string, size_t> by_name;
   for (size_t l = 0; l < links.size(); l++) by_name[link_name(links[l])] = l;
 
   for (const std::string& text : sc.taps) {
     CaptureTap t;
     std::string why;
-    if (!parse_capture_tap(text, &t, &why)) return *err = "capture.taps: " + why, false;
+    if (!parse_capture_tap(text, &t, &why)) return {"capture.taps", why};
     const auto where = [&](const std::string& what) {
-      *err = fmt::format("capture tap '{}': {}", text, what);
-      return false;
+      return CaptureProblem{"capture.taps",
+                            fmt::format("capture tap '{}': {}", printable(text), what)};
     };
     switch (t.kind) {
       case CaptureTap::Kind::all:
@@ -46,9 +49,10 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
         if (t.router >= nr) return where(fmt::format("the fabric has routers 0..{}", nr - 1));
         const auto np = static_cast<int>(fabric.routers[t.router].ports.size());
         if (t.port >= np || !fabric.routers[t.router].ports[t.port].connected())
-          return where(fmt::format("router {} has no link at port {} (its ports are 0..{}; "
-                                   "`fabemu describe` lists the links)",
-                                   t.router, t.port, np - 1));
+          return where(
+              fmt::format("router {} has no link at port {} (its ports are 0..{}; "
+                          "`fabemu describe` lists the links)",
+                          t.router, t.port, np - 1));
         for (size_t l = 0; l < links.size(); l++) {
           const LinkStats& k = links[l];
           const bool leaves = k.router == t.router && k.port == t.port;
@@ -60,8 +64,9 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
       case CaptureTap::Kind::link_named: {
         const auto it = by_name.find(t.name);
         if (it == by_name.end())
-          return where("no link has that name (names are FROM>TO as in r0.p1>r1.p4, ep0>r0.p0 or "
-                       "r0.p0>ep0; link=rR:pP names both directions by one end)");
+          return where(
+              "no link has that name (names are FROM>TO as in r0.p1>r1.p4, ep0>r0.p0 or "
+              "r0.p0>ep0; link=rR:pP names both directions by one end)");
         link_on[it->second] = 1;
         break;
       }
@@ -78,17 +83,69 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
       case CaptureTap::Kind::port: {
         bool found = false;
         std::string names;
-        for (size_t b = 0; b < cfg.ports.size(); b++) {
-          names += (names.empty() ? "" : ", ") + cfg.ports[b].name;
-          if (cfg.ports[b].name == t.name) binding_on[b] = 1, found = true;
+        for (size_t b = 0; b < port_names.size(); b++) {
+          names += (names.empty() ? "" : ", ") + port_names[b];
+          if (port_names[b] == t.name) binding_on[b] = 1, found = true;
         }
         if (!found)
-          return where(cfg.ports.empty() ? "the run has no ports (spec `ports:`)"
-                                         : "no port binding has that name; the ports are " + names);
+          return where(port_names.empty() ? "the run has no ports (spec `ports:`)"
+                                          : "no port binding has that name; the ports are " +
+                                                printable(names, 200));
         break;
       }
     }
   }
+  if (std::find(link_on.begin(), link_on.end(), 1) == link_on.end() &&
+      std::find(binding_on.begin(), binding_on.end(), 1) == binding_on.end())
+    return {"capture.taps", "the taps select no link and no port"};
+
+  CaptureTaps& ct = sel->filters;
+  for (int v : sc.vcs) {
+    if (v >= fabric.num_vcs)
+      return {"capture.vcs", fmt::format("VC {} does not exist (the fabric has VCs 0..{})", v,
+                                         fabric.num_vcs - 1)};
+  }
+  if (!sc.vcs.empty()) {
+    ct.vc_mask = 0;
+    for (int v : sc.vcs) ct.vc_mask |= static_cast<uint8_t>(1u << v);
+  }
+  const auto endpoint_set = [&](const std::vector<int>& list, const char* key,
+                                std::vector<uint8_t>* out) {
+    if (list.empty()) return CaptureProblem{};
+    // Packets carry processor numbers: with network slices the filters
+    // name processors, whichever slice their packets take.
+    const auto np = static_cast<int>(fabric.processors());
+    out->assign(static_cast<size_t>(np), 0);
+    for (int e : list) {
+      if (e >= np)
+        return CaptureProblem{key,
+                              fmt::format("endpoint {} does not exist (the fabric has {} 0..{})", e,
+                                          fabric.slices > 1 ? "processors" : "endpoints", np - 1)};
+      (*out)[e] = 1;
+    }
+    return CaptureProblem{};
+  };
+  if (CaptureProblem p = endpoint_set(sc.src, "capture.src", &ct.src)) return p;
+  if (CaptureProblem p = endpoint_set(sc.dst, "capture.dst", &ct.dst)) return p;
+  if (!sc.types.empty()) {
+    ct.classes = 0;
+    for (const std::string& t : sc.types)
+      ct.classes |= t == "request" ? 1 : t == "response" ? 2 : 4;
+  }
+  return {};
+}
+
+bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
+                  CapturePlan* plan, std::string* err) {
+  const Spec::Capture& sc = spec.capture;
+  std::vector<std::string> port_names;
+  for (const PortEndpointConfig& pc : cfg.ports) port_names.push_back(pc.name);
+  CaptureSelection sel;
+  if (const CaptureProblem p = select_capture(sc, fabric, port_names, &sel))
+    return *err = p.field + ": " + p.message, false;
+  const std::vector<LinkStats> links = number_links(fabric);
+  const std::vector<uint8_t>& link_on = sel.link_on;
+  const std::vector<uint8_t>& binding_on = sel.binding_on;
 
   CaptureWriterConfig& wc = plan->writer;
   const auto kind = static_cast<CodecKind>(cfg.codec);
@@ -102,6 +159,7 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
   wc.max_files = static_cast<uint32_t>(sc.files);
   wc.snaplen = static_cast<uint32_t>(sc.snaplen);
   wc.profile = kind == CodecKind::t3e ? CaptureProfile::t3e_flits : CaptureProfile::yarc_phits;
+  plan->taps = std::move(sel.filters);
   CaptureTaps& ct = plan->taps;
   ct.link_iface.assign(links.size(), -1);
   ct.device_iface.assign(cfg.ports.size(), -1);
@@ -131,10 +189,10 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
     auto it = device_if.find(pc.device);
     if (it == device_if.end()) {
       it = device_if.emplace(pc.device, static_cast<int32_t>(wc.interfaces.size())).first;
-      wc.interfaces.push_back({"port:" + pc.name,
-                               fmt::format("port {} at endpoint {} (device {})", pc.name,
-                                           pc.endpoint, pc.device),
-                               wc.snaplen});
+      wc.interfaces.push_back(
+          {"port:" + pc.name,
+           fmt::format("port {} at endpoint {} (device {})", pc.name, pc.endpoint, pc.device),
+           wc.snaplen});
     } else {
       wc.interfaces[it->second].name += "+" + pc.name;
     }
@@ -142,42 +200,6 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
     // The other bindings of the device: its frames are theirs as well.
     for (size_t o = 0; o < cfg.ports.size(); o++)
       if (cfg.ports[o].device == pc.device) ct.device_iface[o] = it->second;
-  }
-  if (wc.interfaces.empty())
-    return *err = "capture.taps select no link and no port", false;
-
-  for (int v : sc.vcs) {
-    if (v >= fabric.num_vcs)
-      return *err = fmt::format("capture.vcs: VC {} does not exist (the fabric has VCs 0..{})", v,
-                                fabric.num_vcs - 1),
-             false;
-  }
-  if (!sc.vcs.empty()) {
-    ct.vc_mask = 0;
-    for (int v : sc.vcs) ct.vc_mask |= static_cast<uint8_t>(1u << v);
-  }
-  const auto endpoint_set = [&](const std::vector<int>& list, const char* key,
-                                std::vector<uint8_t>* out) {
-    if (list.empty()) return true;
-    // Packets carry processor numbers: with network slices the filters
-    // name processors, whichever slice their packets take.
-    const auto np = static_cast<int>(fabric.processors());
-    out->assign(static_cast<size_t>(np), 0);
-    for (int e : list) {
-      if (e >= np) {
-        *err = fmt::format("capture.{}: endpoint {} does not exist (the fabric has {} 0..{})", key,
-                           e, fabric.slices > 1 ? "processors" : "endpoints", np - 1);
-        return false;
-      }
-      (*out)[e] = 1;
-    }
-    return true;
-  };
-  if (!endpoint_set(sc.src, "src", &ct.src) || !endpoint_set(sc.dst, "dst", &ct.dst)) return false;
-  if (!sc.types.empty()) {
-    ct.classes = 0;
-    for (const std::string& t : sc.types)
-      ct.classes |= t == "request" ? 1 : t == "response" ? 2 : 4;
   }
   ct.snaplen = wc.snaplen;
   const uint32_t encoding = cfg.format.max_units * codec_unit_bytes(kind);

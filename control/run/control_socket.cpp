@@ -11,6 +11,8 @@
 #include <cstring>
 #include <map>
 
+#include "control/spec/spec_error.h"
+
 namespace fabemu {
 namespace {
 
@@ -20,7 +22,7 @@ bool socket_address(const std::string& path, sockaddr_un* a, std::string* err) {
   std::memset(a, 0, sizeof(*a));
   a->sun_family = AF_UNIX;
   if (path.empty() || path.size() >= sizeof(a->sun_path)) {
-    *err = "control socket path '" + path + "' must be 1 to " +
+    *err = "control socket path '" + printable(path, 300) + "' must be 1 to " +
            std::to_string(sizeof(a->sun_path) - 1) + " bytes long (a Unix socket's limit)";
     return false;
   }
@@ -55,7 +57,8 @@ bool ControlServer::start(const std::string& path, Handler handler, std::string*
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) {
-      *err = "control socket path '" + path + "' exists and is not a socket; choose another path";
+      *err = "control socket path '" + printable(path, 300) +
+             "' exists and is not a socket; choose another path";
       return false;
     }
     // A socket file: live (another run listens) or left by a run that died.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "control/spec/spec_error.h"
 #include "control/topology/registry.h"
 
 namespace fabemu {
@@ -55,7 +56,7 @@ std::string FaultController::handle(const std::string& request) {
     if (failed.empty() && !changes.empty() && !engine_.inject_faults(changes, &entry.first))
       failed = "the engine was started without fault support";
   });
-  if (!failed.empty()) return "error: '" + text + "': " + failed;
+  if (!failed.empty()) return "error: '" + printable(text) + "': " + failed;
   state_ = std::move(next);
   entry.dead_links = state_.dead_links();
   entry.dead_routers = state_.dead_routers();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "control/spec/spec_error.h"
 #include "control/spec/spec_refuse.h"
 #include "dataplane/link/lanes.h"
 
@@ -15,7 +16,7 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFaul
     const int ne = static_cast<int>(fabric_.endpoints.size());
     if (f.endpoint < 0 || f.endpoint >= ne) {
       *why = fmt::format("'{}': endpoint {} does not exist (the fabric has endpoints 0 to {})",
-                         f.text, f.endpoint, ne - 1);
+                         printable(f.text), f.endpoint, ne - 1);
       return false;
     }
     const FabricEndpoint& ep = fabric_.endpoints[size_t(f.endpoint)];
@@ -27,8 +28,8 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFaul
   }
   const int32_t nr = static_cast<int32_t>(fabric_.routers.size());
   if (f.router < 0 || f.router >= nr) {
-    *why = fmt::format("'{}': router {} does not exist (the fabric has routers 0 to {})", f.text,
-                       f.router, nr - 1);
+    *why = fmt::format("'{}': router {} does not exist (the fabric has routers 0 to {})",
+                       printable(f.text), f.router, nr - 1);
     return false;
   }
   const auto key = [&](int32_t r, int p) {
@@ -44,14 +45,15 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFaul
       *why = fmt::format(
           "'{}': port {} of router {} is not a link to another router (its router links are "
           "ports {}); endpoint links cannot be faulted",
-          f.text, f.port, f.router, links.empty() ? "none" : links);
+          printable(f.text), f.port, f.router, links.empty() ? "none" : links);
       return false;
     }
     if (f.lane >= 0 && !lane_exists(f, why)) return false;
     const FabricPort& fp = ports[size_t(f.port)];
     if (f.kind == FaultSpec::Kind::ber) {
       if (!retry_on) {
-        *why = fmt::format("'{}': bit errors need link-level retry (set link.retry: true)", f.text);
+        *why = fmt::format("'{}': bit errors need link-level retry (set link.retry: true)",
+                           printable(f.text));
         return false;
       }
       const EngineFault::Op op = f.lane >= 0 ? EngineFault::Op::lane_ber : EngineFault::Op::ber;
@@ -116,14 +118,14 @@ bool FaultState::lane_exists(const FaultSpec& f, std::string* why) const {
     *why = fmt::format(
         "'{}': lane faults are modelled on links of at most {} lanes, and this fabric's have {} "
         "(link.lanes): lower link.lanes or fault the whole link",
-        f.text, kMaxLanes, lanes);
+        printable(f.text), kMaxLanes, lanes);
     return false;
   }
   if (uint32_t(f.lane) >= lanes) {
     *why = fmt::format(
         "'{}': lane {} does not exist: the links of this fabric have {} lane{} (link.lanes), so "
         "name lane=0{}",
-        f.text, f.lane, lanes, lanes == 1 ? "" : "s",
+        printable(f.text), f.lane, lanes, lanes == 1 ? "" : "s",
         lanes == 1 ? "" : fmt::format(" to lane={}", lanes - 1));
     return false;
   }

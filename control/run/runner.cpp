@@ -19,6 +19,7 @@
 #include "control/run/fault_plan.h"
 #include "control/run/replay_load.h"
 #include "control/run/run_summary.h"
+#include "control/spec/spec_error.h"
 #include "control/spec/spec_fields.h"
 #include "control/topology/registry.h"
 #include "control/topology/slices.h"
@@ -182,7 +183,7 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
     const PortBinding& pb = spec.ports[i];
     if (!pb.replay.empty()) {  // a replayed host: its frames, no DPDK port
       PortEndpointConfig pc;
-      pc.name = pb.name.empty() ? "port" + std::to_string(i) : pb.name;
+      pc.name = port_binding_name(pb, i);
       pc.device = "replay:" + pb.replay;
       pc.port_id = 0xFFFF;
       pc.endpoint = static_cast<uint32_t>(pb.endpoint);
@@ -212,7 +213,7 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
       port = &open->ports.back();
     }
     PortEndpointConfig pc;
-    pc.name = pb.name.empty() ? "port" + std::to_string(i) : pb.name;
+    pc.name = port_binding_name(pb, i);
     pc.device = pb.device;
     pc.port_id = port->port_id;
     pc.endpoint = static_cast<uint32_t>(pb.endpoint);
@@ -458,7 +459,8 @@ int run_command(const Spec& spec, const RunOptions& opts) {
     } else {
       std::ofstream out(opts.json_out);
       if (!out) {
-        fmt::print(stderr, "fabemu run: cannot write JSON to '{}'\n", opts.json_out);
+        fmt::print(stderr, "fabemu run: cannot write JSON to '{}'\n",
+                   printable(opts.json_out, 300));
         return 1;
       }
       out << j.dump(2) << "\n";

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "control/spec/spec_error.h"
+
 namespace fabemu {
 namespace {
 
@@ -48,7 +50,8 @@ bool link_end(const std::string& v) {
 bool parse_capture_tap(const std::string& text, CaptureTap* tap, std::string* why) {
   *tap = CaptureTap{};
   const auto bad = [&](const std::string& what) {
-    *why = "'" + text + "' is not a capture tap: " + what + "; a tap is " + kCaptureTapForms;
+    *why = "'" + printable(text) + "' is not a capture tap: " + what + "; a tap is " +
+           kCaptureTapForms;
     return false;
   };
   if (text == "all") return true;
@@ -86,7 +89,7 @@ bool parse_capture_tap(const std::string& text, CaptureTap* tap, std::string* wh
     tap->name = value;
     return true;
   }
-  return bad("unknown kind '" + key + "'");
+  return bad("unknown kind '" + printable(key) + "'");
 }
 
 }  // namespace fabemu

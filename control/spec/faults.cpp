@@ -5,6 +5,9 @@
 #include <sstream>
 #include <vector>
 
+#include "control/spec/numbers.h"
+#include "control/spec/spec_error.h"
+
 namespace fabemu {
 namespace {
 
@@ -15,13 +18,6 @@ bool whole_number(const std::string& s, size_t* i, int* out) {
   if (r.ec != std::errc() || *out < 0) return false;
   *i = static_cast<size_t>(r.ptr - s.data());
   return true;
-}
-
-bool real_number(const std::string& s, double* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  *out = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() && std::isfinite(*out);
 }
 
 }  // namespace
@@ -37,7 +33,7 @@ bool parse_emulated_time(const std::string& s, ps_t* at) {
     const size_t n = std::string(u.suffix).size();
     if (s.size() <= n || s.compare(s.size() - n, n, u.suffix) != 0) continue;
     double v = 0;
-    if (!real_number(s.substr(0, s.size() - n), &v) || v < 0 || v * u.ps > 1e19) return false;
+    if (!decimal_number(s.substr(0, s.size() - n), &v) || v < 0 || v * u.ps > 1e19) return false;
     *at = static_cast<ps_t>(std::llround(v * u.ps));
     return true;
   }
@@ -48,7 +44,7 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
   *f = FaultSpec{};
   f->text = text;
   const auto bad = [&](const std::string& what) {
-    *why = "'" + text + "' is not a fault: " + what + "; a fault is " +
+    *why = "'" + printable(text) + "' is not a fault: " + what + "; a fault is " +
            (with_time ? std::string(kFaultForms)
                       : std::string("TARGET [lane=L] WHAT, e.g. \"link=r0:p33 down\", "
                                     "\"link=r0:p33 lane=2 down\" or \"router=5 up\""));
@@ -65,7 +61,7 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
     return bad("it has " + std::to_string(words.size()) + " words, not " + std::to_string(want));
   size_t k = 0;
   if (with_time && !parse_emulated_time(words[k++], &f->at))
-    return bad("'" + words[0] + "' is not a time such as 20us, 1500ns or 2ms");
+    return bad("'" + printable(words[0]) + "' is not a time such as 20us, 1500ns or 2ms");
   const std::string& target = words[k++];
   size_t i = 0;
   if (target.rfind("link=r", 0) == 0) {
@@ -87,7 +83,8 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
     if (!whole_number(target, &i, &f->endpoint) || i != target.size())
       return bad("write the endpoint as endpoint=E");
   } else {
-    return bad("the target '" + target + "' is neither link=rR:pP, router=R nor endpoint=E");
+    return bad("the target '" + printable(target) +
+               "' is neither link=rR:pP, router=R nor endpoint=E");
   }
   if (lane) {
     const std::string& word = words[k++];
@@ -111,10 +108,12 @@ bool parse_fault(const std::string& text, bool with_time, FaultSpec* f, std::str
   } else if (what.rfind("ber=", 0) == 0) {
     f->kind = FaultSpec::Kind::ber;
     if (f->target != FaultSpec::Target::link) return bad("bit errors are set on a link");
-    if (!real_number(what.substr(4), &f->ber) || f->ber < 0 || f->ber >= 0.5)
-      return bad("the bit error rate is a number from 0 to below 0.5, e.g. ber=1e-5");
+    if (!decimal_number(what.substr(4), &f->ber))
+      return bad("the bit error rate is a decimal number, e.g. ber=1e-5" +
+                 decimal_hint(what.substr(4, 400)));
+    if (const std::string problem = ber_problem(f->ber); !problem.empty()) return bad(problem);
   } else {
-    return bad("'" + what + "' is neither down, up nor ber=X");
+    return bad("'" + printable(what) + "' is neither down, up nor ber=X");
   }
   return true;
 }

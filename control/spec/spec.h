@@ -2,6 +2,7 @@
 // overrides) says about one emulation. Plain data; spec_loader fills it.
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -42,6 +43,11 @@ struct PortBinding {
   double replay_speed = 1.0;     // 2: twice as fast as recorded
   int replay_loops = 1;          // times through the file (0: until the run ends)
 };
+
+// Binding `index`'s name in reports and capture taps: its own, else "port<index>".
+inline std::string port_binding_name(const PortBinding& pb, size_t index) {
+  return pb.name.empty() ? "port" + std::to_string(index) : pb.name;
+}
 
 // Where the value of one field came from: a profile's default, a line of the
 // file, or a --set argument. The loader records one per field it sets, so

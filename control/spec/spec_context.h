@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "control/spec/numbers.h"
 #include "control/spec/profiles.h"
 #include "control/topology/registry.h"
 #include "dataplane/engine/engine_base.h"
@@ -218,10 +219,9 @@ class Ctx {
     if (n.Tag() == "!")
       fail(n, fmt::format("expected a number, got {}: remove the quotes", shown(n)));
     const std::string t = n.Scalar();
-    char* end = nullptr;
-    const double v = std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v))
-      fail(n, fmt::format("expected a number, got {}", shown(n)));
+    double v = 0;
+    if (!decimal_number(t, &v))
+      fail(n, fmt::format("expected a number, got {}{}", shown(n), decimal_hint(t)));
     const bool below = lo_open ? !(v > lo) : v < lo;
     const bool above = hi_open ? !(v < hi) : v > hi;
     if (below || above) {

@@ -135,7 +135,10 @@ const std::vector<Field>& fields() {
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.retry_timeout_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy, true); }},
     {"link.ber", "number", "", "0", "0", "0", "fabemu default (a perfect link); faults are the user's",
      "bit error rate of every router-to-router link, 0 to 0.01 (errors fall on the bits the CRC checks); needs link.retry",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.ber = c.bounded(n, 0, 0.01, "above 1e-2 nearly every packet is damaged and the link makes no progress"); }},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) {
+       s.link.ber = c.number(n, -kInf, false, kInf, false);
+       if (const std::string why = ber_problem(s.link.ber); !why.empty()) c.fail(n, why);
+     }},
     {"link.retry_limit", "int", "time-outs", "0", "0", "0", "fabemu default (" BW " §4.3 retries until it succeeds); Spider (\"if a chip retries a single packet several times without success\", it shuts the link down)",
      "time-outs in a row on the same packet (go-back-N retries of it) after which a link's sender gives up on it: the packet is discarded (drop reason retry_limit_exceeded), its credits come back and the receiver skips its number; 0 to 1000000, 0: no limit; needs link.retry",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.retry_limit = static_cast<int>(c.integer(n, 0, 1000000)); }},

@@ -70,8 +70,9 @@ void SpecValidator::validate(Spec& s) const {
           fmt::format("profile '{}' has no topology of its own: set topology.family (known: {})",
                       profile ? profile->name : s.profile, join(reg.topology_names())));
   if (!reg.topology(s.topology.family))
-    blame({"topology.family"}, fmt::format("unknown topology family '{}'; known families: {}",
-                                           s.topology.family, join(reg.topology_names())));
+    blame({"topology.family"},
+          fmt::format("unknown topology family '{}'; known families: {}",
+                      printable(s.topology.family), join(reg.topology_names())));
   validate_families(s);
   validate_link_rate(s);
   const RoutingInfo* routing = reg.routing(s.topology.family, s.routing);

@@ -1,6 +1,7 @@
 #include "control/spec/spec_yaml.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
 #include <cctype>
@@ -19,7 +20,58 @@ namespace {
 
 // Values a spec file may hold, aliases expanded: far beyond any real spec (a
 // 32K-endpoint placement list is about 230K), and a stop for alias bombs.
+// yaml-cpp keeps about 500 bytes a value: this bounds the tree it builds.
 constexpr long kMaxSpecValues = 1'000'000;
+// Bytes a spec file may hold: 16 MiB, where such a placement list is about
+// 2 MB; a larger file (a trace or an image given by mistake) is not read.
+constexpr size_t kMaxSpecBytes = size_t{16} << 20;
+
+// A value count past kMaxSpecValues, found before any tree is built.
+struct TooManyValues {
+  YAML::Mark mark;
+};
+
+// The documents of a YAML stream and its values, from the parser's events
+// alone (nothing is built, so a huge file costs no tree).
+class StreamScan : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;  // where each document read so far starts
+
+  void OnDocumentStart(const YAML::Mark& m) override { starts.push_back(m); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    count(m);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    count(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    count(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void count(const YAML::Mark& m) {
+    if (++values_ > kMaxSpecValues) throw TooManyValues{m};
+  }
+  long values_ = 0;
+};
+
+// `expanded`: counted with aliases expanded (an alias bomb), else as written.
+[[noreturn]] void too_many_values(const std::string& name, int line, int column,
+                                  const std::string& path, bool expanded) {
+  throw SpecError(name, line, column, path,
+                  fmt::format("the file holds more than {} values{}: no spec is that large; {}",
+                              kMaxSpecValues, expanded ? " once its aliases are expanded" : "",
+                              expanded ? "write the values out instead of nesting aliases"
+                                       : "check that this is the spec you meant"));
+}
 
 std::string tag_text(const std::string& tag) {
   const std::string core = "tag:yaml.org,2002:";
@@ -33,11 +85,11 @@ class PlainChecker {
   explicit PlainChecker(const std::string& name) : name_(name) {}
 
   void check(const YAML::Node& n, const std::string& path, int depth) {
-    if (++values_ > kMaxSpecValues)
-      fail(n, path,
-           fmt::format("the file holds more than {} values once its aliases are expanded: no "
-                       "spec is that large; write the values out instead of nesting aliases",
-                       kMaxSpecValues));
+    if (++values_ > kMaxSpecValues) {
+      const YAML::Mark m = n.Mark();
+      too_many_values(name_, m.is_null() ? 1 : m.line + 1, m.is_null() ? 1 : m.column + 1, path,
+                      true);
+    }
     if (depth > kMaxSpecDepth)
       fail(n, path,
            fmt::format("values nested more than {} levels deep: no spec key is (an alias "
@@ -107,39 +159,73 @@ std::string read_spec_file(const std::string& path) {
     throw SpecError(
         path, 0, 0, "",
         fmt::format("cannot read the spec file ({}): check the path", std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  std::string text(kMaxSpecBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad())
     throw SpecError(path, 0, 0, "",
                     fmt::format("cannot read the spec file ({})", std::strerror(errno)));
-  return ss.str();
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxSpecBytes)
+    throw SpecError(path, 0, 0, "",
+                    fmt::format("is larger than {} MiB, which no spec is: check that this is the "
+                                "spec you meant",
+                                kMaxSpecBytes >> 20));
+  return text;
 }
 
 YAML::Node parse_spec_yaml(const std::string& text, const std::string& name) {
-  std::vector<YAML::Node> docs;
+  const auto syntax_error = [&](const YAML::ParserException& e) {
+    return SpecError(name, e.mark.line + 1, e.mark.column + 1, "",
+                     fmt::format("YAML syntax error: {}; check the indentation, the ':' after each "
+                                 "key and matching brackets",
+                                 printable(e.msg)));
+  };
+  // First the events alone: yaml-cpp 0.7 takes a ',' that no bracket opened
+  // for an empty document and leaves it unread, so YAML::LoadAll adds empty
+  // documents until memory runs out. Three documents at most tell a second
+  // document from a token read twice; the values are counted before any tree
+  // is built.
+  StreamScan scan;
   try {
-    docs = YAML::LoadAll(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    for (int i = 0; i < 3 && parser.HandleNextDocument(scan); ++i) {
+    }
+  } catch (const TooManyValues& t) {
+    too_many_values(name, t.mark.line + 1, t.mark.column + 1, "", false);
   } catch (const YAML::ParserException& e) {
-    throw SpecError(name, e.mark.line + 1, e.mark.column + 1, "",
-                    fmt::format("YAML syntax error: {}; check the indentation, the ':' after each "
-                                "key and matching brackets",
-                                printable(e.msg)));
+    throw syntax_error(e);
   } catch (const YAML::Exception& e) {
     throw SpecError(name, 1, 1, "", fmt::format("cannot parse the YAML: {}", printable(e.msg)));
   }
-  if (docs.size() > 1) {
-    const YAML::Mark m = docs[1].Mark();
-    const int at = m.is_null() ? -1 : m.line;
-    const YAML::Mark first = docs[0].Mark();
-    const int marker = marker_line(text, at < 0 ? 1 << 30 : at, first.is_null() ? -1 : first.line);
-    const int line = marker >= 0 ? marker + 1 : at + 1;
-    throw SpecError(name, std::max(line, 1), marker >= 0 || m.is_null() ? 1 : m.column + 1, "",
+  const std::vector<YAML::Mark>& starts = scan.starts;
+  for (size_t i = 1; i < starts.size(); ++i) {
+    if (starts[i].pos != starts[i - 1].pos) continue;
+    const auto at = static_cast<size_t>(starts[i].pos);
+    throw SpecError(name, starts[i].line + 1, starts[i].column + 1, "",
+                    at < text.size() && text[at] == ','
+                        ? "YAML syntax error: a ',' outside brackets; a ',' separates the items "
+                          "of a [list] or a {map}: remove it, or quote the value if you mean the "
+                          "text (\",\")"
+                        : "YAML syntax error: nothing can start with what stands here; remove it, "
+                          "or quote the value if you mean the text");
+  }
+  if (starts.size() > 1) {
+    const YAML::Mark m = starts[1];
+    const int marker = marker_line(text, m.line, starts[0].line);
+    throw SpecError(name, marker >= 0 ? marker + 1 : m.line + 1, marker >= 0 ? 1 : m.column + 1, "",
                     "a second YAML document starts here: a spec file is one document; remove "
                     "this '---' and what follows it, or merge its keys into the first document");
   }
-  if (docs.empty()) return YAML::Node();
-  PlainChecker(name).check(docs[0], "", 0);
-  return docs[0];
+  if (starts.empty()) return YAML::Node();
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);  // the one document, as the scan read it
+  } catch (const YAML::ParserException& e) {
+    throw syntax_error(e);
+  }
+  PlainChecker(name).check(root, "", 0);
+  return root;
 }
 
 }  // namespace fabemu::spec_detail

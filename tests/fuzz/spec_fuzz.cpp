@@ -1,21 +1,27 @@
 // Fuzz test of the spec loader: mutations of the ready topologies (lines
 // deleted, duplicated, re-indented; keys renamed or moved; values replaced by
 // huge, tiny, negative, mistyped, tagged or other keys' values; files cut
-// short, with raw bytes or a second document) must each either
+// short, with raw bytes, a second document or a stray ',' ']' '}'; a --set
+// of any key to such a value) must each either
 //   - be refused like `fabemu check` refuses (exit 2) with FILE:LINE:COL, or
+//     for a --set, FILE: --set 'KEY=VALUE', or
 //   - be accepted, and then a short `fabemu run` of it completes.
 // The check part runs in-process against the loader and the memory check
-// (what `check` calls); the runs use the fabemu binary, on a sample of the
-// accepted mutations, each bounded in time.
+// (what `check` calls), each mutation held to 4 GB of address space and 20 s
+// (a parse without bound fails here instead of exhausting the machine); the
+// runs use the fabemu binary, on a sample of the accepted mutations, each
+// bounded in time.
 //
 //   fabemu_spec_fuzz FABEMU_BINARY SOURCE_DIR [--seed N] [--count N] [--runs N]
 //
 // Deterministic for a seed; a failure prints the seed, the mutation's index
 // and the input, so it can be replayed (--seed N --count INDEX+1).
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -45,8 +51,8 @@ long g_index = -1;
 
 extern "C" void on_crash(int sig) {
   const std::string head =
-      fmt::format("\nspec_fuzz: CRASH (signal {}) at seed {} mutation {}; the input was:\n", sig,
-                  g_seed, g_index);
+      fmt::format("\nspec_fuzz: {} (signal {}) at seed {} mutation {}; the input was:\n",
+                  sig == SIGALRM ? "NO END (20 s)" : "CRASH", sig, g_seed, g_index);
   (void)!write(STDERR_FILENO, head.data(), head.size());
   (void)!write(STDERR_FILENO, g_current.data(), g_current.size());
   std::signal(sig, SIG_DFL);
@@ -174,7 +180,21 @@ const std::vector<std::string> kValues = {
     "|\n  block",
     ">-\n  folded",
     "%YAML 1.2",
+    // Flow indicators no bracket opened (yaml-cpp 0.7 once read a leading
+    // ',' as empty documents without end).
+    ",",
+    ", a",
+    ",,",
+    ", ,",
+    "]",
+    "}",
+    "]]",
+    "[a]]",
+    "{a: 1}}",
 };
+
+// What a stray-token mutation puts at the start of a line or of the file.
+const std::vector<std::string> kStray = {",", ", a", ",,", ", ,", "]", "}", "]]", "} ,", ",]"};
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -219,7 +239,7 @@ class Mutator {
     const size_t at = r_.below(lines.size());
     std::string& line = lines[at];
     const size_t colon = key_colon(line);
-    switch (r_.below(12)) {
+    switch (r_.below(13)) {
       case 0:  // delete a line
         lines.erase(lines.begin() + static_cast<long>(at));
         break;
@@ -278,6 +298,13 @@ class Mutator {
         else if (colon != std::string::npos)
           line.insert(colon + 1, " !!map");
         break;
+      case 12: {  // a stray flow indicator: first in the file, or first on a line
+        const std::string& stray = r_.pick(kStray);
+        if (r_.chance(40)) return stray + (r_.chance(50) ? "\n" : "") + join_lines(lines);
+        const size_t indent = line.find_first_not_of(' ');
+        line.insert(indent == std::string::npos ? line.size() : indent, stray);
+        break;
+      }
     }
     return join_lines(lines);
   }
@@ -306,9 +333,45 @@ int run(const std::string& cmd, std::string* err) {
   return 128 + WTERMSIG(rc);
 }
 
+// `s` as one shell word.
+std::string shell_quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;  // reserves far more address space than any limit
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// Holds this process to `bytes` of address space (the soft limit; the hard
+// one stays, so restore() lifts it again for the runs, whose DPDK reserves
+// more).
+class AddressSpaceLimit {
+ public:
+  explicit AddressSpaceLimit(rlim_t bytes) {
+    if (kAddressSanitizer || getrlimit(RLIMIT_AS, &old_) != 0) return;
+    rlimit l = old_;
+    l.rlim_cur = std::min(bytes, old_.rlim_max);
+    set_ = setrlimit(RLIMIT_AS, &l) == 0;
+  }
+  void restore() {
+    if (set_) setrlimit(RLIMIT_AS, &old_);
+    set_ = false;
+  }
+  ~AddressSpaceLimit() { restore(); }
+
+ private:
+  rlimit old_{};
+  bool set_ = false;
+};
+
 struct Accepted {
   long index;
   std::string text;
+  std::vector<std::string> sets;
   size_t endpoints;
   bool valued;
 };
@@ -330,7 +393,7 @@ int main(int argc, char** argv) {
     if (opt == "--count") count = std::strtol(argv[i + 1], nullptr, 10);
     if (opt == "--runs") runs = std::strtol(argv[i + 1], nullptr, 10);
   }
-  for (int sig : {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL}) std::signal(sig, on_crash);
+  for (int sig : {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL, SIGALRM}) std::signal(sig, on_crash);
 
   std::vector<std::pair<std::string, std::string>> bases;  // name, text
   for (const auto& e : std::filesystem::directory_iterator(src + "/topologies"))
@@ -346,6 +409,7 @@ int main(int argc, char** argv) {
   Mutator mutator(rand, keys);
   const std::string name = "fuzz.yaml";
   const std::regex located("^fuzz\\.yaml:[0-9]+:[0-9]+: ");
+  const std::regex located_set("^fuzz\\.yaml: --set '");
   long refused = 0, failures = 0;
   std::vector<Accepted> accepted;
   auto fail = [&](long index, const std::string& input, const std::string& why) {
@@ -355,24 +419,31 @@ int main(int argc, char** argv) {
         "---\n",
         g_seed, index, why, input.size(), fabemu::printable(input, 4000));
   };
+  AddressSpaceLimit limit(rlim_t{4} << 30);
   for (long i = 0; i < count; i++) {
     const auto& base = bases[rand.below(bases.size())];
     const std::string text = mutator.mutate(base.second);
+    std::vector<std::string> sets;
+    if (rand.chance(15)) sets.push_back(rand.pick(keys) + "=" + rand.pick(kValues));
     g_index = i;
     g_current = text;
+    for (const std::string& set : sets) g_current += "\n# --set " + set;
+    alarm(20);
     try {
-      const fabemu::Spec spec = fabemu::load_spec_text(text, {}, name);
+      const fabemu::Spec spec = fabemu::load_spec_text(text, sets, name);
       const fabemu::Fabric f = fabemu::runnable_fabric(spec);
-      accepted.push_back({i, text, f.endpoints.size(), mutator.valued()});
+      accepted.push_back({i, text, sets, f.endpoints.size(), mutator.valued() || !sets.empty()});
     } catch (const SpecError& e) {
       refused++;
-      if (!std::regex_search(e.what(), located))
-        fail(i, text, fmt::format("refused without FILE:LINE:COL: {}", e.what()));
+      if (!std::regex_search(e.what(), e.set_arg().empty() ? located : located_set))
+        fail(i, g_current, fmt::format("refused without FILE:LINE:COL: {}", e.what()));
     } catch (const std::exception& e) {
-      fail(i, text, fmt::format("not a SpecError ({}): {}", typeid(e).name(), e.what()));
+      fail(i, g_current, fmt::format("not a SpecError ({}): {}", typeid(e).name(), e.what()));
     }
+    alarm(0);
     if (failures >= 10) break;
   }
+  limit.restore();
   std::cout << fmt::format("check: {} refused with FILE:LINE:COL, {} accepted, {} failures\n",
                            refused, accepted.size(), failures);
 
@@ -391,18 +462,23 @@ int main(int argc, char** argv) {
     std::ofstream(file, std::ios::binary) << a.text;
     g_index = a.index;
     g_current = a.text;
+    std::string sets;
+    for (const std::string& set : a.sets) {
+      sets += " --set " + shell_quoted(set);
+      g_current += "\n# --set " + set;
+    }
     std::string err;
     const std::string cmd = fmt::format(
-        "timeout -k 5 60 {} run {} -q --set run.warmup_ns=0 --set run.measure_ns=1000 "
+        "timeout -k 5 60 {} run {} -q{} --set run.warmup_ns=0 --set run.measure_ns=1000 "
         "--set run.drain_ns=20000 --set run.duration_s=0.3 --set run.progress_s=0",
-        binary, file);
+        binary, file, sets);
     const int rc = run(cmd, &err);
     const bool saturated = rc == 1 && err.find("did not drain") != std::string::npos &&
                            err.find("broke down") == std::string::npos;
     if (rc == 0 || saturated)
       done++;
     else
-      fail(a.index, a.text,
+      fail(a.index, g_current,
            fmt::format("accepted by check, but `fabemu run` exited {}{}: {}", rc,
                        rc == 124 ? " (did not finish in 60 s)" : "", fabemu::printable(err, 600)));
   }

@@ -117,6 +117,31 @@ expect_fail 1 "not a pcapng file" "text file refused" "$fabemu" pcap "$tmp/text.
 expect_fail 1 "truncated block at offset $cut_offset" "truncated block and its offset" "$fabemu" pcap "$tmp/cut.pcapng"
 expect_fail 2 "must be a positive number" "bad --bin-ns" "$fabemu" pcap "$a" --bin-ns -1
 expect_fail 1 "set FABEMU_PCAP_TOOL" "missing analyzer script" env FABEMU_PCAP_TOOL="$tmp/nothing" "$fabemu" pcap "$a"
+# A reader that stops (`fabemu pcap ... | head`): no complaint, exit 0. The
+# pipe's reading end is closed before the analyzer writes, whatever the timing.
+closed_pipe() {  # command...: prints its exit status, then its stderr
+  "$python" -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
+print(p.returncode)
+sys.stdout.write(p.stderr.decode(errors="replace"))' "$@"
+}
+for out in text json; do
+  opt=(); [[ $out == json ]] && opt=(--json -)
+  got=$(closed_pipe "$fabemu" pcap "$a" "$b" --quiet "${opt[@]}")
+  [[ $got == 0 ]] && pass "a reader that stops ($out): exit 0, nothing said" ||
+    flunk "a reader that stops ($out): exit status and stderr: $got"
+done
+# A long argument is cut in the message, as fabemu's own errors cut it.
+long=$tmp/$(head -c 100000 /dev/zero | tr '\0' x)
+expect_fail 1 "... (100" "a 100 kB path is cut" "$fabemu" pcap "$long"
+[[ $(wc -c <"$tmp/err.txt") -lt 1000 ]] && pass "a 100 kB path: a short message" ||
+  flunk "a 100 kB path: $(wc -c <"$tmp/err.txt") bytes of message"
+expect_fail 2 "... (100" "a 100 kB unknown option is cut" "$fabemu" pcap "$a" "--x${long##*/}"
+[[ $(wc -c <"$tmp/err.txt") -lt 2000 ]] && pass "a 100 kB option: a short message" ||
+  flunk "a 100 kB option: $(wc -c <"$tmp/err.txt") bytes of message"
 "$fabemu" pcap "$tmp/cut.pcapng" --partial --json "$tmp/p.json" >/dev/null 2>"$tmp/err.txt"
 check "$tmp/p.json" '.fabric_packets' '9' "--partial keeps the blocks before the cut"
 grep -qF "warning: $tmp/cut.pcapng: truncated block at offset $cut_offset" "$tmp/err.txt" &&

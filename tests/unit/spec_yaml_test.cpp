@@ -3,7 +3,11 @@
 // is refused with file, line and column, and an error never echoes more than
 // a short, printable piece of what the user gave.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -51,6 +55,90 @@ TEST(SpecYaml, OneDocumentOnly) {
   // One document with its markers is fine.
   EXPECT_DOUBLE_EQ(load("---\ntraffic: {load: 0.2}\n...\n").traffic.load, 0.2);
   EXPECT_EQ(load("").profile, "t3e");
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;  // reserves far more address space than any limit
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// Loads the spec in a child process held to 1 GB of memory and 20 s, and
+// prints the error it raises: a parse that allocates without bound fails the
+// test instead of taking the machine down.
+[[noreturn]] void load_bounded(const std::string& yaml, const std::vector<std::string>& sets) {
+  if (!kAddressSanitizer) {
+    const rlimit limit{rlim_t{1} << 30, rlim_t{1} << 30};
+    setrlimit(RLIMIT_AS, &limit);
+  }
+  alarm(20);
+  try {
+    load(yaml, sets);
+  } catch (const SpecError& e) {
+    std::fprintf(stderr, "refused: %s\n", e.what());
+    std::exit(0);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "not a SpecError: %s\n", e.what());
+    std::exit(1);
+  }
+  std::fprintf(stderr, "loaded\n");
+  std::exit(1);
+}
+
+TEST(SpecYaml, StrayCommaIsRefusedInBoundedMemory) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // yaml-cpp 0.7 leaves a ',' that no bracket opened unread, and
+  // YAML::LoadAll took it for empty documents without end (20 GB in a minute).
+  const char* outside = "refused: t\\.yaml:1:1: YAML syntax error: a ',' outside brackets";
+  EXPECT_EXIT(load_bounded(",", {}), testing::ExitedWithCode(0), outside);
+  EXPECT_EXIT(load_bounded(", a", {}), testing::ExitedWithCode(0), outside);
+  EXPECT_EXIT(load_bounded(",,", {}), testing::ExitedWithCode(0), outside);
+  EXPECT_EXIT(load_bounded("\n  ,\n", {}), testing::ExitedWithCode(0),
+              "refused: t\\.yaml:2:3: YAML syntax error: a ','");
+  // After a whole value: a list, a map.
+  EXPECT_EXIT(load_bounded("[a]\n,\n", {}), testing::ExitedWithCode(0),
+              "refused: t\\.yaml:2:1: YAML syntax error: a ','");
+  EXPECT_EXIT(load_bounded("{traffic: {load: 0.2}}\n, x\n", {}), testing::ExitedWithCode(0),
+              "refused: t\\.yaml:2:1: YAML syntax error: a ','");
+  // A --set value.
+  EXPECT_EXIT(load_bounded("", {"traffic.load=,"}), testing::ExitedWithCode(0),
+              "refused: t\\.yaml: --set 'traffic\\.load=,': field 'traffic\\.load': the value "
+              "is not valid YAML \\(YAML syntax error: a ','");
+  // The other stray flow indicators were refused already; they stay so.
+  EXPECT_EXIT(load_bounded("]", {}), testing::ExitedWithCode(0),
+              "refused: t\\.yaml:1:1: YAML syntax error");
+  EXPECT_EXIT(load_bounded("}\n", {}), testing::ExitedWithCode(0),
+              "refused: t\\.yaml:1:1: YAML syntax error");
+  // Commas inside brackets and inside text are fine.
+  EXPECT_EQ(load("traffic: {sizes: [8, 64,]}\n").traffic.sizes.size(), 2u);
+}
+
+TEST(SpecYaml, ValuesAreCountedBeforeTheTreeIsBuilt) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // 3 M list items (12 MB of text): refused at the value past the limit,
+  // before yaml-cpp builds a tree of them (about 500 bytes a value: 1.5 GB).
+  std::string yaml = "endpoints:\n";
+  for (int i = 0; i < 3'000'000; i++) yaml += "- 1\n";
+  EXPECT_EXIT(load_bounded(yaml, {}), testing::ExitedWithCode(0),
+              "refused: t\\.yaml:999999:3: the file holds more than 1000000 values: no spec is "
+              "that large");
+}
+
+TEST(SpecYaml, LargeFilesAreNotRead) {
+  const std::string path = testing::TempDir() + "/fabemu_spec_17mib.yaml";
+  {
+    std::ofstream out(path, std::ios::binary);
+    const std::string line = "# " + std::string(1022, 'x') + "\n";
+    for (int i = 0; i < 17 * 1024; i++) out << line;
+  }
+  try {
+    load_spec(path, {});
+    ADD_FAILURE() << "loaded a 17 MiB file";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.line(), 0);
+    expect_says(e, "is larger than 16 MiB, which no spec is");
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(SpecYaml, SelfContainingAliasIsRefused) {

@@ -43,6 +43,11 @@ CodecKind codec_of(const Spec& spec) {
 
 }  // namespace
 
+void tell(const std::string& text) noexcept {
+  std::fputs(text.c_str(), stderr);
+  std::fflush(stderr);
+}
+
 std::vector<int> place_routers(const Fabric& fabric, int workers) {
   std::vector<int> place(fabric.routers.size(), 0);
   if (workers <= 1) return place;
@@ -298,7 +303,9 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     const bool say = cfg.progress || cfg.live;  // not --quiet
     const auto handle = [&controller, say](const std::string& request) {
       std::string reply = controller->handle(request);
-      if (say) fmt::print(stderr, "\n[fabemu] control socket: {} -> {}\n", request, reply);
+      // Faults only: a script polling status would flood the terminal.
+      if (say && request != "status" && request != "help")
+        tell(fmt::format("\n[fabemu] control socket: {} -> {}\n", request, reply));
       return reply;
     };
     if (!control.start(spec.run.control_socket, handle, &err))

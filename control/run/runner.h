@@ -22,6 +22,11 @@ struct RunOptions {
   std::string control_socket;             // --control: replaces run.control_socket
 };
 
+// Writes text to stderr, whatever becomes of it: fmt::print throws when a
+// write fails (a closed terminal), which on the engine's or the control
+// socket's threads would end the process without its report.
+void tell(const std::string& text) noexcept;
+
 // Engine configuration from the spec: phases, traffic, packet format, placement.
 EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric);
 

@@ -45,10 +45,16 @@ std::shared_ptr<const ReplayTrace> load_replay(const std::string& path, const st
           "replay: {}: frame {} is stamped {} ns before the first one; sort the file by time "
           "(reordercap)",
           path, trace->frames(), t0 - rec.ts_ns));
+    if (rec.ts_ns - t0 > kMaxReplaySpanPs / kPsPerNs)
+      throw std::runtime_error(fmt::format(
+          "replay: {}: frame {} is stamped {:.1f} days after the first; a replay spans at most "
+          "{:.1f} days (emulated time is counted in picoseconds): replay a part of it (editcap "
+          "-A/-B) or fix its timestamps",
+          path, trace->frames(), double(rec.ts_ns - t0) / 86400e9, kMaxReplaySpanDays));
     if (trace->bytes.size() + rec.data.size() > kMaxBytes)
       throw std::runtime_error("replay: " + path + " holds more than 1 GiB of frames; replay a part "
                                "of it (editcap -c)");
-    trace->add((rec.ts_ns - t0) * 1000, rec.data.data(), static_cast<uint32_t>(rec.data.size()));
+    trace->add((rec.ts_ns - t0) * kPsPerNs, rec.data.data(), static_cast<uint32_t>(rec.data.size()));
     *longest = std::max<uint32_t>(*longest, static_cast<uint32_t>(rec.data.size()));
   }
   if (!r.error().empty()) throw std::runtime_error("replay: " + r.error());

@@ -199,6 +199,14 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
       // worker's frame buffer holds: a longer frame is counted oversize.
       pc.max_frame_bytes = std::clamp<uint32_t>(longest, kEthHeaderBytes + 1500, 16384 - 64);
       pc.replay_speed = pb.replay_speed;
+      // The engine divides the file's times by the speed in the same clock.
+      const ps_t span = pc.replay->frames() ? pc.replay->t_ps.back() : 0;
+      if (double(span) / pb.replay_speed > double(kMaxReplaySpanPs))
+        throw std::runtime_error(fmt::format(
+            "ports[{}] '{}': {} spans {:.1f} days at replay_speed {}, more than the {:.1f} days "
+            "a replay may take: raise replay_speed or replay a part of the file (editcap -A/-B)",
+            i, pc.name, pb.replay, double(span) / 86400e12 / pb.replay_speed, pb.replay_speed,
+            kMaxReplaySpanDays));
       pc.replay_loops = static_cast<uint32_t>(pb.replay_loops);
       pc.macs = binding_macs(pb, i, pc.name);
       out.push_back(std::move(pc));

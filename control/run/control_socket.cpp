@@ -12,6 +12,8 @@
 #include <cstring>
 #include <utility>
 
+#include "control/run/leftovers.h"
+
 namespace fabemu {
 namespace {
 
@@ -99,6 +101,7 @@ bool ControlServer::start(const std::string& path, Handler handler, std::string*
     return false;
   }
   path_ = path;
+  leftover_ = leave_behind(path);  // a second signal removes it too
   handler_ = std::move(handler);
   thread_ = std::thread([this] { serve(); });
   return true;
@@ -114,6 +117,7 @@ void ControlServer::stop() {
     ::close(listen_fd_);
     listen_fd_ = -1;
     if (!path_.empty()) ::unlink(path_.c_str());
+    forget_leftover(std::exchange(leftover_, -1));
   }
   if (wake_fd_ >= 0) {
     ::close(wake_fd_);

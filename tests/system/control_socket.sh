@@ -15,15 +15,8 @@ src=${2:?usage: control_socket.sh FABEMU_BINARY SOURCE_DIR}
 command -v python3 >/dev/null || { echo "control_socket: python3 is missing"; exit 77; }
 command -v jq >/dev/null || { echo "control_socket: jq is missing (scripts/lib/setup.sh installs it)"; exit 77; }
 tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do
-    kill -9 "$p" 2>/dev/null || true
-    rm -rf "/var/run/dpdk/fabemu_$p"  # left by a run killed here
-  done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+# shellcheck source=tests/system/lib/runs.sh
+source "$src/tests/system/lib/runs.sh"
 
 # Connects the flooder and the idle clients, asks for status on a fresh
 # connection, prints how many sockets the run's process holds, and keeps
@@ -84,8 +77,7 @@ check() {
   [[ -s $tmp/r.json ]] && jq -e '.run' "$tmp/r.json" >/dev/null ||
     { echo "control_socket: $name: no JSON report"; cat "$tmp/err.txt"; exit 1; }
   [[ ! -e $tmp/s.sock ]] || { echo "control_socket: $name: the socket file was left"; exit 1; }
-  [[ ! -e /var/run/dpdk/fabemu_$run_pid ]] ||
-    { echo "control_socket: $name: /var/run/dpdk/fabemu_$run_pid left behind"; exit 1; }
+  no_leftovers control_socket "$name" "$run_pid"
   kill "$clients_pid" 2>/dev/null || true
   wait "$clients_pid" 2>/dev/null || true
   echo "control_socket: $name: ended (status $status), another client answered, $sockets sockets held"

@@ -14,6 +14,7 @@
 #include "control/cli/describe_faults.h"
 #include "control/cli/output.h"
 #include "control/run/fault_plan.h"
+#include "control/run/output_file.h"
 #include "control/run/run_memory.h"
 #include "control/run/runner.h"
 #include "control/spec/capture_taps.h"
@@ -242,6 +243,10 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
                      std::ostream& err) {
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
+  if (const std::string problem = json_path_problem(opts.json_out); !problem.empty()) {
+    err << "fabemu describe: " << problem << "\n";  // before the routes are traced
+    return kExitUsage;
+  }
   Fabric f;
   DescribedFaults faults;
   try {
@@ -417,6 +422,17 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
     spec.capture.taps.push_back(t);
   }
   if (!opts.capture_file.empty()) spec.capture.file = opts.capture_file;
+  // Where the results go is checked before the run, not found out after it.
+  std::vector<std::pair<std::string, std::string>> outputs;  // (what, path)
+  if (!opts.json_out.empty()) outputs.emplace_back("--json", opts.json_out);
+  if (!spec.capture.taps.empty())
+    outputs.emplace_back(opts.capture_file.empty() ? "capture.file" : "--capture-file",
+                         spec.capture.file);
+  for (const auto& [what, path] : outputs)
+    if (const std::string problem = output_path_problem(path); !problem.empty()) {
+      err << "fabemu run: " << what << " " << problem << "\n";
+      return kExitUsage;
+    }
   try {
     runnable_fabric(spec);  // refuses what the fabric or this machine cannot run
     return run_command(spec, opts);

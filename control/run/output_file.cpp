@@ -45,7 +45,49 @@ bool write_in_place(const std::string& path, const std::string& text, int flags,
   return true;
 }
 
+// The temporary file beside target that write_output renames over it.
+std::string partial_name(const std::string& target) {
+  const size_t slash = target.rfind('/');
+  const size_t base = slash == std::string::npos ? 0 : slash + 1;
+  return target.substr(0, base) + "." + target.substr(base) + ".partial-" +
+         std::to_string(::getpid());
+}
+
+std::string folder_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
 }  // namespace
+
+std::string output_path_problem(const std::string& path) {
+  if (path == "-") return "";
+  if (path.empty()) return "an empty file name: give one";
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return path + ": is a directory: give a file name";
+    if (S_ISSOCK(st.st_mode)) return path + ": is a socket: give a file name";
+    const int fd = S_ISREG(st.st_mode) ? ::open(path.c_str(), O_WRONLY | O_CLOEXEC) : -1;
+    if (S_ISREG(st.st_mode) ? fd < 0 : ::access(path.c_str(), W_OK) != 0)
+      return path + ": cannot write it (" + std::strerror(errno) + "): choose a file you may write";
+    if (fd >= 0) ::close(fd);
+    return "";
+  }
+  const std::string dir = folder_of(path);
+  struct stat ds;
+  if (::stat(dir.c_str(), &ds) != 0)
+    return path + ": the directory " + dir + " does not exist (" + std::strerror(errno) +
+           "): create it first";
+  if (!S_ISDIR(ds.st_mode)) return path + ": " + dir + " is not a directory";
+  const std::string probe = partial_name(path);
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return path + ": cannot create a file in " + dir + " (" + std::strerror(errno) +
+           "): choose a directory you may write";
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
 
 bool write_output(const std::string& path, const std::string& text, std::string* err) {
   if (path == "-") {
@@ -61,10 +103,7 @@ bool write_output(const std::string& path, const std::string& text, std::string*
   // process; what a link named is what gets replaced.
   char resolved[PATH_MAX];
   const std::string target = exists && ::realpath(path.c_str(), resolved) ? resolved : path;
-  const size_t slash = target.rfind('/');
-  const std::string temp = (slash == std::string::npos ? "" : target.substr(0, slash + 1)) + "." +
-                           target.substr(slash == std::string::npos ? 0 : slash + 1) + ".partial-" +
-                           std::to_string(::getpid());
+  const std::string temp = partial_name(target);
   const mode_t mode = exists ? st.st_mode & 07777 : 0666;
   const int leftover = leave_behind(temp);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);

@@ -5,6 +5,12 @@
 
 namespace fabemu {
 
+// Before the work: "" when path ("-": standard output) can be written, else
+// "PATH: what is wrong (what the system said): what to do". A new file is
+// tried by making (and removing) one in its folder, so that a read-only
+// file system, permissions and a missing folder are all found.
+std::string output_path_problem(const std::string& path);
+
 // Writes text to path ("-": standard output). A regular file (or a new one)
 // is written to a temporary file in its folder, renamed over it once written
 // and closed, so that neither a failure nor a signal leaves it part-written

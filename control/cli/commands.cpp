@@ -80,7 +80,7 @@ bool load(const SpecArgs& args, Spec* spec, std::ostream& err) {
 
 Fabric build_fabric(const Spec& spec) { return build_spec_fabric(spec); }
 
-Fabric runnable_fabric(const Spec& spec) {
+Fabric runnable_fabric(const Spec& spec, bool allow_memory_peak, std::string* memory_warning) {
   Fabric f = build_fabric(spec);
   const size_t cpus = allowed_cpus().size();
   if (static_cast<size_t>(spec.run.workers) > cpus)
@@ -88,8 +88,10 @@ Fabric runnable_fabric(const Spec& spec) {
                 fmt::format("{} workers need {} CPUs, but this process may use {} (its CPU "
                             "affinity): set run.workers to at most {}",
                             spec.run.workers, spec.run.workers, cpus, cpus));
-  check_run_memory(spec, replicate_slices(f, static_cast<uint32_t>(spec.topology.slices)),
-                   available_memory());
+  const std::string warning =
+      check_run_memory(spec, replicate_slices(f, static_cast<uint32_t>(spec.topology.slices)),
+                       available_memory(), allow_memory_peak);
+  if (memory_warning) *memory_warning = warning;
   plan_faults(spec, f);  // each fault names a router and link the fabric has
   return f;
 }
@@ -434,7 +436,9 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
       return kExitUsage;
     }
   try {
-    runnable_fabric(spec);  // refuses what the fabric or this machine cannot run
+    std::string memory_warning;  // refuses what the fabric or this machine cannot run
+    runnable_fabric(spec, opts.allow_memory_peak, &memory_warning);
+    if (!memory_warning.empty()) err << "fabemu run: WARNING: " << memory_warning << "\n";
     return run_command(spec, opts);
   } catch (const SpecError& e) {
     err << e.what() << "\n";

@@ -1,7 +1,9 @@
 #include "control/run/replay_load.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -18,6 +20,18 @@ std::shared_ptr<const ReplayTrace> load_replay(const std::string& path, const st
   std::string err;
   if (!r.open(path, &err)) throw std::runtime_error("replay: " + err);
   auto trace = std::make_shared<ReplayTrace>();
+  // Room for the whole file at once: grown by doubling, the trace would take
+  // up to twice its size while copied, and the memory estimate counts it as
+  // its file's size (control/run/run_memory.h). Capacity never written is
+  // not taken from the machine.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    const size_t bytes = std::min<size_t>(size_t(st.st_size), kMaxBytes);
+    const size_t records = bytes / 16 + 1;  // a record's header on disk: 16 bytes at least
+    trace->bytes.reserve(bytes);
+    trace->t_ps.reserve(records);
+    trace->start.reserve(records + 1);
+  }
   std::set<std::string> names;
   bool named = false, first = true;
   uint64_t t0 = 0, skipped_links = 0;

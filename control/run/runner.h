@@ -20,6 +20,7 @@ struct RunOptions {
   std::vector<std::string> capture_taps;  // --capture: added to the spec's capture.taps
   std::string capture_file;               // --capture-file: replaces capture.file
   std::string control_socket;             // --control: replaces run.control_socket
+  bool allow_memory_peak = false;  // run although only the start fits the memory
 };
 
 // Writes text to stderr, whatever becomes of it: fmt::print throws when a

@@ -13,17 +13,24 @@ constexpr uint32_t kMaxBlock = 64u << 20;  // a larger block is a corrupt length
 
 uint32_t bswap32(uint32_t v) { return __builtin_bswap32(v); }
 
-// ts units per second from if_tsresol: 10^n, or 2^n with the top bit set.
+// ts units per second from if_tsresol: 10^n, or 2^n with the top bit set;
+// 0 when that many does not fit in 64 bits (10^20 and up, 2^64 and up).
 uint64_t tsresol_units(uint8_t v) {
+  const int n = v & 0x7f;
+  if (v & 0x80) return n < 64 ? uint64_t{1} << n : 0;
+  if (n > 19) return 0;
   uint64_t u = 1;
-  if (v & 0x80) return uint64_t{1} << (v & 0x7f);
-  for (int i = 0; i < (v & 0x7f) && i < 19; i++) u *= 10;
+  for (int i = 0; i < n; i++) u *= 10;
   return u;
 }
 
-uint64_t to_ns(uint64_t ts, uint64_t per_s) {
-  if (per_s == 1000000000) return ts;
-  return static_cast<uint64_t>(static_cast<long double>(ts) * 1e9L / static_cast<long double>(per_s));
+// ts units in nanoseconds; false when they are beyond uint64_t's (year 2554).
+bool to_ns(uint64_t ts, uint64_t per_s, uint64_t* ns) {
+  if (per_s == 1000000000) return *ns = ts, true;
+  const long double v = static_cast<long double>(ts) * 1e9L / static_cast<long double>(per_s);
+  if (!(v < 18446744073709551616.0L)) return false;  // 2^64: the cast would be undefined
+  *ns = static_cast<uint64_t>(v);
+  return true;
 }
 
 }  // namespace
@@ -173,18 +180,27 @@ bool PcapReader::read_block(PcapRecord* r, bool* is_packet) {
     i.linktype = u16(b);
     i.snaplen = u32(b + 4);
     i.ts_per_s = 1000000;
+    unsigned tsresol = 6;
     options(8, [&](uint16_t code, const uint8_t* v, uint16_t n) {
       if (code == 2) i.name.assign(reinterpret_cast<const char*>(v), n);
       if (code == 3) i.description.assign(reinterpret_cast<const char*>(v), n);
-      if (code == 9 && n >= 1) i.ts_per_s = tsresol_units(v[0]);
+      if (code == 9 && n >= 1) {
+        tsresol = v[0];
+        i.ts_per_s = tsresol_units(v[0]);
+      }
     });
+    if (i.ts_per_s == 0)
+      return fail("interface " + std::to_string(ifs_.size()) + " has if_tsresol " +
+                  std::to_string(tsresol) + ": more timestamp units per second than 64 bits hold");
     ifs_.push_back(i);
   } else if (type == kEpb) {
     if (body < 20) return fail("short packet block");
     r->iface = u32(b);
     if (r->iface >= ifs_.size()) return fail("packet on undeclared interface " + std::to_string(r->iface));
     const uint64_t ts = uint64_t(u32(b + 4)) << 32 | u32(b + 8);
-    r->ts_ns = to_ns(ts, ifs_[r->iface].ts_per_s);
+    if (!to_ns(ts, ifs_[r->iface].ts_per_s, &r->ts_ns))
+      return fail("timestamp " + std::to_string(ts) + " of interface " + std::to_string(r->iface) +
+                  " is beyond the year 2554 in nanoseconds");
     const uint32_t cap = u32(b + 12);
     r->orig_len = u32(b + 16);
     if (20 + size_t(cap) > body) return fail("packet longer than its block");
@@ -196,6 +212,7 @@ bool PcapReader::read_block(PcapRecord* r, bool* is_packet) {
     *is_packet = true;
   } else if (type == kSpb) {
     if (ifs_.empty()) return fail("simple packet before any interface");
+    if (body < 4) return fail("simple packet block of " + std::to_string(len) + " bytes, without its length");
     r->iface = 0;
     r->ts_ns = 0;
     r->orig_len = u32(b);

@@ -141,6 +141,10 @@ int fabemu_main(int argc, char** argv) {
                   "serve a control socket at PATH for faults while running (`fabemu fault "
                   "--control PATH ...`; run.control_socket)")
       ->type_name("PATH");
+  run->add_flag("--allow-memory-peak", run_opts.allow_memory_peak,
+                "run even though the memory estimate with every buffer full exceeds what this "
+                "machine (or cgroup) has, as long as its start fits; says so, and the kernel may "
+                "kill the run if its buffers fill that far");
   run->footer("The spec is validated first: a bad spec exits 2 and nothing starts.");
 
   std::string fault_socket;

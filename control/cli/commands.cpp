@@ -15,6 +15,7 @@
 #include "control/cli/output.h"
 #include "control/run/capture_plan.h"
 #include "control/run/fault_plan.h"
+#include "control/run/output_file.h"
 #include "control/run/run_memory.h"
 #include "control/run/runner.h"
 #include "control/spec/capture_taps.h"
@@ -114,7 +115,7 @@ bool load(const SpecArgs& args, Spec* spec, std::ostream& err) {
 
 Fabric build_fabric(const Spec& spec) { return build_spec_fabric(spec); }
 
-Fabric runnable_fabric(const Spec& spec) {
+Fabric runnable_fabric(const Spec& spec, bool allow_memory_peak, std::string* memory_warning) {
   Fabric f = build_fabric(spec);
   const size_t cpus = allowed_cpus().size();
   if (static_cast<size_t>(spec.run.workers) > cpus)
@@ -123,7 +124,9 @@ Fabric runnable_fabric(const Spec& spec) {
                             "affinity): set run.workers to at most {}",
                             spec.run.workers, spec.run.workers, cpus, cpus));
   const Fabric sliced = replicate_slices(f, static_cast<uint32_t>(spec.topology.slices));
-  check_run_memory(spec, sliced, available_memory());
+  const std::string warning =
+      check_run_memory(spec, sliced, available_memory(), allow_memory_peak);
+  if (memory_warning) *memory_warning = warning;
   plan_faults(spec, f);  // each fault names a router and link the fabric has
   if (const CaptureProblem p = capture_problem(spec, spec.capture.taps, sliced))
     refuse_spec(spec, {p.field}, p.message);
@@ -283,6 +286,10 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
                      std::ostream& err) {
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
+  if (const std::string problem = json_path_problem(opts.json_out); !problem.empty()) {
+    err << "fabemu describe: " << problem << "\n";  // before the routes are traced
+    return kExitUsage;
+  }
   Fabric f;
   DescribedFaults faults;
   try {
@@ -457,10 +464,22 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
     }
   }
   if (!opts.capture_file.empty()) spec.capture.file = opts.capture_file;
+  // Where the results go is checked before the run, not found out after it.
+  std::vector<std::pair<std::string, std::string>> outputs;  // (what, path)
+  if (!opts.json_out.empty()) outputs.emplace_back("--json", opts.json_out);
+  if (!spec.capture.taps.empty() || !opts.capture_taps.empty())
+    outputs.emplace_back(opts.capture_file.empty() ? "capture.file" : "--capture-file",
+                         spec.capture.file);
+  for (const auto& [what, path] : outputs)
+    if (const std::string problem = output_path_problem(path); !problem.empty()) {
+      err << "fabemu run: " << what << " " << problem << "\n";
+      return kExitUsage;
+    }
   try {
     // Refuses what the fabric or this machine cannot run, the spec's own
     // capture taps included; then the taps of --capture on the same fabric.
-    const Fabric f = runnable_fabric(spec);
+    std::string memory_warning;
+    const Fabric f = runnable_fabric(spec, opts.allow_memory_peak, &memory_warning);
     const Fabric sliced = replicate_slices(f, static_cast<uint32_t>(spec.topology.slices));
     if (const CaptureProblem p = capture_problem(spec, opts.capture_taps, sliced)) {
       err << "fabemu run: --capture: "
@@ -469,6 +488,7 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
     }
     spec.capture.taps.insert(spec.capture.taps.end(), opts.capture_taps.begin(),
                              opts.capture_taps.end());
+    if (!memory_warning.empty()) err << "fabemu run: WARNING: " << memory_warning << "\n";
     return run_command(spec, opts);
   } catch (const SpecError& e) {
     err << e.what() << "\n";

@@ -66,8 +66,11 @@ Fabric build_fabric(const Spec& spec);
 
 // build_fabric, then what this machine has: a CPU for each worker and the
 // memory the run needs (control/run/run_memory.h). What check, describe and
-// run start from. Throws SpecError.
-Fabric runnable_fabric(const Spec& spec);
+// run start from. Throws SpecError. allow_memory_peak (run
+// --allow-memory-peak): a run whose start fits but whose maximum does not
+// is let through, *memory_warning saying so.
+Fabric runnable_fabric(const Spec& spec, bool allow_memory_peak = false,
+                       std::string* memory_warning = nullptr);
 
 // "t3e 4x4x4: 64 routers, 384 links, 64 endpoints, routing direction_order, 5 VCs"
 std::string fabric_one_line(const Spec& spec, const Fabric& fabric);

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <utility>
+
+#include "control/run/output_file.h"
 
 namespace fabemu {
 
@@ -40,36 +40,23 @@ SweepProgressFn progress_line(std::ostream& err, std::string prefix, std::string
 }
 
 std::string json_path_problem(const std::string& path) {
-  if (path == "-") return "";
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path file(path);
-  if (fs::is_directory(file, ec))
-    return fmt::format("--json {} is a directory: give a file name", path);
-  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec))
-    return fmt::format("--json {}: the directory {} does not exist: create it first", path,
-                       dir.string());
-  const bool exists = fs::exists(file, ec);
-  if (access(exists ? path.c_str() : dir.c_str(), W_OK) != 0)
-    return fmt::format("--json {}: {} is not writable: choose a file you may write", path,
-                       exists ? path : dir.string());
-  return "";
+  if (path.empty()) return "";  // no --json
+  const std::string problem = output_path_problem(path);
+  return problem.empty() ? "" : "--json " + problem;
 }
 
 bool write_json(const nlohmann::json& j, const std::string& path, std::ostream& out,
                 std::ostream& err) {
-  if (path == "-") {
-    out << j.dump(2) << "\n";
-    return true;
-  }
-  std::ofstream f(path);
-  f << j.dump(2) << "\n";
-  if (!f) {
-    err << "fabemu: cannot write " << path << ": check the directory exists and is writable\n";
+  if (path == "-") {  // out: the stream the command prints on (a test's, too)
+    out << j.dump(2) << "\n" << std::flush;
+    if (out) return true;
+    err << "fabemu: cannot write the JSON to standard output\n";
     return false;
   }
-  return true;
+  std::string why;
+  if (write_output(path, j.dump(2) + "\n", &why)) return true;
+  err << "fabemu: cannot write the JSON: " << why << "\n";
+  return false;
 }
 
 }  // namespace fabemu

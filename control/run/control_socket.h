@@ -45,6 +45,7 @@ class ControlServer {
   Handler handler_;
   int listen_fd_ = -1;
   int wake_fd_ = -1;  // eventfd: stop() wakes the thread's poll
+  int leftover_ = -1;  // the socket file among what a second signal removes
   std::thread thread_;
 };
 

@@ -1,7 +1,9 @@
 #include "control/run/replay_load.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -18,6 +20,18 @@ std::shared_ptr<const ReplayTrace> load_replay(const std::string& path, const st
   std::string err;
   if (!r.open(path, &err)) throw std::runtime_error("replay: " + err);
   auto trace = std::make_shared<ReplayTrace>();
+  // Room for the whole file at once: grown by doubling, the trace would take
+  // up to twice its size while copied, and the memory estimate counts it as
+  // its file's size (control/run/run_memory.h). Capacity never written is
+  // not taken from the machine.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    const size_t bytes = std::min<size_t>(size_t(st.st_size), kMaxBytes);
+    const size_t records = bytes / 16 + 1;  // a record's header on disk: 16 bytes at least
+    trace->bytes.reserve(bytes);
+    trace->t_ps.reserve(records);
+    trace->start.reserve(records + 1);
+  }
   std::set<std::string> names;
   bool named = false, first = true;
   uint64_t t0 = 0, skipped_links = 0;
@@ -45,10 +59,16 @@ std::shared_ptr<const ReplayTrace> load_replay(const std::string& path, const st
           "replay: {}: frame {} is stamped {} ns before the first one; sort the file by time "
           "(reordercap)",
           path, trace->frames(), t0 - rec.ts_ns));
+    if (rec.ts_ns - t0 > kMaxReplaySpanPs / kPsPerNs)
+      throw std::runtime_error(fmt::format(
+          "replay: {}: frame {} is stamped {:.1f} days after the first; a replay spans at most "
+          "{:.1f} days (emulated time is counted in picoseconds): replay a part of it (editcap "
+          "-A/-B) or fix its timestamps",
+          path, trace->frames(), double(rec.ts_ns - t0) / 86400e9, kMaxReplaySpanDays));
     if (trace->bytes.size() + rec.data.size() > kMaxBytes)
       throw std::runtime_error("replay: " + path + " holds more than 1 GiB of frames; replay a part "
                                "of it (editcap -c)");
-    trace->add((rec.ts_ns - t0) * 1000, rec.data.data(), static_cast<uint32_t>(rec.data.size()));
+    trace->add((rec.ts_ns - t0) * kPsPerNs, rec.data.data(), static_cast<uint32_t>(rec.data.size()));
     *longest = std::max<uint32_t>(*longest, static_cast<uint32_t>(rec.data.size()));
   }
   if (!r.error().empty()) throw std::runtime_error("replay: " + r.error());

@@ -4,6 +4,7 @@
 #include <rte_mbuf.h>
 #include <rte_memory.h>
 #include <rte_mempool.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
@@ -227,17 +228,31 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
          {"run.workers"}});
   if (ports) {
     std::set<std::string> devices;
-    for (const auto& p : spec.ports) devices.insert(p.device.substr(0, p.device.find(',')));
+    for (const auto& p : spec.ports)
+      if (p.replay.empty()) devices.insert(p.device.substr(0, p.device.find(',')));
     const uint64_t frame_obj = mbuf_object_bytes(RTE_MBUF_DEFAULT_BUF_SIZE);
     const uint64_t b = devices.size() * (pool_bytes(kRxPoolBuffers, frame_obj, true) +
                                          pool_bytes(tx_pool_buffers(1), frame_obj, true));
-    add({"port buffers",
-         fmt::format("receive and transmit pools of {} devices", devices.size()),
-         b,
-         b,
-         true,
-         {"ports"}});
+    if (!devices.empty())  // (a replayed host has neither)
+      add({"port buffers", fmt::format("receive and transmit pools of {} devices", devices.size()),
+           b, b, true, {"ports"}});
   }
+  // Replayed hosts' files are held in memory whole (control/run/replay_load.h):
+  // every record on disk carries at least 16 bytes of header, more than the
+  // 12 a frame takes in memory besides its bytes, so the file's size bounds it.
+  uint64_t replay_b = 0;
+  size_t replays = 0;
+  for (const auto& pb : spec.ports) {
+    struct stat st;
+    if (pb.replay.empty() || ::stat(pb.replay.c_str(), &st) != 0) continue;  // the loader says why
+    replay_b += uint64_t(st.st_size);
+    replays++;
+  }
+  if (replays)
+    add({"replay traces",
+         fmt::format("{} replayed file{} held in memory whole, at most {} on disk", replays,
+                     replays == 1 ? "" : "s", bytes_text(replay_b)),
+         replay_b, replay_b, false, {"ports"}});
   // Without hugepages DPDK takes -m megabytes of ordinary memory, sized to
   // the run (runner.h dpdk_memory_mb), and keeps a descriptor per 4 kB page
   // of it; the pools come out of it.
@@ -302,10 +317,11 @@ std::string memory_text(const MemoryEstimate& m) {
   return s;
 }
 
-void check_run_memory(const Spec& spec, const Fabric& fabric, const MemoryBudget& budget) {
-  if (budget.bytes == 0) return;  // nothing known about this machine
+std::string check_run_memory(const Spec& spec, const Fabric& fabric, const MemoryBudget& budget,
+                             bool allow_peak) {
+  if (budget.bytes == 0) return "";  // nothing known about this machine
   const MemoryEstimate m = estimate_run_memory(spec, fabric);
-  if (m.max_bytes <= budget.bytes) return;
+  if (m.max_bytes <= budget.bytes) return "";
   std::string parts;
   std::vector<std::string> fields;
   for (size_t i = 0; i < m.parts.size() && i < 3; i++) {
@@ -313,12 +329,26 @@ void check_run_memory(const Spec& spec, const Fabric& fabric, const MemoryBudget
     parts += fmt::format("{}{} {} ({})", i ? ", " : "", p.name, bytes_text(p.max_bytes), p.detail);
     fields.insert(fields.end(), p.fields.begin(), p.fields.end());
   }
+  const bool starts = m.start_bytes <= budget.bytes;
+  if (allow_peak && starts)
+    return fmt::format(
+        "this run needs up to {} of memory with every buffer full, more than the {} available "
+        "({}); it starts with {} and runs because of --allow-memory-peak: if its buffers fill "
+        "that far, the kernel may kill it without a report. Its biggest parts: {}",
+        bytes_text(m.max_bytes), bytes_text(budget.bytes), budget.source,
+        bytes_text(m.start_bytes), parts);
   refuse_spec(spec, fields,
               fmt::format("this run needs up to {} of memory ({} at start), more than the {} "
                           "available ({}); its biggest parts: {}. Lower what makes them big: a "
-                          "smaller fabric, fewer run.source_queue_packets or workers",
+                          "smaller fabric, fewer run.source_queue_packets or workers{}{}",
                           bytes_text(m.max_bytes), bytes_text(m.start_bytes),
-                          bytes_text(budget.bytes), budget.source, parts));
+                          bytes_text(budget.bytes), budget.source, parts,
+                          parts.find("replay traces") != std::string::npos
+                              ? ", a part of a replayed file (editcap -c)"
+                              : "",
+                          starts ? "; or, as its start fits, run it with --allow-memory-peak "
+                                   "(it may be killed if its buffers fill)"
+                                 : ""));
 }
 
 }  // namespace fabemu

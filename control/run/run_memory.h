@@ -3,7 +3,8 @@
 // (dataplane/engine/engine_sizing.h), and compared with what the machine has
 // (MemAvailable, and the cgroup's limit when one is set). `check`, `describe`
 // and `run` refuse a run that does not fit, with the estimate and its
-// biggest parts, against the field that makes them big.
+// biggest parts, against the field that makes them big. Replayed files
+// (ports[].replay) are held in memory and count too.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -40,8 +41,11 @@ struct MemoryBudget {
 MemoryBudget available_memory();
 
 // Throws SpecError (at the field of the biggest part the user set) when the
-// estimate's maximum does not fit the budget.
-void check_run_memory(const Spec& spec, const Fabric& fabric, const MemoryBudget& budget);
+// estimate's maximum does not fit the budget. With allow_peak (run
+// --allow-memory-peak) a run whose start fits is let through: the returned
+// warning says so ("" when it all fits).
+std::string check_run_memory(const Spec& spec, const Fabric& fabric, const MemoryBudget& budget,
+                             bool allow_peak = false);
 
 // "1.2 GB", "87 MB", "640 kB".
 std::string bytes_text(uint64_t bytes);

@@ -12,11 +12,14 @@
 #include <iostream>
 #include <map>
 #include <stdexcept>
+#include <system_error>
 
 #include "control/run/capture_plan.h"
 #include "control/run/control_socket.h"
 #include "control/run/fault_control.h"
 #include "control/run/fault_plan.h"
+#include "control/run/leftovers.h"
+#include "control/run/output_file.h"
 #include "control/run/replay_load.h"
 #include "control/run/run_summary.h"
 #include "control/spec/spec_error.h"
@@ -43,6 +46,11 @@ CodecKind codec_of(const Spec& spec) {
 
 
 }  // namespace
+
+void tell(const std::string& text) noexcept {
+  std::fputs(text.c_str(), stderr);
+  std::fflush(stderr);
+}
 
 std::vector<int> place_routers(const Fabric& fabric, int workers) {
   std::vector<int> place(fabric.routers.size(), 0);
@@ -195,6 +203,14 @@ std::vector<PortEndpointConfig> open_ports(const Spec& spec, OpenPorts* open) {
       // worker's frame buffer holds: a longer frame is counted oversize.
       pc.max_frame_bytes = std::clamp<uint32_t>(longest, kEthHeaderBytes + 1500, 16384 - 64);
       pc.replay_speed = pb.replay_speed;
+      // The engine divides the file's times by the speed in the same clock.
+      const ps_t span = pc.replay->frames() ? pc.replay->t_ps.back() : 0;
+      if (double(span) / pb.replay_speed > double(kMaxReplaySpanPs))
+        throw std::runtime_error(fmt::format(
+            "ports[{}] '{}': {} spans {:.1f} days at replay_speed {}, more than the {:.1f} days "
+            "a replay may take: raise replay_speed or replay a part of the file (editcap -A/-B)",
+            i, pc.name, pb.replay, double(span) / 86400e12 / pb.replay_speed, pb.replay_speed,
+            kMaxReplaySpanDays));
       pc.replay_loops = static_cast<uint32_t>(pb.replay_loops);
       pc.macs = binding_macs(pb, i, pc.name);
       out.push_back(std::move(pc));
@@ -299,16 +315,17 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     const bool say = cfg.progress || cfg.live;  // not --quiet
     const auto handle = [&controller, say](const std::string& request) {
       std::string reply = controller->handle(request);
-      if (say) fmt::print(stderr, "\n[fabemu] control socket: {} -> {}\n", request, reply);
+      // Faults only: a script polling status would flood the terminal.
+      if (say && request != "status" && request != "help")
+        tell(fmt::format("\n[fabemu] control socket: {} -> {}\n", request, reply));
       return reply;
     };
     if (!control.start(spec.run.control_socket, handle, &err))
       throw std::runtime_error("run.control_socket: " + err);
     if (say)
-      fmt::print(stderr,
-                 "[fabemu] control socket {}: faults with `fabemu fault --control {} "
-                 "'link=rR:pP down'`\n",
-                 spec.run.control_socket, spec.run.control_socket);
+      tell(fmt::format("[fabemu] control socket {}: faults with `fabemu fault --control {} "
+                       "'link=rR:pP down'`\n",
+                       spec.run.control_socket, spec.run.control_socket));
   }
   res.stats = engine->run();
   control.stop();
@@ -343,17 +360,89 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
 
 namespace {
 
-// SIGINT/SIGTERM end a run cleanly: a real-time run drains and reports; a
-// virtual-time run stops at its next window edge and reports what it has
-// measured, marked interrupted. A second signal gets the default action, so
-// a stuck run can still be killed.
+// SIGINT, SIGTERM and SIGHUP (a closed terminal) end a run cleanly: a
+// real-time run drains and reports; a virtual-time run stops at its next
+// window edge and reports what it has measured, marked interrupted. A second
+// signal ends the process at once, so that a stuck run can still be killed,
+// after removing what the run made for its own time (the control socket, a
+// report half-written, DPDK's runtime folder) with async-signal-safe calls.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 std::atomic<bool> g_stop{false};
 volatile std::sig_atomic_t g_stop_signal = 0;
 extern "C" void on_stop_signal(int sig) {
+  if (g_stop.exchange(true)) {
+    remove_leftovers_now();
+    eal_remove_runtime_dir_now();
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);  // delivered as the handler returns
+    return;
+  }
   g_stop_signal = sig;
-  g_stop.store(true);
-  std::signal(sig, SIG_DFL);
 }
+
+const char* signal_name(int sig) {
+  return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
+}
+
+// Installed for the rest of the process: after the run a first signal has
+// nothing to stop, and a second still ends it at once, cleaning up (were the
+// default action back, a signal while the summary is printed would leave
+// DPDK's runtime folder).
+void install_stop_signals() {
+  g_stop.store(false);
+  g_stop_signal = 0;
+  for (int sig : kStopSignals) std::signal(sig, on_stop_signal);
+  // A reader that went away (`run --json - | head`) is a write error to
+  // report, not a signal that ends the process before it cleans up.
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+// The exit status of a run that was reported, with what it says to stderr.
+int run_status(const RunOptions& opts, const RunStats& st) {
+  if (!st.error.empty()) {
+    tell(fmt::format("fabemu run: the emulation broke down: {}\n", st.error));
+    return 1;
+  }
+  if (!st.capture_error.empty()) {
+    tell(fmt::format("fabemu run: the capture is incomplete: {}\n", st.capture_error));
+    return 1;
+  }
+  if (st.overload_stopped) {
+    tell(fmt::format(
+        "fabemu run: stopped because the run fell {} behind the wall clock (more than "
+        "run.overload_bound_ns, run.overload: stop); what was measured until then is reported{}\n",
+        ns_text(st.max_behind_ps),
+        opts.json_out.empty() ? "" : " (the JSON report says \"overload\": {\"stopped\": true})"));
+    return 3;
+  }
+  if (st.interrupted) {
+    const int sig = g_stop_signal ? int(g_stop_signal) : SIGINT;
+    tell(fmt::format(
+        "fabemu run: interrupted by {} at {:.1f} us of emulated time; what was measured so far "
+        "is reported{}\n",
+        signal_name(sig), double(st.end_ps) / 1e6,
+        opts.json_out.empty() ? "" : " (the JSON report says \"interrupted\": true)"));
+    return 128 + sig;
+  }
+  // Dropped packets have left the fabric: only those still in it count.
+  const uint64_t left = st.drops[static_cast<int>(DropReason::undelivered_at_end)];
+  if (st.stalled) {
+    tell(fmt::format(
+        "fabemu run: the fabric stalled at {:.3f} us of emulated time: no event was left to move "
+        "its {} remaining packets (a credit deadlock, or a wake-up the engine lost); {}\n",
+        double(st.end_ps) / 1e6, left, st.stranded));
+    return 1;
+  }
+  if (!st.drained) {
+    tell(fmt::format(
+        "fabemu run: the fabric did not drain within run.drain_ns ({} packets still in flight): "
+        "saturated far beyond capacity, or deadlocked\n",
+        left));
+    return 1;
+  }
+  return 0;
+}
+
 
 }  // namespace
 
@@ -361,10 +450,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
   const bool tty = isatty(STDERR_FILENO);
   const bool realtime = spec.run.mode == "realtime";
   RunResult res;
-  g_stop.store(false);
-  g_stop_signal = 0;
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  install_stop_signals();
   try {
     res = run_emulation(
         spec,
@@ -373,8 +459,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
           // Said at once (also with --quiet): from here the fabric's timing is
           // not the spec's, and the policy says what happens next.
           c.on_overload = [&spec](ps_t behind) {
-            fmt::print(stderr,
-                       "[fabemu] WARNING: the real-time run is {} behind the wall clock "
+            tell(fmt::format("[fabemu] WARNING: the real-time run is {} behind the wall clock "
                        "(run.overload_bound_ns {}): {}\n",
                        ns_text(behind), ns_text(ns_to_ps(spec.run.overload_bound_ns)),
                        spec.run.overload == "stop"
@@ -384,21 +469,20 @@ int run_command(const Spec& spec, const RunOptions& opts) {
                              "(run.overload: shed)"
                            : "its timing is distorted from here (run.overload: warn; shed or stop "
                              "are the alternatives). Raise run.time_scale, lower the load, or add "
-                             "workers");
-            std::fflush(stderr);
+                             "workers"));
           };
           if (realtime && !opts.quiet) {
             if (eal_no_huge())
-              fmt::print(stderr, "[fabemu] no free hugepages: DPDK runs with --no-huge (ordinary memory)\n");
+              tell("[fabemu] no free hugepages: DPDK runs with --no-huge (ordinary memory)\n");
             std::string ports;
             for (const auto& p : c.ports)
               ports += fmt::format("{}{} = {} at endpoint {}{}", ports.empty() ? "" : ", ", p.name,
                                    p.device, p.endpoint,
                                    p.vlan ? fmt::format(" (VLAN {})", p.vlan) : "");
-            fmt::print(stderr, "[fabemu] real time, time scale {}: {}; {}\n", c.time_scale,
-                       ports.empty() ? "no ports (synthetic traffic only)" : ports,
-                       c.duration_s > 0 ? fmt::format("running for {} s", c.duration_s)
-                                        : "running until Ctrl-C (SIGINT) or SIGTERM");
+            tell(fmt::format("[fabemu] real time, time scale {}: {}; {}\n", c.time_scale,
+                             ports.empty() ? "no ports (synthetic traffic only)" : ports,
+                             c.duration_s > 0 ? fmt::format("running for {} s", c.duration_s)
+                                              : "running until Ctrl-C (SIGINT) or SIGTERM"));
           }
           if (opts.quiet) {
             c.progress = nullptr;
@@ -416,14 +500,13 @@ int run_command(const Spec& spec, const RunOptions& opts) {
               line += fmt::format("  | captured {}{}", l.captured,
                                   l.capture_drops ? fmt::format(" ({} DROPPED: writer behind)", l.capture_drops)
                                                   : "");
-            fmt::print(stderr, "{}\n", line);
+            tell(line + "\n");
             if (l.events_over_bound)
-              fmt::print(stderr,
-                         "[fabemu] WARNING: {} events ran more than {} (run.lateness_bound_ns) "
-                         "behind their emulated time in the last period: the fabric's timing is "
-                         "distorted. Raise run.time_scale, lower the traffic, or add workers.\n",
-                         l.events_over_bound, ns_text(bound));
-            std::fflush(stderr);
+              tell(fmt::format(
+                  "[fabemu] WARNING: {} events ran more than {} (run.lateness_bound_ns) behind "
+                  "their emulated time in the last period: the fabric's timing is distorted. "
+                  "Raise run.time_scale, lower the traffic, or add workers.\n",
+                  l.events_over_bound, ns_text(bound)));
           };
           c.progress = [tty,
                         start = std::chrono::steady_clock::now()](const EngineConfig::Progress& p) {
@@ -436,84 +519,38 @@ int run_command(const Spec& spec, const RunOptions& opts) {
               line += fmt::format("  link CRC errors {} retries {}", p.crc_errors, p.retries);
             if (p.lanes_dropped) line += fmt::format(" lanes dropped {}", p.lanes_dropped);
             if (p.given_up) line += fmt::format(" given up {}", p.given_up);
-            if (tty)
-              fmt::print(stderr, "\r{}   ", line);
-            else
-              fmt::print(stderr, "{}\n", line);
-            std::fflush(stderr);
+            tell(tty ? "\r" + line + "   " : line + "\n");
           };
         },
         opts.eal_args, nullptr, /*per_link_json=*/ !opts.json_out.empty());
   } catch (const std::exception& e) {
-    fmt::print(stderr, "fabemu run: {}\n", e.what());
+    tell(fmt::format("fabemu run: {}\n", e.what()));
     return 1;
   }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  if (!opts.quiet && tty && !realtime) fmt::print(stderr, "\n");
+  if (!opts.quiet && tty && !realtime) tell("\n");
   const RunStats& st = res.stats;
-  const auto& j = res.json;
+  // A second signal while the report is written removes the part written.
+  int unwritten = 0;  // 1 when an output could not be written
   if (!opts.json_out.empty()) {
-    if (opts.json_out == "-") {
-      std::cout << j.dump(2) << "\n";
-    } else {
-      std::ofstream out(opts.json_out);
-      if (!out) {
-        fmt::print(stderr, "fabemu run: cannot write JSON to '{}'\n",
-                   printable(opts.json_out, 300));
-        return 1;
-      }
-      out << j.dump(2) << "\n";
+    std::string err;
+    if (!write_output(opts.json_out, res.json.dump(2) + "\n", &err)) {
+      tell(fmt::format("fabemu run: cannot write the JSON report: {}\n", err));
+      unwritten = 1;
     }
   }
   if (!opts.quiet) {
-    print_run_summary(spec, res);
-    print_preemption_notes(st);
+    try {  // a terminal that went away, a reader that stopped reading
+      print_run_summary(spec, res);
+      print_preemption_notes(st);
+      if (std::fflush(stdout) != 0 || std::ferror(stdout))
+        throw std::system_error(errno, std::generic_category());
+    } catch (const std::exception& e) {
+      tell(fmt::format("fabemu run: cannot write the summary to standard output: {}\n", e.what()));
+      unwritten = 1;
+    }
   }
-  if (!st.error.empty()) {
-    fmt::print(stderr, "fabemu run: the emulation broke down: {}\n", st.error);
-    return 1;
-  }
-  if (!st.capture_error.empty()) {
-    fmt::print(stderr, "fabemu run: the capture is incomplete: {}\n", st.capture_error);
-    return 1;
-  }
-  if (st.overload_stopped) {
-    fmt::print(stderr,
-               "fabemu run: stopped because the run fell {} behind the wall clock (more than "
-               "run.overload_bound_ns, run.overload: stop); what was measured until then is "
-               "reported{}\n",
-               ns_text(st.max_behind_ps),
-               opts.json_out.empty() ? "" : " (the JSON report says \"overload\": {\"stopped\": true})");
-    return 3;
-  }
-  if (st.interrupted) {
-    const int sig = g_stop_signal ? int(g_stop_signal) : SIGINT;
-    fmt::print(stderr,
-               "fabemu run: interrupted by {} at {:.1f} us of emulated time; what was measured "
-               "so far is reported{}\n",
-               sig == SIGTERM ? "SIGTERM" : "SIGINT", double(st.end_ps) / 1e6,
-               opts.json_out.empty() ? "" : " (the JSON report says \"interrupted\": true)");
-    return 128 + sig;
-  }
-  // Dropped packets have left the fabric: only those still in it count.
-  const uint64_t left = st.drops[static_cast<int>(DropReason::undelivered_at_end)];
-  if (st.stalled) {
-    fmt::print(stderr,
-               "fabemu run: the fabric stalled at {:.3f} us of emulated time: no event was left "
-               "to move its {} remaining packets (a credit deadlock, or a wake-up the engine "
-               "lost); {}\n",
-               double(st.end_ps) / 1e6, left, st.stranded);
-    return 1;
-  }
-  if (!st.drained) {
-    fmt::print(stderr,
-               "fabemu run: the fabric did not drain within run.drain_ns ({} packets still in "
-               "flight): saturated far beyond capacity, or deadlocked\n",
-               left);
-    return 1;
-  }
-  return 0;
+  const int status = run_status(opts, st);
+  return status ? status : unwritten;
 }
 
 }  // namespace fabemu

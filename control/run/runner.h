@@ -20,7 +20,13 @@ struct RunOptions {
   std::vector<std::string> capture_taps;  // --capture: added to the spec's capture.taps
   std::string capture_file;               // --capture-file: replaces capture.file
   std::string control_socket;             // --control: replaces run.control_socket
+  bool allow_memory_peak = false;  // run although only the start fits the memory
 };
+
+// Writes text to stderr, whatever becomes of it: fmt::print throws when a
+// write fails (a closed terminal), which on the engine's or the control
+// socket's threads would end the process without its report.
+void tell(const std::string& text) noexcept;
 
 // Engine configuration from the spec: phases, traffic, packet format, placement.
 EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric);

@@ -1,6 +1,7 @@
 #include "dataplane/core/eal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -25,15 +27,34 @@ int g_memory_mb = 0;  // -m given to the EAL (no hugepages)
 constexpr int kMinMemoryMb = 128;
 constexpr int kDefaultMemoryMb = 4096;  // when the caller does not say
 
-// The EAL leaves its runtime folder (/var/run/dpdk/<prefix>) behind; remove
-// it when the process ends so runs do not pile them up.
+// The runtime folder, kept for a signal handler (no allocation there).
+char g_runtime_dir[PATH_MAX] = "";
+
+// The EAL's runtime folder (/var/run/dpdk/fabemu_<pid>) when it has made
+// one: it makes it part way through starting, so a start that fails may
+// leave it. Only this process's own folder is named.
+std::string own_runtime_dir() {
+  const std::string dir = rte_eal_get_runtime_dir();
+  const std::string mine = "/fabemu_" + std::to_string(getpid());
+  return dir.size() > mine.size() && dir.compare(dir.size() - mine.size(), mine.size(), mine) == 0
+             ? dir
+             : std::string();
+}
+
+void remove_runtime_dir(const std::string& dir) {
+  g_runtime_dir[0] = '\0';
+  std::error_code ec;
+  if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+}
+
+// The EAL leaves its runtime folder behind; remove it when the process ends
+// so runs do not pile them up.
 void eal_cleanup_at_exit() {
   if (!g_started) return;
-  const std::string dir = rte_eal_get_runtime_dir();
+  const std::string dir = own_runtime_dir();
   rte_eal_cleanup();
   g_started = false;
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
+  remove_runtime_dir(dir);
 }
 bool g_in_eal_init = false;
 void exit_inside_eal_init() {
@@ -46,6 +67,10 @@ void exit_inside_eal_init() {
 }  // namespace
 
 bool eal_starting() { return g_in_eal_init; }
+
+void eal_remove_runtime_dir_now() noexcept {
+  if (g_runtime_dir[0]) ::rmdir(g_runtime_dir);  // empty with --no-shconf
+}
 
 bool eal_no_huge() { return g_no_huge; }
 
@@ -168,7 +193,9 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   const int rc = rte_eal_init(static_cast<int>(args.size()), argv.data());
   g_in_eal_init = false;
   if (rc < 0) {
-    *err = std::string("DPDK EAL failed to start: ") + rte_strerror(rte_errno) +
+    const int why = rte_errno;
+    remove_runtime_dir(own_runtime_dir());
+    *err = std::string("DPDK EAL failed to start: ") + rte_strerror(why) +
            " (set FABEMU_DPDK_MEM_MB to change its memory; no hugepages are needed)";
     return false;
   }
@@ -176,6 +203,8 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   g_memory_mb = mem_mb;
   g_started = true;
   g_no_huge = no_huge;
+  const std::string dir = own_runtime_dir();
+  if (dir.size() < sizeof(g_runtime_dir)) std::memcpy(g_runtime_dir, dir.c_str(), dir.size() + 1);
   std::atexit(eal_cleanup_at_exit);
   return true;
 }

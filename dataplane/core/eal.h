@@ -25,6 +25,11 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
 // FABEMU_HUGEPAGES is not 0.
 bool eal_hugepages_wanted();
 
+// From a signal handler about to end the process at once: removes the EAL's
+// runtime folder (empty, as the EAL runs with --no-shconf) with one
+// async-signal-safe call. The normal end removes it at exit.
+void eal_remove_runtime_dir_now() noexcept;
+
 // True while rte_eal_init runs (the TSC probe's sleep is shortened then).
 bool eal_starting();
 

@@ -89,9 +89,19 @@ refused "FIRST:LAST:STEP" --loads 0.1:0.5
 refused "give KEY=V1,V2" --vary routing
 refused "field 'routing'" --vary routing=min,nosuch
 refused "unknown key" --set router.nosuch=1
-refused "does not exist or is not writable" --plot /nonexistent-folder/s.png
+refused "the folder /nonexistent-folder does not exist" --plot /nonexistent-folder/s.png
+refused "--json $out: is a directory" --json "$out"
 refused "--jobs 0: give at least 1" --jobs 0
 refused "is not KEY=VALUE" "$src/topologies/flatfly-4x3.yaml:routing"
 refused "no such spec file" /nonexistent.yaml
 refused "both be named" "$src/topologies/flatfly-4x3.yaml"
+# A file that cannot take what is written (a full disk) fails the sweep,
+# naming it, after the table.
+status=0
+"$fabemu" sweep "$src/topologies/flatfly-4x3.yaml" --loads 0.2 --set run.measure_ns=1000 \
+  --json /dev/full >"$out/o.txt" 2>"$out/e.txt" || status=$?
+if [[ $status -ne 1 ]] || ! grep -q "cannot write /dev/full: No space left on device" "$out/e.txt"; then
+  echo "FAIL sweep --json /dev/full (exit $status, wanted 1 and the reason):"; cat "$out/e.txt"; exit 1
+fi
+echo "OK   --json /dev/full: exit 1, said"
 echo "sweep: all checks passed"

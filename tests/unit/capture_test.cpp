@@ -20,28 +20,10 @@
 #include "pcap-tools/capture_writer.h"
 #include "pcap-tools/pcapng_writer.h"
 #include "pcap-tools/pcap_reader.h"
+#include "tests/support/pcap_file.h"
 
 namespace fabemu {
 namespace {
-
-// A whole capture file in memory.
-struct PcapngFile {
-  std::vector<PcapInterface> interfaces;
-  std::vector<PcapRecord> packets;
-  int sections = 0;
-  std::string error;
-};
-
-PcapngFile read_pcapng(const std::string& path) {
-  PcapngFile f;
-  PcapReader r;
-  if (!r.open(path, &f.error)) return f;
-  for (PcapRecord rec; r.next(&rec);) f.packets.push_back(rec);
-  f.error = r.error();
-  f.interfaces = r.interfaces();
-  f.sections = r.sections();
-  return f;
-}
 
 // A big-endian field of a capture frame (pcap-tools/FORMAT.md).
 uint64_t capture_be(const std::vector<uint8_t>& d, size_t o, int bytes) {

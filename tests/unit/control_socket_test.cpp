@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <future>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -26,13 +29,19 @@ std::string socket_path(const char* name) {
   return "/tmp/fabemu-test-" + std::to_string(getpid()) + "-" + name + ".sock";
 }
 
-TEST(ControlSocket, AnswersEachLineOfEachClientInOrder) {
-  const std::string path = socket_path("echo");
-  ControlServer server;
+// Serves `path` with a handler that answers "ok REQUEST".
+void start_echo(ControlServer& server, const std::string& path) {
   std::string err;
   ASSERT_TRUE(server.start(
       path, [](const std::string& r) { return "ok " + r; }, &err))
       << err;
+}
+
+TEST(ControlSocket, AnswersEachLineOfEachClientInOrder) {
+  const std::string path = socket_path("echo");
+  ControlServer server;
+  ASSERT_NO_FATAL_FAILURE(start_echo(server, path));
+  std::string err;
   struct stat st;
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u) << "faults are for this user only";
@@ -94,6 +103,141 @@ TEST(ControlSocket, RefusesAndClosesAClientThatSendsAnEndlessLine) {
   replies.clear();
   ASSERT_TRUE(control_request(path, {"next"}, &replies, &err)) << err;
   EXPECT_EQ(replies, (std::vector<std::string>{"ok"}));
+}
+
+// A client of the test's own: connected, with a receive timeout so that a
+// server that never answers fails the test instead of hanging it.
+int connect_to(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof(a.sun_path), "%s", path.c_str());
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    ADD_FAILURE() << "cannot connect to " << path << ": " << std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  const timeval wait{30, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof(wait));
+  return fd;
+}
+
+// Sends one request and reads its reply line ("" when none came).
+std::string ask(int fd, const std::string& request) {
+  const std::string line = request + "\n";
+  if (::send(fd, line.data(), line.size(), MSG_NOSIGNAL) != ssize_t(line.size())) return "";
+  std::string reply;
+  char ch;
+  while (::recv(fd, &ch, 1, 0) == 1 && ch != '\n') reply += ch;
+  return reply;
+}
+
+// What remains to read on fd; *closed: whether the server closed it (rather
+// than the read timing out).
+std::string read_to_end(int fd, bool* closed = nullptr) {
+  std::string all;
+  char chunk[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, chunk, sizeof(chunk), 0)) > 0) all.append(chunk, size_t(n));
+  if (closed) *closed = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+  return all;
+}
+
+size_t open_fds() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) n++;
+  return n;
+}
+
+// A client that sends status 100,000 times and never reads its replies
+// used to block the server in send(): no other client was answered, and
+// stop() (the end of every run) waited for ever. Now it is closed once its
+// unread replies pass their bound, and the others are served meanwhile.
+TEST(ControlSocket, AClientThatNeverReadsHoldsUpNobody) {
+  const std::string path = socket_path("flood");
+  ControlServer server;
+  std::string err;
+  ASSERT_TRUE(server.start(
+      path, [](const std::string& r) { return "ok " + r + std::string(100, '.'); }, &err))
+      << err;
+  const int flood = connect_to(path);
+  ASSERT_GE(flood, 0);
+  std::string lines;
+  for (int i = 0; i < 100000; i++) lines += "status\n";
+  // Its sends end when the server closes it (EPIPE), or when both its
+  // socket buffers are full (the timeout: the server stopped reading it).
+  size_t sent = 0;
+  while (sent < lines.size()) {
+    const ssize_t n = ::send(flood, lines.data() + sent, lines.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += size_t(n);
+  }
+  const int other = connect_to(path);
+  ASSERT_GE(other, 0);
+  EXPECT_EQ(ask(other, "status"), "ok status" + std::string(100, '.'))
+      << "another client is answered";
+  // stop() returns at once (it joins the serving thread).
+  auto stopped = std::async(std::launch::async, [&] { server.stop(); });
+  if (stopped.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    ::close(flood);  // unblocks the old server's send(), so that the test ends
+    stopped.wait();
+    FAIL() << "stop() waited on a client that does not read";
+  }
+  // The flooder had been closed, far short of its replies.
+  bool closed = false;
+  const std::string got = read_to_end(flood, &closed);
+  EXPECT_TRUE(closed);
+  EXPECT_LT(got.size(), sent / 7 * 110 / 2) << "the server kept answering a client that does not read";
+  ::close(flood);
+  ::close(other);
+}
+
+// Idle connections are bounded: past 64 the one idle longest is closed
+// with a line saying why, and a new client is still answered (they used to
+// take every file descriptor the process had).
+TEST(ControlSocket, IdleConnectionsAreBoundedAndTheNewestServed) {
+  const std::string path = socket_path("idle");
+  ControlServer server;
+  ASSERT_NO_FATAL_FAILURE(start_echo(server, path));
+  std::string err;
+  const size_t before = open_fds();
+  std::vector<int> idle;
+  for (int i = 0; i < 200; i++) {
+    idle.push_back(connect_to(path));
+    ASSERT_GE(idle.back(), 0);
+  }
+  // The newest is answered (so every earlier one was accepted by then).
+  EXPECT_EQ(ask(idle.back(), "status"), "ok status");
+  EXPECT_LE(open_fds(), before + 200 + 64) << "the server holds more than 64 connections";
+  // The first ones were closed, each told why.
+  const std::string first = read_to_end(idle.front());
+  EXPECT_NE(first.find("serves at most 64 connections"), std::string::npos) << first;
+  std::vector<std::string> replies;
+  ASSERT_TRUE(control_request(path, {"help"}, &replies, &err)) << err;
+  EXPECT_EQ(replies, (std::vector<std::string>{"ok help"}));
+  for (int fd : idle) ::close(fd);
+  server.stop();
+}
+
+// A client that sends its requests and then EOF (echo ... | socat) still
+// gets every reply, and a line of many requests at once is answered in order.
+TEST(ControlSocket, AnswersEveryRequestOfAClientThatHasFinishedSending) {
+  const std::string path = socket_path("eof");
+  ControlServer server;
+  ASSERT_NO_FATAL_FAILURE(start_echo(server, path));
+  const int fd = connect_to(path);
+  ASSERT_GE(fd, 0);
+  std::string lines, want;
+  for (int i = 0; i < 2000; i++) {
+    lines += "r" + std::to_string(i) + "\n";
+    want += "ok r" + std::to_string(i) + "\n";
+  }
+  ASSERT_EQ(::send(fd, lines.data(), lines.size(), MSG_NOSIGNAL), ssize_t(lines.size()));
+  ::shutdown(fd, SHUT_WR);
+  EXPECT_EQ(read_to_end(fd), want);
+  ::close(fd);
+  server.stop();
 }
 
 // The emulated time a run's status reply gives ("ok emulated 12.345 us; ...").

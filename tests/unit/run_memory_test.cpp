@@ -7,6 +7,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "control/cli/commands.h"
@@ -94,6 +98,62 @@ TEST(RunMemory, CheckRefusesWhatTheMachineCannotHold) {
   EXPECT_GT(available_memory().bytes, 0u);
   EXPECT_EQ(bytes_text(1'500'000'000), "1.5 GB");
   EXPECT_EQ(bytes_text(87'000'000), "87 MB");
+}
+
+// A replayed host's file is held in memory whole: a 618 MB replay in a
+// 400 MB cgroup used to start and be killed without a word.
+TEST(RunMemory, ReplayedFilesAreCounted) {
+  const std::string big = "/tmp/fabemu_run_memory_test_" + std::to_string(getpid()) + ".pcap";
+  { std::ofstream(big) << ""; }
+  ASSERT_EQ(::truncate(big.c_str(), 618'000'000), 0);  // sparse: no disk taken
+  const Spec s = load("traffic: {load: 0}\nports: [{name: h, replay: " + big + ", endpoint: 0}]\n");
+  const Fabric f = build_fabric(s);
+  const MemoryPart& replay = part(estimate_run_memory(s, f), "replay traces");
+  EXPECT_EQ(replay.start_bytes, 618'000'000u);
+  EXPECT_EQ(replay.max_bytes, 618'000'000u);
+  try {
+    check_run_memory(s, f, {400'000'000, "a 400 MB cgroup"});
+    ADD_FAILURE() << "a 618 MB replay fit in 400 MB";
+  } catch (const SpecError& e) {
+    expect_at(e, "ports", 2, 8);
+    expect_says(e, "replay traces 618 MB (1 replayed file held in memory whole");
+    expect_says(e, "a part of a replayed file (editcap -c)");
+    expect_says(e, "MB at start), more than the 400 MB available");
+  }
+  // Its start does not fit either: the flag does not let it through.
+  EXPECT_THROW(check_run_memory(s, f, {400'000'000, "a 400 MB cgroup"}, true), SpecError);
+  std::remove(big.c_str());
+}
+
+// --allow-memory-peak: a run whose start fits but whose maximum (every
+// buffer full) does not runs when asked, saying so; one whose start does
+// not fit is refused all the same.
+TEST(RunMemory, APeakBeyondTheRoomRunsWhenAsked) {
+  const Spec s = load("topology: {dims: [8, 8, 8]}\nrun:\n  source_queue_packets: 65536\n");
+  const Fabric f = build_fabric(s);
+  const MemoryEstimate m = estimate_run_memory(s, f);
+  ASSERT_LT(m.start_bytes * 2, m.max_bytes);
+  const MemoryBudget between{m.start_bytes * 2, "a test budget"};
+  try {
+    check_run_memory(s, f, between);
+    ADD_FAILURE() << "the peak fit";
+  } catch (const SpecError& e) {
+    expect_says(e, "or, as its start fits, run it with --allow-memory-peak");
+  }
+  std::string warning;
+  EXPECT_NO_THROW(warning = check_run_memory(s, f, between, true));
+  EXPECT_NE(warning.find(fmt::format("it starts with {} and runs because of --allow-memory-peak",
+                                     bytes_text(m.start_bytes))),
+            std::string::npos)
+      << warning;
+  EXPECT_EQ(check_run_memory(s, f, {m.max_bytes, "room for all"}, true), "") << "nothing to say";
+  const MemoryBudget below_start{m.start_bytes / 2, "a test budget"};
+  try {
+    check_run_memory(s, f, below_start, true);
+    ADD_FAILURE() << "a run whose start does not fit was let through";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(std::string(e.what()).find("--allow-memory-peak"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RunMachine, AWorkerForEachCpu) {

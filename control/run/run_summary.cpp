@@ -68,6 +68,11 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
         r["retries"].get<uint64_t>(), r["excised"].get<uint64_t>(),
         r["transmit_error_discards"].get<uint64_t>(),
         bits > 0 ? r["bit_errors"].get<double>() / bits : 0.0);
+    if (const uint64_t u = r.value("undetected_errors", uint64_t{0}))
+      fmt::print(
+          "link retry {} damaged packet{} passed the CRC-16 undetected and went on as good "
+          "(links[i].retry.undetected_errors)\n",
+          u, u == 1 ? "" : "s");
   }
   if (j.contains("forward_progress_timeouts") && !j["forward_progress_timeouts"].empty()) {
     std::string at;

@@ -53,6 +53,7 @@
 
 #include "dataplane/codec/codec.h"
 #include "dataplane/core/eal.h"
+#include "dataplane/core/retry_timing.h"
 #include "dataplane/core/rng.h"
 #include "dataplane/endpoint/nic.h"
 #include "dataplane/endpoint/packet_pool.h"
@@ -302,6 +303,7 @@ class Engine final : public EngineBase {
   void lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, uint8_t ov, ps_t start);
   bool lcb_fault(Worker& w, uint32_t o, LinkPacketFault::Kind* kind);
   rte_mbuf* lcb_copy(Worker& w, const rte_mbuf* m);
+  bool lcb_undetected(Worker& w, uint32_t o, const rte_mbuf* bad);
   rte_mbuf* lcb_damaged_copy(Worker& w, const rte_mbuf* m, uint32_t units, const uint32_t* pos,
                              uint32_t n);
   void lcb_expect_timeout(Worker& w, uint32_t o, ps_t start);

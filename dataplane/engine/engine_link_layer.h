@@ -26,17 +26,13 @@ bool Engine<R, L>::setup_link_layer(Worker& w, std::string* err) {
     if (ol.peer_router < 0 || ol.unit_ps == 0) continue;
     const uint32_t r = static_cast<uint32_t>(w.routers[o / max_ports_]), p = o % max_ports_;
     // An acknowledgement comes back a wire after the tail arrives.
-    const ps_t round_trip = 2 * ol.wire_ps + ol.serialize(max_units);
-    ps_t timeout =
-        cfg_.retry.timeout_ps ? cfg_.retry.timeout_ps : round_trip + ol.serialize(max_units);
-    if (timeout < round_trip) {
-      *err = "link.retry_timeout_ns (" + std::to_string(double(timeout) / 1000.0) +
-             " ns) is shorter than the round trip of the link from router " + std::to_string(r) +
-             " port " + std::to_string(p) + " (" + std::to_string(double(round_trip) / 1000.0) +
-             " ns: twice its wire plus its longest packet), so good packets would be sent "
-             "again; raise it or leave it out (0: chosen per link)";
+    const RetryTiming timing =
+        retry_timing(ol.wire_ps, ol.unit_ps, max_units, cfg_.retry.timeout_ps);
+    if (std::string why = retry_timeout_problem(timing, int32_t(r), int32_t(p)); !why.empty()) {
+      *err = std::move(why);
       return false;
     }
+    const ps_t timeout = timing.timeout;
     // Enough window to keep sending until a time-out fires.
     const uint32_t window = cfg_.retry.window
                                 ? cfg_.retry.window
@@ -104,17 +100,37 @@ void Engine<R, L>::lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, 
     }
     return;
   }
-  // Damaged or lost: the far end gets a copy with the bad bits (or nothing)
-  // and never acknowledges it; the sender keeps the packet and times out.
-  const LinkSeq seq = tx.push(m, units, ov, kNever);
-  lcb_expect_timeout(w, o, start);
   if (faulted && fault == LinkPacketFault::Kind::drop) {
     rc.dropped_on_purpose++;
+    tx.push(m, units, ov, kNever);  // lost: never acknowledged, sent again after the time-out
+    lcb_expect_timeout(w, o, start);
     return;
   }
+  // Damaged: the far end gets a copy with the bad bits (no buffer for the
+  // copy: as if the link had lost the packet) and, when its CRC fails, never
+  // acknowledges it; the sender keeps the packet and times out.
   rc.bit_errors += n;
-  // (No buffer for the copy: as if the link had lost the packet.)
-  if (rte_mbuf* bad = lcb_damaged_copy(w, m, units, pos, n)) lcb_cross(w, o, bad, ov, start, seq);
+  rte_mbuf* bad = lcb_damaged_copy(w, m, units, pos, n);
+  if (bad && lcb_undetected(w, o, bad)) {  // taken and acknowledged as good
+    rte_pktmbuf_free(m);
+    lcb_cross(w, o, bad, ov, start, tx.push(nullptr, units, ov, start + dur + 2 * ol.wire_ps));
+    return;
+  }
+  const LinkSeq seq = tx.push(m, units, ov, kNever);
+  lcb_expect_timeout(w, o, start);
+  if (bad) lcb_cross(w, o, bad, ov, start, seq);
+}
+
+// A damaged copy whose CRC still matches (CRC-16 misses about one in 65536
+// patterns of four or more even-weight bit errors): the receiver takes it
+// as good and acknowledges it, as a real link's would. The sender, which
+// knows what the far end will make of each transmission (the emulation
+// shortcut), must know this too, or the two ends fall out of step.
+template <class R, class L>
+inline bool Engine<R, L>::lcb_undetected(Worker& w, uint32_t o, const rte_mbuf* bad) {
+  if (!link_crc_ok(static_cast<CodecKind>(cfg_.codec), bad)) return false;
+  w.st.links[w.out[o].stats].retry.undetected_errors++;
+  return true;
 }
 
 // The bit errors of a transmission of `units` on output o's link: the
@@ -238,9 +254,15 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
         lcb_cross(w, o, m, e.vc, start, seq);
       } else {
         rc.bit_errors += nb;
-        lcb_expect_timeout(w, o, start);
-        if (rte_mbuf* bad = lcb_damaged_copy(w, m, e.units, pos, nb))
-          lcb_cross(w, o, bad, e.vc, start, seq);
+        rte_mbuf* bad = lcb_damaged_copy(w, m, e.units, pos, nb);
+        if (bad && lcb_undetected(w, o, bad)) {  // taken as good (lcb_undetected)
+          rte_pktmbuf_free(m);
+          e.m = nullptr;
+          e.acked_at = start + dur + 2 * ol.wire_ps;
+        } else {
+          lcb_expect_timeout(w, o, start);
+        }
+        if (bad) lcb_cross(w, o, bad, e.vc, start, seq);
       }
     }
     start += dur;
@@ -261,13 +283,20 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
 template <class R, class L>
 void Engine<R, L>::lcb_give_up(Worker& w, uint32_t o) {
   const uint8_t vc = w.lcb_tx[o].entry(0).vc;
+  bool packet = true;
   const LinkSeq seq = w.lcb_tx[o].give_up_oldest([&](uint32_t units, uint8_t v, rte_mbuf* m) {
     snap_keep(w, o, v);
     w.vcs[size_t(o) * nv_ + v].credits.untake(units);
+    // A damaged copy that had moved on marked at an earlier hop was never a
+    // packet of its own (its good copy follows it): discard counts it as
+    // its destination's discard would, not as a packet given up.
+    packet = !(meta(m)->flags & kPktTransmitError);
     discard(w, DropReason::retry_limit_exceeded, m);
   });
-  w.st.links[w.out[o].stats].retry.given_up++;
-  w.lcb_given_up++;
+  if (packet) {
+    w.st.links[w.out[o].stats].retry.given_up++;
+    w.lcb_given_up++;
+  }
   link_control(w, o, LinkControl::skip, vc, seq);
 }
 

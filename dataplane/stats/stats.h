@@ -43,6 +43,8 @@ struct LatencyHistogram {
     "bits sent under the CRC, resends included (bit_errors / checked_bits: the BER seen)")         \
   X(bit_errors, "bits the link damaged (link.ber)")                                                \
   X(crc_errors, "packets the receiver found damaged (CRC) and did not take")                       \
+  X(undetected_errors,                                                                             \
+    "damaged packets whose CRC still matched: taken and passed on as good, as a real link would")  \
   X(seq_discards,                                                                                  \
     "packets the receiver discarded out of sequence (sent after a damaged or lost one, or twice)") \
   X(timeouts, "times the sender timed out and went back N")                                        \

@@ -1,8 +1,11 @@
 #include "control/cli/commands.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -14,6 +17,7 @@
 #include "control/cli/describe_faults.h"
 #include "control/cli/output.h"
 #include "control/run/capture_plan.h"
+#include "control/run/control_socket.h"
 #include "control/run/fault_plan.h"
 #include "control/run/output_file.h"
 #include "control/run/run_memory.h"
@@ -128,6 +132,16 @@ Fabric runnable_fabric(const Spec& spec, bool allow_memory_peak, std::string* me
       check_run_memory(spec, sliced, available_memory(), allow_memory_peak);
   if (memory_warning) *memory_warning = warning;
   plan_faults(spec, f);  // each fault names a router and link the fabric has
+  if (!spec.run.control_socket.empty())
+    if (std::string why = control_socket_path_problem(spec.run.control_socket); !why.empty())
+      refuse_spec(spec, {"run.control_socket"}, why);
+  for (size_t i = 0; i < spec.ports.size(); i++) {  // the runner reads them first thing
+    const std::string& replay = spec.ports[i].replay;
+    if (!replay.empty() && ::access(replay.c_str(), R_OK) != 0)
+      refuse_spec(spec, {fmt::format("ports[{}].replay", i)},
+                  fmt::format("cannot read '{}' ({}): give a pcap or pcapng file that exists",
+                              printable(replay, 300), std::strerror(errno)));
+  }
   if (const CaptureProblem p = capture_problem(spec, spec.capture.taps, sliced))
     refuse_spec(spec, {p.field}, p.message);
   if (spec.link.retry) {

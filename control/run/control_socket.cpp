@@ -17,6 +17,13 @@
 #include "control/spec/spec_error.h"
 
 namespace fabemu {
+std::string control_socket_path_problem(const std::string& path) {
+  constexpr size_t kMax = sizeof(sockaddr_un::sun_path) - 1;
+  if (!path.empty() && path.size() <= kMax) return {};
+  return "control socket path '" + printable(path, 300) + "' must be 1 to " +
+         std::to_string(kMax) + " bytes long (a Unix socket's limit): choose a shorter path";
+}
+
 namespace {
 
 constexpr size_t kMaxRequestBytes = 4096;  // a fault is a few dozen bytes
@@ -31,9 +38,8 @@ constexpr int kAcceptRetryMs = 100;
 bool socket_address(const std::string& path, sockaddr_un* a, std::string* err) {
   std::memset(a, 0, sizeof(*a));
   a->sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof(a->sun_path)) {
-    *err = "control socket path '" + printable(path, 300) + "' must be 1 to " +
-           std::to_string(sizeof(a->sun_path) - 1) + " bytes long (a Unix socket's limit)";
+  if (std::string why = control_socket_path_problem(path); !why.empty()) {
+    *err = std::move(why);
     return false;
   }
   std::memcpy(a->sun_path, path.data(), path.size());

@@ -49,6 +49,9 @@ class ControlServer {
   std::thread thread_;
 };
 
+// Empty, or why `path` cannot name a control socket (its length).
+std::string control_socket_path_problem(const std::string& path);
+
 // The client side: sends each request line and returns the reply lines in
 // order. False with *err when the socket cannot be reached or closes early.
 bool control_request(const std::string& path, const std::vector<std::string>& requests,

@@ -93,5 +93,19 @@ TEST(CheckLikeRun, RetryTimeoutShorterThanTheRoundTrip) {
   EXPECT_EQ(check({"link.retry=true", "link.retry_timeout_ns=1000"}).rc, 0);
 }
 
+TEST(CheckLikeRun, AControlSocketPathTooLongForUnix) {
+  const std::string path = "run.control_socket=/tmp/" + std::string(120, 's') + ".sock";
+  expect_says(check({path}), "field 'run.control_socket': control socket path '/tmp/sss");
+  expect_says(check({path}), "must be 1 to 107 bytes long");
+  EXPECT_EQ(check({"run.control_socket=/tmp/fabemu-check.sock"}).rc, 0);
+}
+
+TEST(CheckLikeRun, AReplayFileThatCannotBeRead) {
+  const std::string ports = "ports=[{name: h0, replay: /nonexistent/h0.pcapng, endpoint: 0}]";
+  expect_says(check({ports}), "field 'ports[0].replay': cannot read '/nonexistent/h0.pcapng'");
+  expect_says(check({ports}), "No such file or directory");
+  expect_says(run_refused({ports}), "cannot read '/nonexistent/h0.pcapng'");
+}
+
 }  // namespace
 }  // namespace fabemu

@@ -108,7 +108,9 @@ bool write_output(const std::string& path, const std::string& text, std::string*
   const std::string temp = partial_name(target);
   const mode_t mode = exists ? st.st_mode & 07777 : 0666;
   const int leftover = leave_behind(temp);
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0 && errno == EEXIST && ::unlink(temp.c_str()) == 0)  // a killed run's, same pid
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) {
     // A folder this process may not add to, with a file it may write:
     // write that file in place.

@@ -429,7 +429,8 @@ int run_status(const RunOptions& opts, const RunStats& st) {
   if (st.stalled) {
     tell(fmt::format(
         "fabemu run: the fabric stalled at {:.3f} us of emulated time: no event was left to move "
-        "its {} remaining packets (a credit deadlock, or a wake-up the engine lost); {}\n",
+        "what remains in it ({} packets, and any damaged copies still marked in flight: a credit "
+        "deadlock, or a wake-up the engine lost); {}\n",
         double(st.end_ps) / 1e6, left, st.stranded));
     return 1;
   }

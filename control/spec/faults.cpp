@@ -33,7 +33,8 @@ bool parse_emulated_time(const std::string& s, ps_t* at) {
     const size_t n = std::string(u.suffix).size();
     if (s.size() <= n || s.compare(s.size() - n, n, u.suffix) != 0) continue;
     double v = 0;
-    if (!decimal_number(s.substr(0, s.size() - n), &v) || v < 0 || v * u.ps > 1e19) return false;
+    // (llround's range: 2^63 ps, 106 days.)
+    if (!decimal_number(s.substr(0, s.size() - n), &v) || v < 0 || v * u.ps >= 9.2e18) return false;
     *at = static_cast<ps_t>(std::llround(v * u.ps));
     return true;
   }

@@ -246,13 +246,17 @@ void Engine<R, L>::worker_loop(Worker& w) {
       w.st.end_ps = wend;
       break;
     }
-    if (wend >= drain_end_ || gnext == kNever) {
-      // No event anywhere, yet packets remain: waiting longer moves nothing.
+    // No event anywhere: only a scheduled fault or table change (a sink
+    // that starts again, a link back up) may still move what remains.
+    const ps_t scheduled =
+        gnext == kNever ? std::min(next_fault_at(w), tables_.next_change(w.tables)) : kNever;
+    if (wend >= drain_end_ || (gnext == kNever && scheduled >= drain_end_)) {
+      // Packets remain and nothing will ever move them.
       w.st.stalled = gnext == kNever && (inj != del + lost || marked != 0);
       w.st.end_ps = wend;
       break;
     }
-    wstart = std::max(wend, gnext);
+    wstart = std::max(wend, std::min(gnext, scheduled));
     // A window edge falls on every fault's instant, events or not (what was
     // on the wire then is judged then).
     if (faults_) [[unlikely]]
@@ -393,8 +397,8 @@ std::string Engine<R, L>::where_stranded() {
             continue;
           }
           const CreditCounter& cc = w.vcs[size_t(o) * nv_ + e.out_vc].credits;
-          ps_t when = kNever;
-          const bool enough = cc.available(e.units, w.now, &when);
+          // With no event left, every credit stream the counter holds comes.
+          const bool enough = cc.held() >= e.units;
           at += " VC " + to_string(e.out_vc) + " with " + to_string(cc.held()) + " credits" +
                 (enough ? " (enough: a lost wake-up)" : " (short: waiting for credits)");
           found.emplace_back(enough ? lost_wake : sink ? at_sink : behind, std::move(at));

@@ -37,6 +37,21 @@ TEST(Stall, AFabricBackedUpBehindAStoppedSinkStopsAtOnceNamingWhereItWaits) {
   EXPECT_GT(drops(r.stats, DropReason::undelivered_at_end), 0u);
 }
 
+TEST(Stall, AScheduledFaultThatFreesThePacketsIsWaitedFor) {
+  // The sink stops at 5 us and starts again at 60 us, long after the
+  // sources stopped: the fabric is idle in between, but not stalled.
+  const Spec spec = spec_of("t3e-4x4x4.yaml", {"traffic.load=0.2", "run.warmup_ns=2000",
+                                              "run.measure_ns=10000", "run.drain_ns=1000000",
+                                              "faults=[\"5us endpoint=5 stop\", "
+                                              "\"60us endpoint=5 start\"]"});
+  const RunResult r = run_collect(spec, nullptr);
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  EXPECT_FALSE(r.stats.stalled) << r.stats.stranded;
+  EXPECT_TRUE(r.stats.drained);
+  EXPECT_GE(r.stats.end_ps, ps_t(60000) * 1000);
+  EXPECT_EQ(r.stats.delivered_packets, r.stats.injected_packets);
+}
+
 TEST(Stall, ARunThatDrainsIsNotStalled) {
   const RunResult r = run_collect(
       spec_of("t3e-4x4x4.yaml", {"traffic.load=0.2", "run.warmup_ns=2000", "run.measure_ns=5000"}),

@@ -155,6 +155,9 @@ void read_requests(ControlClient& c) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     if (n <= 0) {  // EOF, or an error: answer what came, then close
+      // At EOF a last line without its newline is still a request
+      // (`printf status | nc -U`).
+      if (n == 0 && !c.in.empty() && c.in.back() != '\n') c.in += '\n';
       c.ended = true;
       return;
     }

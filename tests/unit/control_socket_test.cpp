@@ -233,6 +233,8 @@ TEST(ControlSocket, AnswersEveryRequestOfAClientThatHasFinishedSending) {
     lines += "r" + std::to_string(i) + "\n";
     want += "ok r" + std::to_string(i) + "\n";
   }
+  lines += "last, without its newline";  // as `printf status | nc -U` sends
+  want += "ok last, without its newline\n";
   ASSERT_EQ(::send(fd, lines.data(), lines.size(), MSG_NOSIGNAL), ssize_t(lines.size()));
   ::shutdown(fd, SHUT_WR);
   EXPECT_EQ(read_to_end(fd), want);

@@ -159,12 +159,17 @@ std::string read_spec_file(const std::string& path) {
     throw SpecError(
         path, 0, 0, "",
         fmt::format("cannot read the spec file ({}): check the path", std::strerror(errno)));
-  std::string text(kMaxSpecBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // In chunks up to one byte past the limit: a spec is a few kB, and a
+  // load (sweeps load many) should not zero the limit's 16 MiB each time.
+  std::string text;
+  char chunk[64 * 1024];
+  while (text.size() <= kMaxSpecBytes && in) {
+    in.read(chunk, sizeof(chunk));
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+  }
   if (in.bad())
     throw SpecError(path, 0, 0, "",
                     fmt::format("cannot read the spec file ({})", std::strerror(errno)));
-  text.resize(static_cast<size_t>(in.gcount()));
   if (text.size() > kMaxSpecBytes)
     throw SpecError(path, 0, 0, "",
                     fmt::format("is larger than {} MiB, which no spec is: check that this is the "

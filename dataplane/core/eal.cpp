@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,8 +28,12 @@ int g_memory_mb = 0;  // -m given to the EAL (no hugepages)
 constexpr int kMinMemoryMb = 128;
 constexpr int kDefaultMemoryMb = 4096;  // when the caller does not say
 
-// The runtime folder, kept for a signal handler (no allocation there).
-char g_runtime_dir[PATH_MAX] = "";
+// The runtime folder, kept for a signal handler (no allocation there):
+// written whole, then published by one atomic store, so that a signal in
+// between never sees part of a path (such as /var/run/dpdk).
+char g_runtime_dir_text[PATH_MAX] = "";
+std::atomic<const char*> g_runtime_dir{nullptr};
+static_assert(std::atomic<const char*>::is_always_lock_free, "read in a signal handler");
 
 // The EAL's runtime folder (/var/run/dpdk/fabemu_<pid>) when it has made
 // one: it makes it part way through starting, so a start that fails may
@@ -42,7 +47,7 @@ std::string own_runtime_dir() {
 }
 
 void remove_runtime_dir(const std::string& dir) {
-  g_runtime_dir[0] = '\0';
+  g_runtime_dir.store(nullptr);
   std::error_code ec;
   if (!dir.empty()) std::filesystem::remove_all(dir, ec);
 }
@@ -69,7 +74,8 @@ void exit_inside_eal_init() {
 bool eal_starting() { return g_in_eal_init; }
 
 void eal_remove_runtime_dir_now() noexcept {
-  if (g_runtime_dir[0]) ::rmdir(g_runtime_dir);  // empty with --no-shconf
+  // (Empty with --no-shconf.)
+  if (const char* dir = g_runtime_dir.load(std::memory_order_acquire)) ::rmdir(dir);
 }
 
 bool eal_no_huge() { return g_no_huge; }
@@ -204,7 +210,10 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
   g_started = true;
   g_no_huge = no_huge;
   const std::string dir = own_runtime_dir();
-  if (dir.size() < sizeof(g_runtime_dir)) std::memcpy(g_runtime_dir, dir.c_str(), dir.size() + 1);
+  if (!dir.empty() && dir.size() < sizeof(g_runtime_dir_text)) {
+    std::memcpy(g_runtime_dir_text, dir.c_str(), dir.size() + 1);
+    g_runtime_dir.store(g_runtime_dir_text, std::memory_order_release);
+  }
   std::atexit(eal_cleanup_at_exit);
   return true;
 }

@@ -53,7 +53,6 @@
 
 #include "dataplane/codec/codec.h"
 #include "dataplane/core/eal.h"
-#include "dataplane/core/retry_timing.h"
 #include "dataplane/core/rng.h"
 #include "dataplane/endpoint/nic.h"
 #include "dataplane/endpoint/packet_pool.h"
@@ -295,8 +294,7 @@ class Engine final : public EngineBase {
   uint32_t islip_requests(Worker& w, uint32_t lr, ps_t* next);
 
   // ---- link-level retry (engine_link_layer.h) -------------------------------
-  // Bit errors kept per transmission (more are counted, not flipped: a
-  // packet with this many is damaged beyond doubt).
+  // Bit errors kept per transmission (more are counted, not flipped: damaged anyway).
   static constexpr uint32_t kMaxBitErrorsKept = 16;
   bool setup_link_layer(Worker& w, std::string* err);
   bool lcb_window_full(Worker& w, uint32_t o, bool link_wake);
@@ -483,9 +481,7 @@ class Engine final : public EngineBase {
   void drain_inbox(Worker& w);
   void take_inbox(Worker& w, bool late_ok);
   std::string check_credits() const;
-  // Where packets wait when the fabric stalled: the first router input
-  // channels holding packets, with what their heads wait for.
-  std::string where_stranded();
+  std::string where_stranded();  // (engine_run.h)
   RunStats merge();
   void release();
 

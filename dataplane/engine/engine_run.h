@@ -363,6 +363,8 @@ void Engine<R, L>::fold_link_counters(Worker& w) {
   }
 }
 
+// Where packets wait when the fabric stalled: the router input channels
+// holding packets, with what their heads wait for.
 template <class R, class L>
 std::string Engine<R, L>::where_stranded() {
   // The causes first: heads that could have gone (a lost wake-up), then

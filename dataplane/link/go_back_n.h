@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "dataplane/core/retry_timing.h"  // the time-out rule the sender is set up with
 #include "dataplane/core/rng.h"
 #include "dataplane/sim/time.h"
 

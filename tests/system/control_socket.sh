@@ -12,11 +12,10 @@ set -euo pipefail
 
 fabemu=${1:?usage: control_socket.sh FABEMU_BINARY SOURCE_DIR}
 src=${2:?usage: control_socket.sh FABEMU_BINARY SOURCE_DIR}
-command -v python3 >/dev/null || { echo "control_socket: python3 is missing"; exit 77; }
-command -v jq >/dev/null || { echo "control_socket: jq is missing (scripts/lib/setup.sh installs it)"; exit 77; }
 tmp=$(mktemp -d)
 # shellcheck source=tests/system/lib/runs.sh
 source "$src/tests/system/lib/runs.sh"
+need control_socket python3 jq
 
 # Connects the flooder and the idle clients, asks for status on a fresh
 # connection, prints how many sockets the run's process holds, and keeps

@@ -14,11 +14,10 @@ set -euo pipefail
 
 fabemu=${1:?usage: signals.sh FABEMU_BINARY SOURCE_DIR}
 src=${2:?usage: signals.sh FABEMU_BINARY SOURCE_DIR}
-command -v jq >/dev/null || { echo "signals: jq is missing (scripts/lib/setup.sh installs it)"; exit 77; }
-command -v python3 >/dev/null || { echo "signals: python3 is missing"; exit 77; }
 tmp=$(mktemp -d)
 # shellcheck source=tests/system/lib/runs.sh
 source "$src/tests/system/lib/runs.sh"
+need signals jq python3
 
 # Every pcapng block of FILE is whole: its two lengths agree, to the end.
 whole_capture() {

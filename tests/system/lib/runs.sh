@@ -3,6 +3,15 @@
 # and what a killed run leaves (its DPDK runtime folder) removed, with the
 # test's folder $tmp.
 
+# need TEST TOOL...: skip the test (exit 77) when a tool is missing.
+need() {
+  local t=$1 tool
+  shift
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "$t: $tool is missing (scripts/lib/setup.sh installs it)"; exit 77; }
+  done
+}
+
 pids=()
 cleanup_runs() {
   for p in "${pids[@]}"; do

@@ -17,7 +17,7 @@ namespace fabemu {
 
 // vcs_per_class(n'): VCs per traffic class on a flat of n' dimensions.
 // kIslip: the policy has an engine on the iSLIP allocator too
-// (dataplane/engine/instances/*_islip.cpp).
+// (FABEMU_ENGINES(..., input_queued_islip) beside it).
 template <class Policy, bool kIslip = false>
 RoutingInfo flatfly_routing(std::string name, std::string summary,
                             std::function<int(int dims)> vcs_per_class,

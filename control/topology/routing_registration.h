@@ -10,7 +10,7 @@
 #include "control/topology/registry.h"
 #include "control/topology/slices.h"
 #include "dataplane/engine/engine_factory.h"
-#include "dataplane/engine/router_model.h"
+#include "dataplane/router/router_model.h"
 
 namespace fabemu {
 
@@ -64,8 +64,8 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
 }
 
 // Another engine for the same routing and tables, chosen per run: Variant
-// (the policy on another router model, instantiated in
-// dataplane/engine/instances/) when chosen(spec), else the engine r had.
+// (the policy on another router model, an instance FABEMU_ENGINES beside
+// the routing makes) when chosen(spec), else the engine r had.
 template <class Variant, class Program, class Chosen>
 void add_engine_variant(RoutingInfo& r, Program program, Chosen chosen) {
   r.make_engine = [program, chosen, plain = r.make_engine](const Spec& spec, const Fabric& fabric,

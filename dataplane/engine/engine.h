@@ -1,10 +1,9 @@
 // Engine<R, Link>: wires the components of one run together and runs them.
 //
 //   sim/       the kernel: timing wheel, worker windows, real-time clock
-//   router/    the router model R names (engine/router_model.h), chosen at
-//              compile time: InputQueuedRouter (per-(port, VC) FIFOs,
-//              requests, arbiter) or YarcTiledRouter (those input buffers,
-//              then row buffers, subswitches, column buffers: engine_hop_tiled.h)
+//   router/    the router model R names (router/router_model.h), chosen at
+//              compile time; it owns its allocation and reaches the rest of
+//              the run through a RouterHost (engine_router_host.h)
 //   link/      OutLink / InLink: serialization, wire, credits; LinkLayer hooks
 //   routing/   R (the routing policy, chosen at compile time), selection
 //   endpoint/  Nic: traffic source, source queues, injection, reassembly
@@ -61,7 +60,6 @@
 #include "dataplane/engine/engine_factory.h"
 #include "dataplane/engine/engine_memory.h"
 #include "dataplane/engine/engine_sizing.h"
-#include "dataplane/engine/router_model.h"
 #include "dataplane/ethernet/eth_port.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/ethernet/mac_table.h"
@@ -70,9 +68,7 @@
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_numbering.h"
 #include "dataplane/router/input_queued.h"
-#include "dataplane/router/input_queued_islip.h"
-#include "dataplane/router/output_queues.h"
-#include "dataplane/router/yarc_tiled.h"
+#include "dataplane/router/router_model.h"
 #include "dataplane/routing/greedy_snapshot.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/routing/selection.h"
@@ -92,8 +88,6 @@ class Engine final : public EngineBase {
  public:
   using Tables = typename R::Tables;
   using Router = typename RouterModelOf<R>::type;
-  static constexpr bool kTiled = std::is_same_v<Router, YarcTiledRouter>;
-  static constexpr bool kIslip = std::is_same_v<Router, IslipRouter>;
 
   Engine(Tables tables, const Fabric& fabric, const EngineConfig& cfg)
       : tables_(std::make_shared<const Tables>(std::move(tables))), f_(fabric), cfg_(cfg) {}
@@ -120,8 +114,7 @@ class Engine final : public EngineBase {
     TimingWheel wheel;
     PacketPool pool;
     FreeLater free_later;               // delivered packets, freed a few deliveries on
-    Router router;                      // every router this worker owns
-    OutputQueues oq;                    // their output queues (switch speedup only)
+    Router router;                      // every router this worker owns (their model)
     std::vector<int32_t> routers;       // local router -> global id
     typename TableSlot<Tables>::Reader tables;  // this window's routing tables
     std::vector<Rng> route_rng;         // local router -> its routing random stream
@@ -131,11 +124,6 @@ class Engine final : public EngineBase {
     // [output * nv + vc]: units routed to that output VC and not yet granted
     // (the part of the paper's output queue the credits do not show yet).
     std::vector<uint32_t> pending;
-    // [output]: per VC, the fewest units a requester was short of when the
-    // output last arbitrated; a returning credit stream wakes the output
-    // only once that many credits are there (its other requesters wait for
-    // wake-ups of their own: pipeline, input, link).
-    std::vector<BlockedUnits> blocked;
     bool greedy = false;  // greedy allocation (routing_policy.h): snap, below
     bool mixed_rates = false;  // some router's inputs are slower than one of its outputs
     // Link-level retry (engine_link_layer.h): per output, the go-back-N
@@ -243,19 +231,10 @@ class Engine final : public EngineBase {
   void finish_route(Worker& w, uint32_t c, QEntry& e, ps_t not_before);
   QueueView selection_view(Worker& w, uint32_t lr);
   void snap_keep(Worker& w, uint32_t o, uint32_t v);
-  void try_output(Worker& w, uint32_t o);
-  void grant(Worker& w, uint32_t o, uint32_t c);
   void take_link(Worker& w, uint32_t o, uint32_t units, uint8_t ov);
   // lr: the local router output o belongs to.
   void deliver_from_link(Worker& w, uint32_t lr, uint32_t o, rte_mbuf* m, uint32_t units,
                          uint8_t ov);
-  void try_link(Worker& w, uint32_t o);
-  void arm_link_wake(Worker& w, uint32_t o, ps_t t) {
-    ps_t& wake = w.oq.link_wake(o);
-    if (t >= wake) return;
-    wake = t;
-    w.wheel.push(event_at(t, EventType::link_wake, o));
-  }
   void return_credits(Worker& w, uint32_t c, uint32_t units, ps_t first, ps_t every);
   void add_credit_stream(Worker& w, uint32_t o, uint32_t v, uint32_t units, ps_t first, ps_t every,
                          bool resumed = false);
@@ -276,28 +255,19 @@ class Engine final : public EngineBase {
     ev.amount = static_cast<uint16_t>(units);
     return ev;
   }
+  // Output o must look again at t (its router model says how).
   void arm_wake(Worker& w, uint32_t o, ps_t t) {
-    if constexpr (kIslip) {  // its router looks at every output at once, on a cycle
-      arm_cycle(w, o / max_ports_, t);
-      return;
-    }
-    ps_t& wake = w.router.wake(o);
-    if (t >= wake) return;
-    wake = t;
-    w.wheel.push(event_at(t, EventType::out_wake, o));
+    Hop host{*this, w};
+    w.router.arm_output(host, o, t);
   }
-
-  // ---- cycle-synchronous allocation (engine_islip.h) ------------------------
-  void arm_cycle(Worker& w, uint32_t lr, ps_t t);
-  void islip_cycle(Worker& w, uint32_t lr);
-  void islip_allocate_vcs(Worker& w, uint32_t lr, ps_t* next);
-  uint32_t islip_requests(Worker& w, uint32_t lr, ps_t* next);
+  // The router model's host (engine_router_host.h).
+  struct Hop;
 
   // ---- link-level retry (engine_link_layer.h) -------------------------------
   // Bit errors kept per transmission (more are counted, not flipped: damaged anyway).
   static constexpr uint32_t kMaxBitErrorsKept = 16;
   bool setup_link_layer(Worker& w, std::string* err);
-  bool lcb_window_full(Worker& w, uint32_t o, bool link_wake);
+  bool lcb_window_full(Worker& w, uint32_t o, ps_t* until);
   void lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, uint8_t ov, ps_t start);
   bool lcb_fault(Worker& w, uint32_t o, LinkPacketFault::Kind* kind);
   rte_mbuf* lcb_copy(Worker& w, const rte_mbuf* m);
@@ -363,11 +333,6 @@ class Engine final : public EngineBase {
     w.st.drops[static_cast<int>(why)] += n;
     w.fault_lost += n;
   }
-
-  // ---- a hop through the YARC tiled router (engine_hop_tiled.h) -------------
-  struct TileHost;
-  void grant_tiled(Worker& w, uint32_t o, uint32_t requester);
-  void setup_tiles(Worker& w);
 
   // ---- endpoints (engine_endpoint.h) --------------------------------------
   void on_generate(Worker& w, uint32_t e);
@@ -438,11 +403,7 @@ class Engine final : public EngineBase {
   // pending events and events received from other cores.
   template <class F>
   void for_each_packet_left(Worker& w, F&& f) {
-    for (size_t c = 0; c < w.router.channels(); c++)
-      for (uint32_t i = 0; i < w.router.len(static_cast<uint32_t>(c)); i++)
-        f(w.router.at(static_cast<uint32_t>(c), i).m);
-    if (w.oq.enabled()) w.oq.for_each([&](const OqEntry& e) { f(e.m); });
-    if constexpr (kTiled) w.router.for_each_transit(f);
+    w.router.for_each_packet(f);
     for (uint32_t e : w.owned_eps)
       for (auto& q : w.ep[e].srcq) q.for_each_built(f);
     auto packet_event = [&](const Event& ev) {
@@ -588,13 +549,10 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_faults.h"
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_hop.h"
-#include "dataplane/engine/engine_islip.h"
 #include "dataplane/engine/engine_lanes.h"
 #include "dataplane/engine/engine_link_layer.h"
 #include "dataplane/engine/engine_progress.h"
 #include "dataplane/engine/engine_realtime.h"
 #include "dataplane/engine/engine_run.h"
+#include "dataplane/engine/engine_router_host.h"
 #include "dataplane/engine/engine_setup.h"
-
-// The tiled router's hop (Router == YarcTiledRouter instances only).
-#include "dataplane/engine/engine_hop_tiled.h"

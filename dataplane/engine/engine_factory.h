@@ -1,6 +1,7 @@
-// What control/ needs to start an engine: one factory per routing policy.
-// The engine itself (engine.h) is compiled once per policy in
-// dataplane/engine/instances/, never inside a control/ topology file.
+// What control/ needs to start an engine: one factory per routing policy
+// and router model. The engine itself (engine.h) is compiled once for each
+// in an instance the build makes (FABEMU_ENGINES beside each routing,
+// CMakeLists.txt), never inside a control/ topology file.
 #pragma once
 #include <memory>
 
@@ -21,7 +22,7 @@ std::unique_ptr<EngineBase> make_engine(typename R::Tables tables, const Fabric&
 template <class R>
 bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at);
 
-// Both, for one policy: in its file in dataplane/engine/instances/.
+// Both, for one policy (OnRouter<Policy, Model> for another router model).
 #define FABEMU_ENGINE_INSTANCE(Policy)                                                        \
   template std::unique_ptr<EngineBase> make_engine<Policy>(Policy::Tables, const Fabric&,     \
                                                            const EngineConfig&);              \

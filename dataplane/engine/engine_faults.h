@@ -127,9 +127,9 @@ void Engine<R, L>::set_output_dead(Worker& w, uint32_t o, bool down) {
       w.vcs[size_t(o) * nv_ + vc].credits.untake(units);
       discard(w, DropReason::lost_in_flight, m);
     });
-  // Its requesters are granted and discarded (grant()).
-  if (w.router.requests(o)) arm_wake(w, o, w.now);
-  if (w.oq.enabled() && w.oq.nonempty(o)) arm_link_wake(w, o, w.now);
+  // Its requesters are granted and discarded (the router model's grant).
+  Hop host{*this, w};
+  w.router.output_dead(host, o);
 }
 
 // Input i (numbered like outputs) loses its link: what had not wholly
@@ -158,23 +158,20 @@ void Engine<R, L>::set_input_dead(Worker& w, uint32_t i, bool down) {
 template <class R, class L>
 void Engine<R, L>::flush_router(Worker& w, uint32_t lr) {
   Router& rt = w.router;
-  if constexpr (kTiled) {
-    TileHost host{*this, w};
-    rt.flush_tiles(host, lr, [&](rte_mbuf* m, uint32_t o, uint8_t vc, uint32_t units) {
-      snap_keep(w, o, vc);
-      w.pending[size_t(o) * nv_ + vc] -= units;
-      discard(w, DropReason::lost_in_dead_router, m);
-    });
-  }
+  Hop host{*this, w};
+  rt.flush_inside(host, lr, [&](rte_mbuf* m, uint32_t o, uint8_t vc, uint32_t units) {
+    host.unroute_units(o, vc, units);
+    discard(w, DropReason::lost_in_dead_router, m);
+  });
   for (uint32_t p = 0; p < max_ports_; p++) {
     const uint32_t o = lr * max_ports_ + p;
     if (lcb_ && w.in[o].up_router >= 0) excise_damaged(w, o);
     for (uint32_t v = 0; v < nv_; v++) {
       const uint32_t c = o * nv_ + v;
       while (rt.len(c)) drop_back(w, c, DropReason::lost_in_dead_router);
-      if (w.oq.enabled())
-        while ((w.oq.nonempty(o) >> v) & 1)
-          discard(w, DropReason::lost_in_dead_router, w.oq.pop(o, v).m);
+      rt.flush_output(host, o, v, [&](rte_mbuf* m, uint32_t, uint8_t, uint32_t) {
+        discard(w, DropReason::lost_in_dead_router, m);
+      });
     }
   }
 }
@@ -196,10 +193,8 @@ void Engine<R, L>::drop_back(Worker& w, uint32_t c, DropReason why) {
   if (rt.len(c) == 1 && rt.head(c).routed) {  // it was requesting its output
     const QEntry& h = rt.head(c);
     const uint32_t o = rt.output(rt.router_of_channel(c), h.out_port);
-    // (In the tiled router it waits for its row bus, which finds it gone.)
-    if constexpr (!kTiled) rt.withdraw(o, rt.requester(rt.port_of_channel(c), rt.vc_of_channel(c)));
-    snap_keep(w, o, h.out_vc);
-    w.pending[size_t(o) * nv_ + h.out_vc] -= h.units;
+    rt.withdraw_head(o, c);
+    Hop{*this, w}.unroute_units(o, h.out_vc, h.units);
   }
   const QEntry e = rt.drop_back(c);
   const ps_t out = read_out_discarded(w, c, e.units);

@@ -161,7 +161,7 @@ void Engine<R, L>::lane_changed(Worker& w, uint32_t o, uint32_t k, LaneCause why
   ls.unit_ps = unit;
   if (lcb_ && !cfg_.retry.timeout_ps && w.lcb_tx[o].enabled())  // the time-out chosen per link
     w.lcb_tx[o].set_timeout(2 * ol.wire_ps + 2 * ol.serialize(cfg_.format.max_units));
-  if constexpr (kTiled) w.router.set_link_units(o, w.in[o].unit_ps, unit);
+  w.router.set_link_units(o, w.in[o].unit_ps, unit);
   link_control(w, o, LinkControl::width, 0, 0, unit);
 }
 
@@ -191,7 +191,7 @@ void Engine<R, L>::on_link_control(Worker& w, const Event& ev) {
       InLink& in = w.in[i];
       in.unit_ps = ev.unit_ps;
       w.mixed_rates = true;  // an input slower than its router's outputs: finish_route minds it
-      if constexpr (kTiled) w.router.set_link_units(i, ev.unit_ps, w.out[i].unit_ps);
+      w.router.set_link_units(i, ev.unit_ps, w.out[i].unit_ps);
       break;
     }
     case LinkControl::down:

@@ -47,19 +47,12 @@ bool Engine<R, L>::setup_link_layer(Worker& w, std::string* err) {
 }
 
 // Output o's window is full: it may not send until the oldest packet's
-// acknowledgement is back (a wake-up then) or, after a time-out, the resend.
+// acknowledgement is back (*until; kNever: after a time-out, the resend).
 template <class R, class L>
-inline bool Engine<R, L>::lcb_window_full(Worker& w, uint32_t o, bool link_wake) {
+inline bool Engine<R, L>::lcb_window_full(Worker& w, uint32_t o, ps_t* until) {
   GoBackNSender& tx = w.lcb_tx[o];
-  ps_t until = kNever;
-  if (!tx.enabled() || !tx.full(w.now, &until)) return false;
-  if (until != kNever) {
-    if (link_wake)
-      arm_link_wake(w, o, until);
-    else
-      arm_wake(w, o, until);
-  }
-  return true;
+  *until = kNever;
+  return tx.enabled() && tx.full(w.now, until);
 }
 
 // The core grants packet m onto output o's link, which starts sending it at
@@ -270,11 +263,8 @@ void Engine<R, L>::lcb_go_back(Worker& w, uint32_t o) {
   ol.free_ps = start;
   // The core's packets wait for the link (and, when the window is full, for
   // acknowledgements: try_output looks at that).
-  if (w.oq.enabled()) {
-    if (w.oq.nonempty(o)) arm_link_wake(w, o, start);
-  } else if (w.router.requests(o)) {
-    arm_wake(w, o, start);
-  }
+  Hop host{*this, w};
+  w.router.link_ready(host, o, start);
 }
 
 // Output o's sender gives up on its oldest packet (link.retry_limit): it is
@@ -352,11 +342,8 @@ void Engine<R, L>::lcb_excise(Worker& w, uint32_t c) {
   if (rt.len(c) == 1 && rt.head(c).routed) {  // it was requesting its output
     const QEntry& h = rt.head(c);
     const uint32_t o = rt.output(rt.router_of_channel(c), h.out_port);
-    // (In the tiled router a routed head waits for its row bus, which finds
-    // it gone; the output is requested from the column buffers.)
-    if constexpr (!kTiled) rt.withdraw(o, rt.requester(rt.port_of_channel(c), v));
-    snap_keep(w, o, h.out_vc);
-    w.pending[size_t(o) * nv_ + h.out_vc] -= h.units;
+    rt.withdraw_head(o, c);
+    Hop{*this, w}.unroute_units(o, h.out_vc, h.units);
   }
   const QEntry e = rt.pop_back(c);
   w.st.links[w.in[in].stats].retry.excised++;

@@ -31,7 +31,7 @@ void Engine<R, L>::check_progress(Worker& w) {
       const uint32_t ch0 = (o - o % max_ports_) * nv_;
       rt.arbitrate(o, [&](uint32_t i) {
         const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
-        waiting |= 1u << offered_packet(rt, o, i, c).out_vc;
+        waiting |= 1u << rt.offered(o, i, c).out_vc;
         return false;
       });
     }

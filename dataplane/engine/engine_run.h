@@ -306,9 +306,8 @@ std::string Engine<R, L>::check_credits() const {
       }
     }
   }
-  if constexpr (kTiled)  // the row and column buffers inside the routers
-    for (const auto& wp : workers_)
-      if (std::string bad = wp->router.check_tiles(); !bad.empty()) return bad;
+  for (const auto& wp : workers_)  // buffers inside the routers (the tiled router's)
+    if (std::string bad = wp->router.check_inside(); !bad.empty()) return bad;
   for (uint32_t e = 0; e < nep_; e++) {
     const FabricEndpoint& fe = f_.endpoints[e];
     const Worker& w = *workers_[router_worker_[fe.router]];
@@ -394,7 +393,7 @@ std::string Engine<R, L>::where_stranded() {
           const bool sink = w.out[o].peer_router < 0;
           at += ", its head (" + to_string(e.units) + " units) for output port " +
                 to_string(e.out_port) + (sink ? " (an endpoint)" : "");
-          if constexpr (kTiled) {  // it waits for room in its row buffer, not for credits
+          if constexpr (Router::kInternalBuffers) {  // it waits for room inside, not for credits
             found.emplace_back(sink ? at_sink : behind, at + " across the tiles");
             continue;
           }
@@ -462,11 +461,7 @@ RunStats Engine<R, L>::merge() {
     out.accepted_units += s.accepted_units;
     for (int i = 0; i < static_cast<int>(DropReason::count); i++) out.drops[i] += s.drops[i];
     out.packet_hops += s.packet_hops;
-    if constexpr (kIslip) {  // the router counts them
-      out.islip_cycles += wp->router.cycles;
-      out.islip_requesting += wp->router.requesting_inputs;
-      out.islip_matched += wp->router.matched_inputs;
-    }
+    wp->router.add_counters(out);  // the router model's own
     out.transmit_error_discards += s.transmit_error_discards;
     out.events += s.events;
     out.captured += s.captured;

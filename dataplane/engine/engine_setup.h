@@ -187,9 +187,8 @@ ps_t Engine<R, L>::cross_core_lookahead(const FabricPort& link) const {
                                  static_cast<uint8_t>(link.peer_port), static_cast<uint8_t>(q)));
   }
   if (unit == kNever) unit = 0;
-  // The tiles act on an arrival (its row bus) after the input stages and
-  // send its credits back a core cycle after that, before the pipeline ends.
-  if constexpr (kTiled) unit = std::min(unit, pipeline / TileStages::kTotal);
+  // How soon the router model sends an arrival's credits back.
+  unit = Router::earliest_credit(unit, pipeline);
   if (pipeline == kNever || policy_routes_on_state<R>(*reader.tables)) pipeline = 0;
   return link.wire_ps + std::min(pipeline, unit);
 }
@@ -282,6 +281,7 @@ bool Engine<R, L>::setup_traffic(std::string* err) {
 
 template <class R, class L>
 bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
+  static_assert(RouterModel<Router, Hop>, "the router model lacks an operation (router_model.h)");
   const int nw = static_cast<int>(workers_.size());
   for (uint32_t r = 0; r < nrouters_; r++)
     if (router_worker_[r] == w.id) w.routers.push_back(static_cast<int32_t>(r));
@@ -290,17 +290,28 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.tables_upto = w.tables.generation;  // changes while running: Published
   w.route_rng.clear();
   for (int32_t r : w.routers) w.route_rng.emplace_back(cfg_.seed, 0x524f555445000000ull + uint64_t(r));
-  w.router.init(nlr, max_ports_, nv_, qcap_, cfg_.input_speedup);
-  if constexpr (kIslip) w.router.init_islip(nlr, max_ports_, nv_, cfg_.islip_iterations);
+  RouterShape shape;
+  shape.routers = nlr;
+  shape.max_ports = max_ports_;
+  shape.nv = nv_;
+  shape.qcap = qcap_;
+  shape.input_speedup = cfg_.input_speedup;
+  shape.output_speedup = cfg_.output_speedup;
+  shape.output_queue_units = output_queue_caps(cfg_, cap_);
+  shape.islip_iterations = cfg_.islip_iterations;
+  shape.tile_degree = cfg_.tiles.degree;
+  shape.row_units = cfg_.tiles.row_units;
+  shape.column_units = cfg_.tiles.column_units;
+  shape.min_units = cfg_.format.min_units;
+  shape.pipeline_ps = nlr ? R::pipeline_ps(*w.tables.tables, f_.table_router(w.routers[0]), 0, 0) : 0;
+  w.router.init(shape);
   const size_t nout = size_t(nlr) * max_ports_;
-  w.oq.init(static_cast<uint32_t>(nout), nv_, output_queue_caps(cfg_, cap_), cfg_.output_speedup);
   w.out.assign(nout, OutLink{});
   w.in.assign(nout, InLink{});
   w.vcs.assign(nout * nv_, SenderVc{});
   w.pending.assign(nout * nv_, 0);
-  w.blocked.assign(nout, BlockedUnits{});
   w.greedy = policy_allocator<R>(*w.tables.tables) == Allocator::greedy;
-  if (w.greedy) w.snap.init(nlr, size_t(nout) * nv_, kIslip);
+  if (w.greedy) w.snap.init(nlr, size_t(nout) * nv_, Router::kLazySnapshot);
   w.ep.resize(nep_);
   w.ep_credits.assign(size_t(nep_) * nv_, CreditCounter{});
   w.st = RunStats{};
@@ -358,7 +369,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     }
     if (in_max > out_min) w.mixed_rates = true;
   }
-  setup_tiles(w);
+  for (uint32_t o = 0; o < w.out.size(); o++)  // the links' unit times, for models that mind them
+    w.router.set_link_units(o, w.in[o].unit_ps, w.out[o].unit_ps);
   // Reassembly tables only where a message can span packets (frames always
   // can): single-packet traffic never looks them up.
   const bool segmented = messages_span_packets(cfg_);

@@ -50,14 +50,6 @@ struct alignas(128) SenderVc {
   ps_t last_sent = 0;  // when a packet last left (the forward-progress timer)
 };
 
-// Per VC of one output link: the fewest units a requester was short of
-// when the output last arbitrated, kNone where no requester was.
-struct alignas(16) BlockedUnits {
-  static constexpr uint16_t kNone = 0xFFFF;
-  uint16_t units[8] = {kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone};
-};
-static_assert(kMaxVcs == 8, "BlockedUnits lists one entry per VC");
-
 struct InLink {
   int32_t up_router = -1;   // -1: an endpoint's injection link
   int32_t up_endpoint = -1;

@@ -8,13 +8,15 @@
 // through the switch at a time (its VCs compete for them), and an output
 // link carries one packet at a time.
 //
-// This class holds the state of every router one worker owns, in flat
-// arrays: channel c = (local router * max_ports + port) * nv + vc, output
+// InputQueuedBuffers holds the state of every router one worker owns, in
+// flat arrays: channel c = (local router * max_ports + port) * nv + vc, output
 // o = local router * max_ports + port. A queue entry carries what
 // arbitration needs (ready time, output, VC, length), so arbitration never
 // touches the packet buffer. Packets are entered when the upstream link
 // grants them (their arrival time is in the entry): the buffer space is
-// theirs from then on, as the upstream credits say.
+// theirs from then on, as the upstream credits say. The allocation that
+// runs on this state is input_queued_allocation.h's; InputQueuedRouter, the
+// model, is the two together.
 #pragma once
 #include <rte_mbuf.h>
 
@@ -22,8 +24,11 @@
 #include <memory>
 #include <vector>
 
+#include "dataplane/core/fabric.h"
 #include "dataplane/router/arbiter/round_robin.h"
 #include "dataplane/router/crossing_slots.h"
+#include "dataplane/router/output_queues.h"
+#include "dataplane/router/router_shape.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -46,9 +51,25 @@ struct QEntry {
 static_assert(sizeof(QEntry) == 32, "queue entries are two per cache line");
 inline constexpr int kHoldsVc = 0, kVcMask = 1;  // QEntry::islip[]
 
-class InputQueuedRouter {
+// Per VC of one output: the fewest units a requester was short of when the
+// output last arbitrated, kNone where no requester was. A credit stream
+// coming back wakes the output only once that many credits are there (its
+// other requesters wait for wake-ups of their own: pipeline, input, link).
+struct alignas(16) BlockedUnits {
+  static constexpr uint16_t kNone = 0xFFFF;
+  uint16_t units[8] = {kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone};
+};
+static_assert(kMaxVcs == 8, "BlockedUnits lists one entry per VC");
+
+class InputQueuedBuffers {
  public:
   using Arbiter = RoundRobinArbiter;
+
+  // The routers one worker owns, with their output queues (switch speedup).
+  void init(const RouterShape& s) {
+    init(s.routers, s.max_ports, s.nv, s.qcap, s.input_speedup);
+    oq_.init(s.routers * s.max_ports, s.nv, s.output_queue_units, s.output_speedup);
+  }
 
   void init(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t qcap,
             uint32_t input_speedup = 1) {
@@ -71,6 +92,7 @@ class InputQueuedRouter {
     q_.reset(new QEntry[nch * qcap]);
     req_.assign(req_words_ > 1 ? nout * req_words_ : 0, 0);
     port_.assign(nout, Port{});
+    blocked_.assign(nout, BlockedUnits{});
   }
 
   // Bytes init() allocates: the state written at once (channels, ports,
@@ -237,6 +259,10 @@ class InputQueuedRouter {
 
   // One pending wake-up per output: the earliest time it must look again.
   ps_t& wake(uint32_t o) { return port_[o].wake_ps; }
+  BlockedUnits& blocked(uint32_t o) { return blocked_[o]; }
+  // Switch speedup (router.output_speedup > 1): the outputs' VC queues.
+  OutputQueues& output_queues() { return oq_; }
+  const OutputQueues& output_queues() const { return oq_; }
 
  private:
   // What the switch keeps per port index: the output's arbitration state
@@ -271,6 +297,10 @@ class InputQueuedRouter {
   std::unique_ptr<QEntry[]> q_;  // [c * qcap + i]: the entries behind the head
   std::vector<uint64_t> req_;  // [output * req_words + w] (more than 64 requesters)
   std::vector<Port> port_;
+  std::vector<BlockedUnits> blocked_;  // [output]
+  OutputQueues oq_;
 };
 
 }  // namespace fabemu
+
+#include "dataplane/router/input_queued_allocation.h"

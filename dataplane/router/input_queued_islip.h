@@ -14,11 +14,12 @@
 //   buffer has credits for them, request; iSLIP (arbiter/islip.h) over
 //   input and output ports matches them; winners cross, losers try again
 //   next cycle.
-// The buffers, requests and crossings are InputQueuedRouter's; this adds
-// the output VC holders and the allocators' pointers. The engine runs the
-// cycle (engine/engine_islip.h); choosing this model at compile time keeps
-// the event-driven router's path untouched.
+// The buffers, requests and crossings are the input-queued router's; this
+// adds the output VC holders and the allocators' pointers, and runs the
+// cycle; choosing this model at compile time keeps the event-driven
+// router's path untouched.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -27,10 +28,19 @@
 
 namespace fabemu {
 
-class IslipRouter : public InputQueuedRouter {
+class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter> {
  public:
   static constexpr int32_t kFree = -1;
   static constexpr uint32_t kMaxPorts = 64;  // one bit per port in the matcher
+  // Greedy selection decides on the state at the cycle's start, kept lazily
+  // (routing/greedy_snapshot.h, GreedySnapshot::kLazyDecisions).
+  static constexpr bool kLazySnapshot = true;
+
+  using InputQueuedBuffers::init;
+  void init(const RouterShape& s) {
+    InputQueuedBuffers::init(s);
+    init_islip(s.routers, s.max_ports, s.nv, s.islip_iterations);
+  }
 
   void init_islip(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t iterations) {
     iterations_ = iterations < 1 ? 1 : iterations;
@@ -47,11 +57,11 @@ class IslipRouter : public InputQueuedRouter {
   // or two), not at every port. The bits are numbered like outputs, so that
   // keeping them takes no division by the router's radix.
   void request(uint32_t o, uint32_t i) {
-    InputQueuedRouter::request(o, i);
+    InputQueuedBuffers::request(o, i);
     if (requests(o) == 1) active_[o >> 6] |= uint64_t{1} << (o & 63);
   }
   void withdraw(uint32_t o, uint32_t i) {
-    InputQueuedRouter::withdraw(o, i);
+    InputQueuedBuffers::withdraw(o, i);
     if (requests(o) == 0) active_[o >> 6] &= ~(uint64_t{1} << (o & 63));
   }
   // Ports of local router lr whose output has a requester, a bit each (its
@@ -86,6 +96,42 @@ class IslipRouter : public InputQueuedRouter {
   // switch in them, and those matched.
   uint64_t cycles = 0, requesting_inputs = 0, matched_inputs = 0;
 
+  // ---- the router-model operations (router_model.h) that differ -------------
+  // Its VC allocator may give any VC of the port the routing allows.
+  template <class H>
+  void head_routed(H& h, uint32_t c, QEntry& e, const RouteCandidates& rc, ps_t ready,
+                   ps_t not_before) {
+    uint8_t mask = 0;
+    for (uint32_t i = 0; i < rc.count; i++)
+      if (rc.c[i].port == e.out_port) mask |= static_cast<uint8_t>(1u << rc.c[i].vc);
+    // Into an endpoint any VC will do (it depends on no other channel), as
+    // BookSim's routings eject on any.
+    if (h.out(output(router_of_channel(c), e.out_port)).peer_router < 0)
+      mask = static_cast<uint8_t>((1u << nv()) - 1);
+    e.islip[kVcMask] = mask;
+    iq::head_routed(*this, h, c, e, ready, not_before);
+  }
+  // It looks at every output of a router at once, on a cycle.
+  template <class H>
+  void arm_output(H& h, uint32_t o, ps_t t) {
+    arm_cycle(h, o / max_ports(), t);
+  }
+  template <class H>
+  void on_event(H& h, const Event& ev) {
+    if (ev.type != EventType::out_wake) return InputQueuedOps<IslipRouter>::on_event(h, ev);
+    ps_t& w = wake(ev.a);
+    if (w == ev.t) w = kNever;
+    // ev.a: the router's output 0. (The division stays: a router index
+    // stored per output, read instead, measured 3% slower.)
+    cycle(h, ev.a / max_ports());
+  }
+  template <class Stats>
+  void add_counters(Stats& st) const {
+    st.islip_cycles += cycles;
+    st.islip_requesting += requesting_inputs;
+    st.islip_matched += matched_inputs;
+  }
+
  private:
   uint32_t iterations_ = 1;
   std::vector<IslipPointers> ptr_;  // [local router]
@@ -94,6 +140,17 @@ class IslipRouter : public InputQueuedRouter {
   std::vector<uint8_t> vc_ptr_;     // [input]
   std::vector<ps_t> ran_at_;        // [local router]
   std::vector<uint64_t> active_;    // bit o: output o has requests (one spare word)
+
+  template <class H>
+  void arm_cycle(H& h, uint32_t lr, ps_t t);
+  template <class H>
+  void cycle(H& h, uint32_t lr);
+  template <class H>
+  void allocate_vcs(H& h, uint32_t lr, ps_t* next);
+  template <class H>
+  uint32_t switch_requests(H& h, uint32_t lr, ps_t* next);
 };
 
 }  // namespace fabemu
+
+#include "dataplane/router/input_queued_islip_cycle.h"

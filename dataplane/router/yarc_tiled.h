@@ -11,9 +11,9 @@
 //   3. is switched by the p x p subswitch, the first arbitration stage, onto
 //      the column channel of its output, into the column buffer for its row
 //      there (yarc_subswitch.h, yarc_column_buffers.h, 10 phits per VC);
-//   4. wins the output port in the second stage (the engine's output
-//      arbitration over the column buffers' heads, as over input FIFOs in
-//      the input-queued model) and leaves on the link.
+//   4. wins the output port in the second stage (the input-queued router's
+//      output arbitration, input_queued_allocation.h, over the column
+//      buffers' heads instead of input FIFOs) and leaves on the link.
 // Inside, flow control is wormhole at phit granularity, modelled per packet
 // with phit-counted buffers (yarc_wormhole.h): a packet longer than a row
 // or column buffer leaves its tail behind and holds that buffer (and so its
@@ -30,12 +30,13 @@
 // in the column buffers at those outputs ("almost empty" first, then "half
 // full", then "almost full"; ties round robin).
 //
-// The model is driven through a Host (the engine, or a test) that owns
-// time and the links:
+// The tiles are driven through a TileHost (a test's, or TileHostOf below,
+// which adapts the engine's router host, router_model.h) that owns time and
+// the links:
 //   ps_t now() const;
-//   void schedule(const Event&);    // a router event (EventType::tile) for on_event()
+//   void schedule(const Event&);    // a router event (EventType::tile) for on_tile_event()
 //   void route_head(uint32_t c);    // input channel c has a new head: route it, then
-//                                   // call head_routed (at once or later)
+//                                   // call enter_tiles (at once or later)
 //   void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every);
 //                                   // input buffer credits to the upstream sender
 //                                   // (first: the first has left the buffer)
@@ -44,7 +45,7 @@
 //                                          // cross the row bus (link-level retry, below)
 //   void exit_chosen(rte_mbuf* m, uint32_t from, uint32_t to, uint8_t vc, uint32_t units);
 //                                          // an adaptive packet's output is `to`, not the
-//                                          // provisional `from` head_routed left it
+//                                          // provisional `from` enter_tiles left it
 // No allocation on the hot path once the transit pool has grown, no virtual
 // call, no lock.
 #pragma once
@@ -53,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/core/packet_meta.h"
 #include "dataplane/router/arbiter/matrix.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/yarc_column_buffers.h"
@@ -65,8 +67,21 @@
 
 namespace fabemu {
 
-class YarcTiledRouter : public InputQueuedRouter {
+class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTiledRouter> {
  public:
+  // The second stage offers column buffers' heads, with no input crossing
+  // of their own; an adaptive packet's output is chosen inside (two
+  // stages); a routed head waits for room in its row buffer, not for the
+  // output's credits.
+  static constexpr bool kInputCrossings = false;
+  static constexpr bool kChoosesAdaptively = true;
+  static constexpr bool kInternalBuffers = true;
+  // The tiles act on an arrival (its row bus) after the input stages and
+  // send its credits back a core cycle after that, before the pipeline ends.
+  static ps_t earliest_credit(ps_t unit, ps_t pipeline) {
+    return std::min(unit, pipeline / TileStages::kTotal);
+  }
+
   // What an EventType::tile event is about (Event::port); Event::a indexes it.
   enum TileEvent : uint16_t {
     kRowBus,         // a row bus looks at its input's heads again (a = input)
@@ -88,7 +103,15 @@ class YarcTiledRouter : public InputQueuedRouter {
     uint8_t vc;
   };
 
-  // After InputQueuedRouter::init(routers, g.ports, g.nv, ...).
+  using InputQueuedBuffers::init;
+  void init(const RouterShape& s) {
+    InputQueuedBuffers::init(s);
+    init_tiles(s.routers,
+               TileGeometry::make(s.max_ports, s.tile_degree, s.nv, s.row_units, s.column_units,
+                                  s.pipeline_ps),
+               s.min_units);
+  }
+  // After InputQueuedBuffers::init(routers, g.ports, g.nv, ...).
   void init_tiles(uint32_t routers, const TileGeometry& g, uint32_t min_units) {
     g_ = g;
     const uint32_t ports = routers * g.ports;
@@ -139,7 +162,7 @@ class YarcTiledRouter : public InputQueuedRouter {
   // column is chosen here (out_port becomes one of its allowed ports, the
   // exit row being the subswitch's choice later); 0: deterministic.
   template <class Host>
-  void head_routed(Host& h, uint32_t c, ps_t out_ready, uint64_t allowed = 0) {
+  void enter_tiles(Host& h, uint32_t c, ps_t out_ready, uint64_t allowed = 0) {
     QEntry& e = head(c);
     e.ready = out_ready;
     head_rows_[c] = 0;
@@ -148,7 +171,7 @@ class YarcTiledRouter : public InputQueuedRouter {
   }
 
   template <class Host>
-  void on_event(Host& h, const Event& ev) {
+  void on_tile_event(Host& h, const Event& ev) {
     switch (ev.port) {
       case kRowBus:
         if (rows_.bus_wake(ev.a) == ev.t) rows_.bus_wake(ev.a) = kNever;
@@ -207,6 +230,87 @@ class YarcTiledRouter : public InputQueuedRouter {
   // their way back but not yet in the counter = its size. Empty when it
   // holds (a description of the first buffer where it does not).
   std::string check_tiles() const;
+
+  // ---- the router-model operations (router_model.h) that differ -------------
+  // Adapts the engine's router host to the tiles' (above).
+  template <class H>
+  struct TileHostOf {
+    H& h;
+    YarcTiledRouter& rt;
+    ps_t now() const { return h.now(); }
+    void schedule(const Event& ev) { h.schedule(ev); }
+    void route_head(uint32_t c) { h.route_head(c, 0); }
+    // Credits leave the input buffer from `first`; they reach the sender
+    // after the reverse link's latency.
+    void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every) {
+      h.return_credits(c, units, first + h.in(c / rt.nv()).up_wire_ps, every);
+    }
+    void wake_output(uint32_t o, ps_t t) { rt.arm_output(h, o, std::max(t, h.out(o).free_ps)); }
+    // An adaptive packet's exit row: its output is `to`, not `from`.
+    void exit_chosen(rte_mbuf* m, uint32_t from, uint32_t to, uint8_t vc, uint32_t units) {
+      h.unroute_units(from, vc, units);
+      h.route_units(to, vc, units);
+      meta(m)->out_port = static_cast<uint8_t>(to % rt.max_ports());
+    }
+    // Link-level retry: a damaged copy leaving its input buffer is excised or
+    // moves on marked, owed no credits, as it would leave the input-queued
+    // router's buffer at its grant.
+    HeadLeaves head_leaves(uint32_t c) {
+      bool withhold = false;
+      if (h.damaged_head(c, &withhold)) return HeadLeaves::excised;
+      return withhold ? HeadLeaves::withheld : HeadLeaves::go;
+    }
+  };
+  // On through the tiles: the row bus takes the routed head. An adaptive
+  // packet's candidates (their ports, one VC: c[0]'s) are the tiles' to
+  // choose among; its output is the column's first allowed row until the
+  // subswitch chooses.
+  template <class H>
+  void head_routed(H& h, uint32_t c, QEntry& e, const RouteCandidates& rc, ps_t ready,
+                   ps_t /*not_before*/) {
+    uint64_t allowed = 0;
+    if (rc.adaptive && rc.count > 1)
+      for (uint32_t i = 0; i < rc.count; i++) allowed |= uint64_t{1} << rc.c[i].port;
+    TileHostOf<H> host{h, *this};
+    enter_tiles(host, c, ready, allowed);
+    meta(e.m)->out_port = e.out_port;
+    h.route_units(output(router_of_channel(c), e.out_port), e.out_vc, e.units);
+  }
+  template <class H>
+  void on_event(H& h, const Event& ev) {
+    if (ev.type != EventType::tile) return InputQueuedOps<YarcTiledRouter>::on_event(h, ev);
+    TileHostOf<H> host{h, *this};
+    on_tile_event(host, ev);
+  }
+  // The second stage: output o's arbitration over its column buffers' heads.
+  Transit& offered(uint32_t o, uint32_t i, uint32_t /*c*/) { return column_head(o, i); }
+  // Output o granted requester (row group, VC): the head of that column
+  // buffer leaves on the link now.
+  template <class H>
+  void grant_requester(H& h, uint32_t o, uint32_t i, uint32_t /*c*/) {
+    TileHostOf<H> host{h, *this};
+    const Granted g = output_grant(host, o, i);
+    if (h.discards(o)) [[unlikely]] {
+      h.discard_at_output(o, g.m, g.units, g.vc);
+      return;
+    }
+    h.take_link(o, g.units, g.vc);
+    h.deliver(o / max_ports(), o, g.m, g.units, g.vc);
+  }
+  // A routed head waits for its row bus, which finds it gone; the output is
+  // requested from the column buffers.
+  void withdraw_head(uint32_t /*o*/, uint32_t /*c*/) {}
+  template <class H, class Lost>
+  void flush_inside(H& h, uint32_t lr, Lost&& lost) {
+    TileHostOf<H> host{h, *this};
+    flush_tiles(host, lr, lost);
+  }
+  template <class F>
+  void for_each_packet(F&& f) {
+    InputQueuedOps<YarcTiledRouter>::for_each_packet(f);
+    for_each_transit(f);
+  }
+  std::string check_inside() const { return check_tiles(); }
 
  private:
   // ---- 2. the row bus -----------------------------------------------------------

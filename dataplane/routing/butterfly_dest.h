@@ -58,3 +58,6 @@ struct ButterflyDest : FlatflyPolicyBase {
 };
 
 }  // namespace fabemu
+
+// Its engines (FABEMU_ENGINES, route.h).
+FABEMU_ENGINES(ButterflyDest, input_queued)

@@ -118,3 +118,6 @@ struct FlatflyClosAd : FlatflyPolicyBase {
 };
 
 }  // namespace fabemu
+
+// Its engines (FABEMU_ENGINES, route.h).
+FABEMU_ENGINES(FlatflyClosAd, input_queued)

@@ -71,3 +71,7 @@ struct FlatflyRanMin : FlatflyMin {
 };
 
 }  // namespace fabemu
+
+// Their engines (FABEMU_ENGINES, route.h).
+FABEMU_ENGINES(FlatflyMin, input_queued, input_queued_islip)
+FABEMU_ENGINES(FlatflyRanMin, input_queued, input_queued_islip)

@@ -50,3 +50,6 @@ struct FlatflyMinAd : FlatflyPolicyBase {
 };
 
 }  // namespace fabemu
+
+// Its engines (FABEMU_ENGINES, route.h).
+FABEMU_ENGINES(FlatflyMinAd, input_queued)

@@ -105,3 +105,6 @@ struct FlatflyUgal : FlatflyPolicyBase {
 };
 
 }  // namespace fabemu
+
+// Its engines (FABEMU_ENGINES, route.h).
+FABEMU_ENGINES(FlatflyUgal, input_queued, input_queued_islip)

@@ -83,3 +83,6 @@ struct FlatflyVal : FlatflyPolicyBase {
 };
 
 }  // namespace fabemu
+
+// Its engines (FABEMU_ENGINES, route.h).
+FABEMU_ENGINES(FlatflyVal, input_queued, input_queued_islip)

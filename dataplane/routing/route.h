@@ -4,6 +4,12 @@
 #pragma once
 #include <cstdint>
 
+// The engines a routing policy runs on, one per router model (the models'
+// names are dataplane/router/router_models.cmake's), written once beside the
+// policy at file scope: FABEMU_ENGINES(Policy, input_queued, ...). The build
+// makes one engine instance of each (CMakeLists.txt); to C++ it says nothing.
+#define FABEMU_ENGINES(...)
+
 namespace fabemu {
 
 inline constexpr int kMaxCandidates = 64;

@@ -183,3 +183,6 @@ struct T3eDirectionOrder {
 };
 
 }  // namespace fabemu
+
+// Its engines (FABEMU_ENGINES, route.h).
+FABEMU_ENGINES(T3eDirectionOrder, input_queued)

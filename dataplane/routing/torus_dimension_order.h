@@ -33,3 +33,6 @@ struct TorusDimensionOrder : T3eDirectionOrder {
 };
 
 }  // namespace fabemu
+
+// Its engines (FABEMU_ENGINES, route.h).
+FABEMU_ENGINES(TorusDimensionOrder, input_queued)

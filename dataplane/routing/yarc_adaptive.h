@@ -45,3 +45,6 @@ struct YarcAdaptive : YarcUpDown {
 };
 
 }  // namespace fabemu
+
+// Its engines (FABEMU_ENGINES, route.h).
+FABEMU_ENGINES(YarcAdaptive, input_queued, yarc_tiled)

@@ -200,3 +200,6 @@ struct YarcUpDown {
 };
 
 }  // namespace fabemu
+
+// Its engines (FABEMU_ENGINES, route.h).
+FABEMU_ENGINES(YarcUpDown, input_queued, yarc_tiled)

@@ -68,7 +68,7 @@ class TiledRouterDriver {
     QEntry& e = router_.head(c);
     e.routed = 1;
     const uint64_t allowed = o_.record ? ids_[id_of(e.m)].allowed : 0;
-    router_.head_routed(*this, c, e.arrive + o_.pipeline_ps, allowed);
+    router_.enter_tiles(*this, c, e.arrive + o_.pipeline_ps, allowed);
   }
   void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every) {
     const uint32_t in = c / o_.nv, v = c % o_.nv;
@@ -114,7 +114,7 @@ class TiledRouterDriver {
       now_ = e.t;
       switch (e.type) {
         case EventType::tile:
-          router_.on_event(*this, e);
+          router_.on_tile_event(*this, e);
           break;
         case EventType::out_wake:
           if (out_[e.a].wake == e.t) out_[e.a].wake = kNever;

@@ -18,7 +18,7 @@
 #include "control/analysis/deadlock.h"
 #include "control/topology/registry.h"
 #include "dataplane/engine/engine_factory.h"
-#include "dataplane/engine/router_model.h"
+#include "dataplane/router/router_model.h"
 #include "dataplane/routing/yarc_updown.h"
 #include "tests/support/fabric_specs.h"
 #include "tests/support/run_collect.h"

@@ -1,20 +1,19 @@
-// Engine<R, L>, continued: the cycle-synchronous allocator of the
-// input-queued router (router/input_queued_islip.h; Router == IslipRouter
-// instances only, the others never call these). Every output wake-up of a
-// router becomes one allocation of the whole router at the first cycle
+// The iSLIP router's cycle (input_queued_islip.h): every output wake-up of
+// a router becomes one allocation of the whole router at the first cycle
 // boundary at or after it: VC allocation, then switch allocation by iSLIP,
-// both on the state at the cycle's start. Included from engine.h only.
+// both on the state at the cycle's start. Included from
+// input_queued_islip.h only.
 #pragma once
 
 namespace fabemu {
 
 // Local router lr allocates at the first cycle boundary at or after t. The
 // router's wake-up slot is that of its output 0.
-template <class R, class L>
-inline void Engine<R, L>::arm_cycle(Worker& w, uint32_t lr, ps_t t) {
-  const ps_t cyc = alloc_cycle_ps_;
-  const uint32_t o0 = w.router.output(lr, 0);
-  ps_t& wake = w.router.wake(o0);
+template <class H>
+inline void IslipRouter::arm_cycle(H& h, uint32_t lr, ps_t t) {
+  const ps_t cyc = h.cycle_ps();
+  const uint32_t o0 = output(lr, 0);
+  ps_t& wake = this->wake(o0);
   // A pending wake-up is a cycle boundary: the one t rounds up to is no
   // earlier exactly when t > wake - cyc, so a router already armed for
   // that cycle or an earlier one (the common case) costs no division.
@@ -22,26 +21,27 @@ inline void Engine<R, L>::arm_cycle(Worker& w, uint32_t lr, ps_t t) {
   t = (t + cyc - 1) / cyc * cyc;
   if (t >= wake) return;
   wake = t;
-  w.wheel.push(event_at(t, EventType::out_wake, o0));
+  h.schedule(event_at(t, EventType::out_wake, o0));
 }
 
-template <class R, class L>
-inline void Engine<R, L>::islip_cycle(Worker& w, uint32_t lr) {
-  if constexpr (kIslip) {
-    Router& rt = w.router;
-    const ps_t now = w.now;
+template <class H>
+inline void IslipRouter::cycle(H& h, uint32_t lr) {
+  {
+    IslipRouter& rt = *this;
+    const ps_t now = h.now();
     // Another wake-up in a cycle already allocated (credits or a head that
     // came after it): VCs freed by its crossings must not be given again,
     // nor losers matched again, so what woke it waits for the next cycle.
     if (rt.ran_at(lr) == now) {
-      arm_cycle(w, lr, now + alloc_cycle_ps_);
+      arm_cycle(h, lr, now + h.cycle_ps());
       return;
     }
     rt.ran_at(lr) = now;
     ps_t next = kNever;
-    islip_allocate_vcs(w, lr, &next);
-    const uint32_t eligible = islip_requests(w, lr, &next);
-    const uint32_t nports = max_ports_;
+    allocate_vcs(h, lr, &next);
+    const uint32_t eligible = switch_requests(h, lr, &next);
+    const uint32_t nports = max_ports();
+    const uint32_t nv_ = nv();
     const uint32_t asking = static_cast<uint32_t>(__builtin_popcountll(rt.req_inputs));
     if (asking) {
       const uint32_t matched =
@@ -51,7 +51,7 @@ inline void Engine<R, L>::islip_cycle(Worker& w, uint32_t lr) {
       rt.matched_inputs += matched;
       // Losers retry next cycle: unmatched inputs, and the other heads of a
       // matched input (another VC, to the same output or another one).
-      if (matched < eligible) next = std::min(next, now + alloc_cycle_ps_);
+      if (matched < eligible) next = std::min(next, now + h.cycle_ps());
       const uint32_t o0 = rt.output(lr, 0);
       for (uint64_t b = rt.req_inputs; b; b &= b - 1) {  // only an asking input is matched
         const uint32_t p = static_cast<uint32_t>(__builtin_ctzll(b));
@@ -61,32 +61,33 @@ inline void Engine<R, L>::islip_cycle(Worker& w, uint32_t lr) {
         const uint32_t c = rt.channel(lr, p, v);
         rt.holder(o0 + po, rt.head(c).out_vc) = IslipRouter::kFree;
         rt.vc_pointer(o0 + p) = static_cast<uint8_t>(v + 1 == nv_ ? 0 : v + 1);
-        grant(w, o0 + po, c);
+        iq::grant(rt, h, o0 + po, c);
       }
     }
-    if (next != kNever) arm_cycle(w, lr, next);
+    if (next != kNever) arm_cycle(h, lr, next);
   }
 }
 
 // VC allocation: each free output VC of router lr goes to one ready head
 // routed to its port that holds no VC yet and may take that VC (round
 // robin over the output's requesters); it may cross from the next cycle on.
-template <class R, class L>
-inline void Engine<R, L>::islip_allocate_vcs(Worker& w, uint32_t lr, ps_t* next) {
-  if constexpr (kIslip) {
-    Router& rt = w.router;
-    const ps_t now = w.now;
+template <class H>
+inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
+  {
+    IslipRouter& rt = *this;
+    const ps_t now = h.now();
+    const uint32_t nv_ = nv();
     const uint32_t o0 = rt.output(lr, 0), ch0 = o0 * nv_, nbits = rt.request_bit_count();
     for (uint64_t act = rt.active_outputs(lr); act; act &= act - 1) {
       const uint32_t o = o0 + static_cast<uint32_t>(__builtin_ctzll(act)), n = rt.requests(o);
       for (uint32_t v = 0; v < nv_; v++) {
-        int32_t& h = rt.holder(o, v);
-        if (h != IslipRouter::kFree) {
+        int32_t& holder = rt.holder(o, v);
+        if (holder != IslipRouter::kFree) {
           // (A fault may have dropped the holder since.)
-          const uint32_t hc = static_cast<uint32_t>(h);
+          const uint32_t hc = static_cast<uint32_t>(holder);
           const QEntry& he = rt.head(hc);
           if (rt.len(hc) && he.islip[kHoldsVc] && he.out_vc == v && o0 + he.out_port == o) continue;
-          h = IslipRouter::kFree;
+          holder = IslipRouter::kFree;
         }
         const int32_t won = RoundRobinArbiter::pick(
             rt.request_bits(o), nbits, n, &rt.va_pointer(o, v), [&](uint32_t i) {
@@ -98,16 +99,14 @@ inline void Engine<R, L>::islip_allocate_vcs(Worker& w, uint32_t lr, ps_t* next)
         const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
         QEntry& e = rt.head(c);
         if (e.out_vc != v) {  // another VC than selection picked: it counts there now
-          snap_keep(w, o, e.out_vc);
-          snap_keep(w, o, v);
-          w.pending[size_t(o) * nv_ + e.out_vc] -= e.units;
-          w.pending[size_t(o) * nv_ + v] += e.units;
+          h.unroute_units(o, e.out_vc, e.units);
+          h.route_units(o, v, e.units);
           e.out_vc = static_cast<uint8_t>(v);
           meta(e.m)->out_vc = static_cast<uint8_t>(v);
         }
         e.islip[kHoldsVc] = 1;
-        e.ready = now + alloc_cycle_ps_;
-        h = static_cast<int32_t>(c);
+        e.ready = now + h.cycle_ps();
+        holder = static_cast<int32_t>(c);
         *next = std::min(*next, e.ready);
       }
     }
@@ -120,21 +119,22 @@ inline void Engine<R, L>::islip_allocate_vcs(Worker& w, uint32_t lr, ps_t* next)
 // for them. What waits gives the next cycle worth allocating in. Returns
 // how many heads could cross now (one each per input and output is matched;
 // the rest must try again).
-template <class R, class L>
-inline uint32_t Engine<R, L>::islip_requests(Worker& w, uint32_t lr, ps_t* next) {
+template <class H>
+inline uint32_t IslipRouter::switch_requests(H& h, uint32_t lr, ps_t* next) {
   uint32_t eligible = 0;
-  if constexpr (kIslip) {
-    Router& rt = w.router;
-    const ps_t now = w.now, cyc = alloc_cycle_ps_;
+  {
+    IslipRouter& rt = *this;
+    const ps_t now = h.now(), cyc = h.cycle_ps();
+    const uint32_t nv_ = nv();
     const uint32_t o0 = rt.output(lr, 0), ch0 = o0 * nv_;
     for (uint64_t b = rt.req_inputs; b; b &= b - 1) rt.req[__builtin_ctzll(b)] = 0;
     rt.req_inputs = 0;
     for (uint64_t act = rt.active_outputs(lr); act; act &= act - 1) {
       const uint32_t po = static_cast<uint32_t>(__builtin_ctzll(act)), o = o0 + po;
-      OutLink& ol = w.out[o];
-      const SenderVc* cr = &w.vcs[size_t(o) * nv_];
-      uint16_t* short_units = w.blocked[o].units;
-      w.blocked[o] = BlockedUnits{};
+      OutLink& ol = h.out(o);
+      const SenderVc* cr = h.vcs(o);
+      uint16_t* short_units = rt.blocked(o).units;
+      rt.blocked(o) = BlockedUnits{};
       const uint64_t* bits = rt.request_bits(o);
       const uint32_t words = (rt.request_bit_count() + 63) / 64;
       for (uint32_t wd = 0; wd < words; wd++) {
@@ -160,7 +160,7 @@ inline uint32_t Engine<R, L>::islip_requests(Worker& w, uint32_t lr, ps_t* next)
             continue;
           }
           const uint32_t v = e.out_vc;
-          const bool discard = faults_ && ol.progress_timeout;  // needs no credits
+          const bool discard = h.progress_timed_out(o);  // needs no credits
           if (!discard && !cr[v].credits.available(e.units, now, next)) {
             if (e.units < short_units[v]) short_units[v] = e.units;  // its credits wake us
             if (!e.stalled) {

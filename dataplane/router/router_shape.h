@@ -1,0 +1,27 @@
+// What a router model is given at the start of a run (RouterModel::init):
+// how many routers one worker owns, their ports and VCs, the buffers, and
+// the parameters of the router.* spec fields each model reads.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "dataplane/sim/time.h"
+
+namespace fabemu {
+
+struct RouterShape {
+  uint32_t routers = 0;    // local routers: output o = local router * max_ports + port
+  uint32_t max_ports = 0;
+  uint32_t nv = 1;         // VCs per port: input channel c = o * nv + vc
+  uint32_t qcap = 1;       // entries per input FIFO (a power of two)
+  uint32_t input_speedup = 1;   // packets an input port may have crossing the switch at once
+  uint32_t output_speedup = 1;  // packets an output may accept at once (> 1: output queues)
+  std::vector<uint32_t> output_queue_units;  // [vc]: each output VC queue's capacity
+  uint32_t islip_iterations = 1;             // router.switch_allocator islip
+  // The YARC tiled router: subswitch degree, row and column buffers per VC.
+  uint32_t tile_degree = 8, row_units = 16, column_units = 10;
+  uint32_t min_units = 1;  // the shortest packet, in flow units
+  ps_t pipeline_ps = 0;    // the routers' pipeline (of the first local router)
+};
+
+}  // namespace fabemu

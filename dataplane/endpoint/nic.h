@@ -76,6 +76,9 @@ class MessageReassembly {
   uint32_t used_ = 0;
 };
 
+// Frames in reassembly at one port-bound endpoint.
+inline constexpr uint32_t kFrameSlots = 64;
+
 // A frame being reassembled at a port-bound endpoint.
 struct FrameSlot {
   uint64_t key = 0;   // (src << 32 | msg_seq) + 1; 0: free

@@ -12,7 +12,8 @@ uint32_t log2u(uint32_t n) { return 31 - __builtin_clz(n); }
 
 }  // namespace
 
-bool TrafficPattern::init(const Fabric& f, const EngineConfig& cfg, std::string* err) {
+bool TrafficPattern::init(const Fabric& f, const TrafficConfig& cfg, uint64_t seed,
+                          std::string* err) {
   pattern_ = cfg.pattern;
   n_ = f.processors();  // with network slices: between processors (slice 0's endpoints)
   hotspot_ = cfg.hotspot;
@@ -110,7 +111,7 @@ bool TrafficPattern::init(const Fabric& f, const EngineConfig& cfg, std::string*
       // A random derangement-free-ish permutation fixed by the seed (Fisher-Yates).
       std::vector<uint32_t> p(n_);
       for (uint32_t i = 0; i < n_; i++) p[i] = i;
-      Rng rng(cfg.seed, 0xfeedULL);
+      Rng rng(seed, 0xfeedULL);
       for (uint32_t i = n_; i > 1; i--) std::swap(p[i - 1], p[rng.below(i)]);
       fixed_ = p;
       break;

@@ -6,17 +6,40 @@
 #include <string>
 #include <vector>
 
-#include "dataplane/engine/engine_base.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/rng.h"
 
 namespace fabemu {
 
+enum class Pattern : uint8_t {
+  uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor, flatfly_worst
+};
+
+// What the synthetic traffic sources offer (EngineConfig derives from it).
+struct TrafficConfig {
+  Pattern pattern = Pattern::uniform;
+  double load = 0.0;            // fraction of injection bandwidth
+  uint32_t batch_size = 1;      // >1: batch (bursty) injection
+  bool single_batch = false;    // one batch per endpoint at time 0, then nothing
+  std::vector<uint32_t> size_bytes{64};
+  std::vector<double> size_weight{1.0};
+  double reply_fraction = 0.0;
+  uint32_t reply_bytes = 8;
+  uint32_t hotspot = 0;
+  double hotspot_fraction = 0.1;
+};
+
 class TrafficPattern {
  public:
   // Builds the destination tables. Returns false and sets *err when the
   // pattern does not fit the fabric (e.g. transpose on a non-square torus).
-  bool init(const Fabric& f, const EngineConfig& cfg, std::string* err);
+  // seed: the run's (a random permutation draws from it).
+  bool init(const Fabric& f, const TrafficConfig& cfg, uint64_t seed, std::string* err);
+  // The same from a run's configuration (an EngineConfig: traffic and seed).
+  template <class RunConfig>
+  bool init(const Fabric& f, const RunConfig& cfg, std::string* err) {
+    return init(f, static_cast<const TrafficConfig&>(cfg), cfg.seed, err);
+  }
 
   uint32_t destination(uint32_t src, Rng& rng) const {
     switch (pattern_) {

@@ -6,8 +6,9 @@
 //              the run through a RouterHost (engine_router_host.h)
 //   link/      OutLink / InLink: serialization, wire, credits; LinkLayer hooks
 //   routing/   R (the routing policy, chosen at compile time), selection
-//   endpoint/  Nic: traffic source, source queues, injection, reassembly
-//   ethernet/  ports and the learning bridge (engine_frames.h)
+//   endpoint/  Endpoints: traffic sources, source queues, injection,
+//              reassembly, replies (their Host: engine_endpoint.h)
+//   ethernet/  Bridge: ports and the learning bridge (its Host: engine_frames.h)
 //   stats/     counters and histograms
 //
 // Each worker core owns a set of routers (and the endpoints attached to
@@ -53,16 +54,13 @@
 #include "dataplane/codec/codec.h"
 #include "dataplane/core/eal.h"
 #include "dataplane/core/rng.h"
-#include "dataplane/endpoint/nic.h"
-#include "dataplane/endpoint/packet_pool.h"
-#include "dataplane/endpoint/traffic.h"
+#include "dataplane/endpoint/endpoints.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/engine/engine_factory.h"
 #include "dataplane/engine/engine_memory.h"
 #include "dataplane/engine/engine_sizing.h"
+#include "dataplane/ethernet/bridge.h"
 #include "dataplane/ethernet/eth_port.h"
-#include "dataplane/ethernet/ether.h"
-#include "dataplane/ethernet/mac_table.h"
 #include "dataplane/link/go_back_n.h"
 #include "dataplane/link/lanes.h"
 #include "dataplane/link/link.h"
@@ -80,8 +78,6 @@ namespace fabemu {
 
 // A process-wide counter: DPDK object names (pools, rings) must be unique.
 int next_engine_instance();
-// Bytes that fill synthetic payloads (a fixed, recognisable pattern).
-const uint8_t* synthetic_payload();
 
 template <class R, class LinkLayer = NoLinkLayer>
 class Engine final : public EngineBase {
@@ -160,31 +156,19 @@ class Engine final : public EngineBase {
     std::vector<uint8_t> sink_stopped;
     std::vector<std::pair<uint32_t, rte_mbuf*>> sink_held;
     uint64_t fault_lost = 0;
-    std::vector<Nic> ep;                // all endpoints; only owned ones used
-    std::vector<CreditCounter> ep_credits;  // [endpoint * nv + vc]: its router input's, flat
-    std::vector<uint32_t> owned_eps;
+    Endpoints eps;                      // the endpoints of its routers (endpoint/endpoints.h)
     RunStats st;
     std::vector<rte_ring*> tx;      // to worker w (nullptr for self)
     std::vector<rte_ring*> rx;      // from worker w
     std::vector<std::vector<Event>> outbox;  // staged per destination worker
     ps_t outbox_min = kNever;       // earliest event staged this window
     std::vector<Event> inbox;
-    std::vector<rte_mbuf*> seg_scratch = std::vector<rte_mbuf*>(64);  // a message's segments
-    std::vector<uint8_t> seg_slice = std::vector<uint8_t>(64);        // and their slices
     ps_t now = 0;
     uint8_t window_parity = 0;  // of the virtual-time window being run
     bool failed = false;
     RouteCandidates rc;
-    // Ports (real time): the devices this core polls, their transmit bursts,
-    // the bridge table and a frame's bytes on their way into segments.
-    std::vector<uint32_t> devices;           // indices into devices_
-    std::vector<std::vector<rte_mbuf*>> txb; // per device index
-    rte_mempool* tx_pool = nullptr;
-    MacTable mac;
-    std::vector<uint8_t> frame;
-    std::vector<uint8_t> frame_out;          // a frame for a replayed host (no transmit buffer)
-    bool generating = true;
-    LatencyHistogram lateness_iv, frame_latency_iv;  // since the last progress tick
+    Bridge bridge;  // its ports and copy of the MAC table (ethernet/bridge.h)
+    LatencyHistogram lateness_iv;  // since the last progress tick
     uint64_t over_bound_iv = 0;
     // Real time: how far this core's oldest due event is behind the wall
     // clock (0 when it has caught up), and whether it sheds new work
@@ -194,24 +178,7 @@ class Engine final : public EngineBase {
     std::vector<int> cpus;   // the CPUs its thread was allowed during the run
     uint64_t preempted = 0;  // involuntary context switches during the run
     uint64_t edge_wait_tsc = 0;  // TSC cycles spent at window edges waiting for the others
-    ps_t gen_stop_ps = kNever;  // real time: emulated time at which its sources stopped
     GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
-  };
-
-  // One DPDK port and the bindings (endpoints) that share it.
-  struct Device {
-    uint16_t port_id = 0;
-    uint16_t worker = 0;
-    bool link_up = true;
-    std::vector<uint32_t> bindings;
-    bool replay = false;  // a replayed host (its one binding's file), no DPDK port
-  };
-  // Where a replayed host is in its file; touched by its endpoint's worker only.
-  struct ReplayCursor {
-    size_t next = 0;     // frame index in the pass
-    uint64_t pass = 0;   // passes completed
-    ps_t base = 0;       // emulated time the pass began
-    bool done = false;   // every pass sent
   };
 
   // ---- setup (engine_setup.h) ---------------------------------------------
@@ -219,8 +186,8 @@ class Engine final : public EngineBase {
   bool setup_links(std::string* err);
   ps_t cross_core_lookahead(const FabricPort& link) const;
   bool setup_traffic(std::string* err);
+  void setup_endpoints(Worker& w);
   bool setup_worker(Worker& w, std::string* err);
-  void seed_traffic(Worker& w);
 
   // ---- a hop: router and link (engine_hop.h) ------------------------------
   void dispatch(Worker& w, const Event& e);
@@ -334,57 +301,15 @@ class Engine final : public EngineBase {
     w.fault_lost += n;
   }
 
-  // ---- endpoints (engine_endpoint.h) --------------------------------------
-  void on_generate(Worker& w, uint32_t e);
-  void make_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
-                    bool needs_reply, bool measured, ps_t gen_ps);
-  enum class Enqueue : uint8_t { ok, queue_full, no_mbuf };
-  Enqueue enqueue_message(Worker& w, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
-                          uint8_t flags, ps_t gen_ps, const uint8_t* payload, int32_t flow);
-  void build_packet(Worker& w, rte_mbuf* m, const uint8_t* payload);
-  void try_inject(Worker& w, uint32_t e);
-  void inject_processor(Worker& w, uint32_t p);
-  uint32_t choose_slice(Worker& w, uint32_t p, uint8_t cls, uint16_t hash,
-                        const uint32_t* placed) const;
-  void arm_ep_wake(Worker& w, uint32_t e, ps_t t) {
-    Nic& ep = w.ep[e];
-    if (t >= ep.wake_ps) return;
-    ep.wake_ps = t;
-    w.wheel.push(event_at(t, EventType::ep_wake, e));
-  }
+  // ---- endpoints (endpoint/endpoints.h; their Host: engine_endpoint.h) ------
+  struct EndpointHost;
   void add_ep_credit_stream(Worker& w, uint32_t e, uint32_t v, uint32_t units, ps_t first,
                             ps_t every, bool resumed = false);
   void eject(Worker& w, const OutLink& L, uint32_t o, rte_mbuf* m, ps_t now, ps_t dur);
-  void on_deliver(Worker& w, uint32_t e, rte_mbuf* m, ps_t t);
 
-  // ---- Ethernet frames at port-bound endpoints (engine_frames.h) -------------
-  bool setup_ports(std::string* err);
-  void ingest_frame(Worker& w, const Device& dev, rte_mbuf* f);
-  // A frame of len bytes, the first `avail` of them at p (all but an
-  // oversize one), as the host sent it.
-  void ingest_bytes(Worker& w, const Device& dev, const uint8_t* p, uint32_t avail, uint32_t len);
-  void seed_replay(Worker& w);
-  void on_replay(Worker& w, uint32_t b);
-  void send_frame(Worker& w, uint32_t from, uint32_t to, uint32_t len, uint16_t flow);
-  void frame_segment(Worker& w, uint32_t e, rte_mbuf* m);
-  void emit_frame(Worker& w, uint32_t e, rte_mbuf** segs, uint32_t nseg, ps_t gen_ps, uint8_t hops);
-  void flush_tx(Worker& w);
-  // Counters of binding b, zero, labelled with its name, device and endpoint.
-  PortStats port_identity(uint32_t b) const {
-    const PortEndpointConfig& pc = cfg_.ports[b];
-    PortStats ps;
-    ps.name = pc.name;
-    ps.device = pc.device;
-    ps.endpoint = static_cast<int32_t>(pc.endpoint);
-    ps.port_id = pc.port_id;
-    ps.vlan = pc.vlan;
-    return ps;
-  }
-  void count_drop(Worker& w, uint32_t binding, FrameDrop why) {
-    w.st.ports[binding].drops[static_cast<int>(why)]++;
-  }
+  // ---- the bridge (ethernet/bridge.h; its Host: engine_frames.h) --------------
+  struct BridgeHost;
   void note_undelivered(rte_mbuf* m);
-  void drop_partial_frames(Worker& w);
 
   // ---- capture taps (engine_capture.h) ---------------------------------------
   CaptureRecord* capture_slot(Worker& w);
@@ -404,8 +329,7 @@ class Engine final : public EngineBase {
   template <class F>
   void for_each_packet_left(Worker& w, F&& f) {
     w.router.for_each_packet(f);
-    for (uint32_t e : w.owned_eps)
-      for (auto& q : w.ep[e].srcq) q.for_each_built(f);
+    w.eps.for_each_queued(f);
     auto packet_event = [&](const Event& ev) {
       if (ev.m && (ev.type == EventType::remote_arrive || ev.type == EventType::ep_deliver)) f(ev.m);
     };
@@ -449,7 +373,7 @@ class Engine final : public EngineBase {
   TableSlot<Tables> tables_;
   Fabric f_;
   EngineConfig cfg_;
-  TrafficPattern pattern_;
+  EndpointParams endpoints_;  // what every worker's endpoints share
   uint32_t nv_ = 0, max_ports_ = 0, nrouters_ = 0, nep_ = 0;
   uint32_t qcap_ = 0;
   int inst_ = 0;
@@ -461,13 +385,9 @@ class Engine final : public EngineBase {
   std::vector<uint32_t> ep_link_;        // endpoint -> injection link index
   ps_t measure_start_ = 0, measure_end_ = 0, gen_end_ = 0, drain_end_ = 0;
   ps_t window_ = 0;
-  Geometric gen_;  // slots to the next message (per-slot probability)
   // A greedy allocator's cycle: one longest packet on a router link (the
   // paper's single-flit packets take one cycle).
   ps_t alloc_cycle_ps_ = 1;
-  ps_t gen_slot_ps_ = 0;
-  std::vector<double> size_cdf_;
-  uint32_t max_payload_ = 0;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<SpinBarrier> barrier_;
   // Published per window by each worker (two sets, by window parity, so one
@@ -492,13 +412,7 @@ class Engine final : public EngineBase {
   void snapshot_changes(Published& p);  // engine_faults.h
   std::chrono::steady_clock::time_point wall_start_;
 
-  // Port-bound endpoints.
-  std::vector<Device> devices_;
-  std::vector<uint32_t> bound_eps_;      // flood targets: every port-bound endpoint
-  std::vector<uint32_t> binding_device_; // binding -> index into devices_
-  uint32_t seg_cap_ = 1;                 // most segments one frame needs
-  uint32_t max_frame_ = 0;               // largest untagged frame any port accepts
-  std::vector<ReplayCursor> replay_;     // [binding]
+  BridgePorts bridge_;  // port-bound endpoints: devices, bindings, replayed hosts
   bool capturing_ = false;               // cfg_.capture has queues
   bool lcb_ = false;                     // link-level retry on router-to-router links
   bool lanes_ = false;                   // router links' lanes can change (engine_lanes.h)

@@ -10,35 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/codec/packet_format.h"
 #include "dataplane/core/fabric.h"
-#include "dataplane/ethernet/replay.h"
+#include "dataplane/endpoint/traffic.h"
+#include "dataplane/ethernet/port_config.h"
 #include "dataplane/link/capture_tap.h"
 #include "dataplane/sim/time.h"
 #include "dataplane/stats/stats.h"
 
 namespace fabemu {
-
-enum class Pattern : uint8_t {
-  uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor, flatfly_worst
-};
-
-// How payload bytes map to flow units for the profile's packet format.
-struct PacketFormat {
-  uint32_t header_units = 2;     // head (+hash, +transport header) units
-  uint32_t tail_units = 0;       // EOP/tail units (YARC: 1)
-  uint32_t payload_bits_per_unit = 64;  // usable payload bits per unit
-  uint32_t max_units = 10;       // longest packet
-  uint32_t min_units = 1;        // shortest packet
-  uint32_t units_for(uint32_t payload_bytes) const {
-    uint32_t pu = (payload_bytes * 8 + payload_bits_per_unit - 1) / payload_bits_per_unit;
-    uint32_t u = header_units + pu + tail_units;
-    return u < min_units ? min_units : u;
-  }
-  // Largest payload one packet carries (whole bytes).
-  uint32_t max_payload_bytes() const {
-    return (max_units - header_units - tail_units) * payload_bits_per_unit / 8;
-  }
-};
 
 struct LiveStats;
 
@@ -99,30 +79,14 @@ struct EngineFault {
   bool link_alive = true;
 };
 
-// A port-bound endpoint as the engine sees it: control/ has opened the DPDK
-// port (dataplane/ethernet/eth_port.h) and resolved the spec's binding.
-struct PortEndpointConfig {
-  std::string name;           // label in reports
-  std::string device;         // as the spec gave it
-  uint16_t port_id = 0;       // DPDK port to poll and transmit on
-  uint32_t endpoint = 0;      // fabric endpoint the frames enter and leave at
-  uint16_t vlan = 0;          // 0: untagged; else only frames of this 802.1Q VLAN
-  std::vector<uint64_t> macs; // pinned MAC addresses (48-bit, network order in the low bytes)
-  uint32_t queue_frames = 64; // ingress queue bound (frames)
-  uint32_t max_frame_bytes = 1514;  // untagged frame limit: port MTU + Ethernet header
-  // A replayed host (no DPDK port): its frames, sent at their recorded
-  // times divided by replay_speed, replay_loops times (0: until the end).
-  std::shared_ptr<const ReplayTrace> replay;
-  double replay_speed = 1.0;
-  uint32_t replay_loops = 1;
-};
-
 // What a real-time run does while it is more than overload_bound_ps behind
 // the wall clock: warn (keep going, distorted), shed (refuse new ingress
 // frames and synthetic messages, counted) or stop (end the run, reported).
 enum class Overload : uint8_t { warn, shed, stop };
 
-struct EngineConfig {
+// A run's configuration: the traffic sources' (endpoint/traffic.h) and the
+// bridge's (ethernet/port_config.h), and the engine's own below.
+struct EngineConfig : TrafficConfig, BridgeConfig {
   uint64_t seed = 1;
   ps_t warmup_ps = 0;
   ps_t measure_ps = 0;
@@ -149,17 +113,6 @@ struct EngineConfig {
     uint32_t row_units = 16;
     uint32_t column_units = 10;
   } tiles;
-  // Traffic.
-  Pattern pattern = Pattern::uniform;
-  double load = 0.0;            // fraction of injection bandwidth
-  uint32_t batch_size = 1;      // >1: batch (bursty) injection
-  bool single_batch = false;    // one batch per endpoint at time 0, then nothing
-  std::vector<uint32_t> size_bytes{64};
-  std::vector<double> size_weight{1.0};
-  double reply_fraction = 0.0;
-  uint32_t reply_bytes = 8;
-  uint32_t hotspot = 0;
-  double hotspot_fraction = 0.1;
   PacketFormat format;
   uint8_t codec = 0;            // CodecKind of dataplane/codec/codec.h
   // Which worker owns each router (filled by control/ placement).
@@ -195,9 +148,7 @@ struct EngineConfig {
   // Called on worker 0 when the run first falls behind by more than
   // overload_bound_ps (and again after it caught up and fell behind anew).
   std::function<void(ps_t behind)> on_overload;
-  double mac_aging_s = 300;
   const std::atomic<bool>* stop = nullptr;  // set by a signal handler to end the run early
-  std::vector<PortEndpointConfig> ports;
   // Real-time progress: called from worker 0 about every progress_s seconds.
   std::function<void(const LiveStats&)> live;
   // Capture taps on links and ports (queues empty: no capture).

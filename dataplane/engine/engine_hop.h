@@ -26,18 +26,21 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       if (compute_route(w, e.a, q)) finish_route(w, e.a, q, 0);
       break;
     }
-    case EventType::ep_generate:
-      on_generate(w, e.a);
-      break;
-    case EventType::ep_wake: {
-      Nic& ep = w.ep[e.a];
-      if (ep.wake_ps == e.t) ep.wake_ps = kNever;
-      try_inject(w, e.a);
+    case EventType::ep_generate: {
+      EndpointHost host{*this, w};
+      w.eps.on_generate(host, e.a);
       break;
     }
-    case EventType::ep_deliver:
-      on_deliver(w, e.a, e.m, e.t);
+    case EventType::ep_wake: {
+      EndpointHost host{*this, w};
+      w.eps.on_wake(host, e);
       break;
+    }
+    case EventType::ep_deliver: {
+      EndpointHost host{*this, w};
+      w.eps.on_deliver(host, e.a, e.m, e.t);
+      break;
+    }
     case EventType::credit:
       // A stream that had to wait for room in the counter's queue: the
       // streams before it have arrived by now.
@@ -46,9 +49,11 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       else
         add_credit_stream(w, e.a, e.vc, e.amount, e.t, e.unit_ps, true);
       break;
-    case EventType::port_replay:
-      on_replay(w, e.a);
+    case EventType::port_replay: {
+      BridgeHost host{{*this, w}};
+      w.bridge.on_replay(host, e.a);
       break;
+    }
     case EventType::link_timeout:
       lcb_go_back(w, e.a);
       break;

@@ -67,14 +67,15 @@ void Engine<R, L>::publish_live(Worker& w, uint64_t tick) {
   }
   lp.lateness_p99.store(w.lateness_iv.count ? w.lateness_iv.percentile(99) : 0, std::memory_order_relaxed);
   lp.lateness_max.store(w.lateness_iv.count ? w.lateness_iv.max : 0, std::memory_order_relaxed);
-  lp.frame_p99.store(w.frame_latency_iv.count ? w.frame_latency_iv.percentile(99) : 0,
+  LatencyHistogram& frame_iv = w.bridge.frame_latency_iv();
+  lp.frame_p99.store(frame_iv.count ? frame_iv.percentile(99) : 0,
                      std::memory_order_relaxed);
   lp.over_bound.store(w.over_bound_iv, std::memory_order_relaxed);
   lp.captured.store(w.st.captured, std::memory_order_relaxed);
   lp.capture_drops.store(w.st.capture_drops, std::memory_order_relaxed);
   lp.tick.store(tick, std::memory_order_release);
   w.lateness_iv = LatencyHistogram{};
-  w.frame_latency_iv = LatencyHistogram{};
+  frame_iv = LatencyHistogram{};
   w.over_bound_iv = 0;
 }
 
@@ -95,17 +96,15 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
   uint32_t quiet_checks = 0;
   bool overloaded = false;  // worker 0: behind by more than the bound, this episode
   LiveStats live;
-  std::vector<uint64_t> link_check(devices_.size(), 0);
+  std::vector<uint64_t> link_check(bridge_.devices.size(), 0);
   uint64_t last_poll = 0;
 
   for (;;) {
     const int phase = phase_.load(std::memory_order_acquire);
     if (w.failed) phase_.store(kDone, std::memory_order_release);  // the others stop too
     if (phase == kDone || w.failed) break;
-    if (phase == kDraining && w.generating) {
-      w.generating = false;
-      w.gen_stop_ps = w.now;  // how far its sources got (behind the wall clock when overloaded)
-    }
+    // How far its sources got (behind the wall clock when overloaded).
+    if (phase == kDraining && w.eps.generating()) w.eps.stop_generating(w.now);
 
     // Events that came from other cores: they cannot run before what this
     // core has already run, so a late one runs now (and counts as late).
@@ -116,26 +115,28 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
 
     // Receive, catch up to now, then inject what was received at now: the
     // frames arrived by now, so they enter no earlier than they came.
-    if (!w.devices.empty() && phase == kRunning) {
+    if (w.bridge.polls_devices() && phase == kRunning) {
       const uint64_t t = rte_rdtsc();
       if (last_poll) w.st.poll_gap_ps.add(static_cast<uint64_t>(double(t - last_poll) * ps_per_cycle_));
       last_poll = t;
     }
     const uint64_t tsc_limit = rte_rdtsc() + house_cycles;
-    for (uint32_t d : w.devices) {
-      const uint16_t n = phase == kRunning ? rte_eth_rx_burst(devices_[d].port_id, 0, rx, kBurst) : 0;
+    for (uint32_t d : w.bridge.polled()) {
+      const uint16_t port = bridge_.devices[d].port_id;
+      const uint16_t n = phase == kRunning ? rte_eth_rx_burst(port, 0, rx, kBurst) : 0;
       const ps_t now = emu_now(rte_rdtsc());
       note_behind(w, now, run_due_events(w, now, tsc_limit));
       for (uint16_t i = 0; i < n; i++) {
-        ingest_frame(w, devices_[d], rx[i]);
+        BridgeHost host{{*this, w}};
+        w.bridge.ingest_frame(host, d, rx[i]);
         rte_pktmbuf_free(rx[i]);
       }
     }
-    if (w.devices.empty()) {
+    if (!w.bridge.polls_devices()) {
       const ps_t now = emu_now(rte_rdtsc());
       note_behind(w, now, run_due_events(w, now, tsc_limit));
     }
-    flush_tx(w);
+    w.bridge.flush_tx(w.st);
     if (nw > 1) flush_outbox(w);
 
     const uint64_t tsc = rte_rdtsc();
@@ -145,10 +146,10 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
     if (faults_) apply_faults(w, std::max(w.now, emu_now(tsc)));  // and faults
     if (faults_ && w.id == 0) emulated_now_.store(emu_now(tsc), std::memory_order_relaxed);
     // Housekeeping: link state, counters for the others, phase changes.
-    for (uint32_t d : w.devices) {
+    for (uint32_t d : w.bridge.polled()) {
       if (tsc - link_check[d] < hz / 10) continue;
       link_check[d] = tsc;
-      devices_[d].link_up = eth_port_link_up(devices_[d].port_id);
+      bridge_.devices[d].link_up = eth_port_link_up(bridge_.devices[d].port_id);
     }
     live_[w.id].behind.store(w.behind, std::memory_order_relaxed);
     live_[w.id].injected.store(w.st.injected_packets, std::memory_order_relaxed);
@@ -223,7 +224,7 @@ void Engine<R, L>::worker_loop_realtime(Worker& w) {
     quiet_checks = inj == del ? quiet_checks + 1 : 0;
     if (quiet_checks >= 2 || emu_now(tsc) >= drain_deadline_) phase_.store(kDone, std::memory_order_release);
   }
-  flush_tx(w);
+  w.bridge.flush_tx(w.st);
   w.st.end_ps = w.now;
 }
 

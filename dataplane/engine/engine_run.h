@@ -70,7 +70,7 @@ void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
                         ev.unit_ps);
       break;
     case EventType::mac_learn:
-      w.mac.learn(ev.unit_ps, static_cast<int32_t>(ev.a), rte_rdtsc());
+      w.bridge.learn_remote(ev.unit_ps, ev.a, rte_rdtsc());
       break;
     case EventType::link_control:  // in order with the link's packets, as they are taken
       on_link_control(w, ev);
@@ -313,7 +313,7 @@ std::string Engine<R, L>::check_credits() const {
     const Worker& w = *workers_[router_worker_[fe.router]];
     for (uint32_t v = 0; v < nv_; v++) {
       const uint32_t c = (router_local_[fe.router] * max_ports_ + uint32_t(fe.port)) * nv_ + v;
-      const CreditCounter& cc = w.ep_credits[size_t(e) * nv_ + v];
+      const CreditCounter& cc = w.eps.credits(e, v);
       const int64_t total = int64_t(cc.held()) +
                             (int64_t(cc.taken()) - int64_t(w.router.units_in(c))) +
                             int64_t(units_queued(w, c)) +
@@ -431,7 +431,7 @@ RunStats Engine<R, L>::merge() {
   out.realtime = cfg_.realtime;
   out.time_scale = cfg_.time_scale;
   out.lateness_bound_ps = cfg_.lateness_bound_ps;
-  for (uint32_t b = 0; b < cfg_.ports.size(); b++) out.ports.push_back(port_identity(b));
+  for (uint32_t b = 0; b < cfg_.ports.size(); b++) out.ports.push_back(bridge_.port_identity(b));
   out.measure_start_ps = measure_start_;
   out.measure_end_ps = measure_end_;
   out.drained = true;
@@ -497,7 +497,7 @@ RunStats Engine<R, L>::merge() {
     // Measured until the sources stopped: when the run was behind, that is
     // earlier than the wall clock's end.
     ps_t gen_stop = 0;
-    for (auto& wp : workers_) gen_stop = std::max(gen_stop, std::min(wp->gen_stop_ps, out.end_ps));
+    for (auto& wp : workers_) gen_stop = std::max(gen_stop, std::min(wp->eps.gen_stop_ps(), out.end_ps));
     out.measure_end_ps = std::max(gen_stop, measure_start_);
     // Packets cross cores: only the totals say whether the fabric emptied.
     out.drained = out.injected_packets == out.delivered_packets + lost;
@@ -525,8 +525,7 @@ void Engine<R, L>::release() {
   }
   for (auto& w : workers_) {
     w->pool.release();
-    if (w->tx_pool) rte_mempool_free(w->tx_pool);
-    w->tx_pool = nullptr;
+    w->bridge.release();
   }
 }
 
@@ -541,8 +540,8 @@ RunStats Engine<R, L>::run() {
     return s;
   }
   for (auto& w : workers_) {
-    seed_traffic(*w);
-    seed_replay(*w);
+    w->eps.seed(w->wheel);
+    w->bridge.seed_replay(w->wheel);
   }
   if (cfg_.realtime) {
     ps_per_cycle_ = 1e12 / double(rte_get_tsc_hz()) / cfg_.time_scale;
@@ -569,7 +568,7 @@ RunStats Engine<R, L>::run() {
     for_each_packet_left(*w, [&](rte_mbuf* m) { note_undelivered(m); });
   }
   for (auto& w : workers_) {
-    drop_partial_frames(*w);
+    w->bridge.drop_partial_frames(w->eps, w->st);
     fold_link_counters(*w);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -80,7 +80,9 @@ bool Engine<R, L>::setup(std::string* err) {
   }
   if (!setup_links(err)) return false;
   if (!setup_traffic(err)) return false;
-  if (!setup_ports(err)) return false;
+  if (!bridge_.init(f_, cfg_, static_cast<CodecKind>(cfg_.codec), router_worker_,
+                    frame_segments(cfg_), endpoints_.max_payload, err))
+    return false;
   capturing_ = !cfg_.capture.queues.empty();
   lcb_ = cfg_.retry.enabled;
   // Lane degrade can kill a link (its last lane dropped): the dead-port
@@ -249,21 +251,20 @@ bool Engine<R, L>::setup_traffic(std::string* err) {
   measure_end_ = cfg_.warmup_ps + cfg_.measure_ps;
   gen_end_ = measure_end_;
   drain_end_ = gen_end_ + cfg_.drain_ps;
-  if (!pattern_.init(f_, cfg_, err)) return false;
-  max_payload_ = cfg_.format.max_payload_bytes();
-  if (max_payload_ == 0) {
-    *err = "the packet format leaves no room for payload (max_units too small)";
-    return false;
-  }
-  double wsum = 0;
-  size_cdf_.clear();
-  for (size_t i = 0; i < cfg_.size_bytes.size(); i++) wsum += cfg_.size_weight[i];
-  double acc = 0;
-  for (size_t i = 0; i < cfg_.size_bytes.size(); i++) {
-    acc += cfg_.size_weight[i] / wsum;
-    size_cdf_.push_back(acc);
-  }
-  gen_slot_ps_ = f_.endpoints[0].unit_ps;
+  endpoints_.fabric = &f_;
+  endpoints_.traffic = &cfg_;
+  endpoints_.format = cfg_.format;
+  endpoints_.codec = static_cast<CodecKind>(cfg_.codec);
+  endpoints_.seed = cfg_.seed;
+  endpoints_.nv = nv_;
+  endpoints_.source_queue_packets = cfg_.source_queue_packets;
+  endpoints_.check_deliveries = cfg_.check_invariants || cfg_.check_deliveries;
+  endpoints_.link_crc = cfg_.retry.enabled;
+  // Reassembly tables only where a message can span packets (frames always
+  // can): single-packet traffic never looks them up.
+  endpoints_.reassembly_slots = messages_span_packets(cfg_) ? kReassemblySlots : 0;
+  endpoints_.on_deliver = &cfg_.on_deliver;
+  if (!endpoints_.init(err)) return false;
   {
     uint32_t units = 1;
     for (uint32_t b : cfg_.size_bytes)
@@ -274,8 +275,8 @@ bool Engine<R, L>::setup_traffic(std::string* err) {
         if (p.peer_router >= 0 && p.unit_ps) unit = std::min(unit, p.unit_ps);
     alloc_cycle_ps_ = std::max<ps_t>(1, unit * units);
   }
-  gen_ = Geometric(generation_probability(cfg_.format, cfg_.size_bytes, cfg_.size_weight, cfg_.load,
-                                          cfg_.batch_size));
+  endpoints_.gen = Geometric(generation_probability(cfg_.format, cfg_.size_bytes, cfg_.size_weight,
+                                                    cfg_.load, cfg_.batch_size));
   return true;
 }
 
@@ -312,8 +313,6 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.pending.assign(nout * nv_, 0);
   w.greedy = policy_allocator<R>(*w.tables.tables) == Allocator::greedy;
   if (w.greedy) w.snap.init(nlr, size_t(nout) * nv_, Router::kLazySnapshot);
-  w.ep.resize(nep_);
-  w.ep_credits.assign(size_t(nep_) * nv_, CreditCounter{});
   w.st = RunStats{};
   w.st.links = link_proto_;
   w.tx.assign(nw, nullptr);
@@ -371,62 +370,20 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   }
   for (uint32_t o = 0; o < w.out.size(); o++)  // the links' unit times, for models that mind them
     w.router.set_link_units(o, w.in[o].unit_ps, w.out[o].unit_ps);
-  // Reassembly tables only where a message can span packets (frames always
-  // can): single-packet traffic never looks them up.
-  const bool segmented = messages_span_packets(cfg_);
-  for (uint32_t e = 0; e < nep_; e++) {
-    if (router_worker_[f_.endpoints[e].router] != w.id) continue;
-    w.owned_eps.push_back(e);
-    Nic& ep = w.ep[e];
-    ep.rng = Rng(cfg_.seed, e);
-    for (uint32_t v = 0; v < nv_; v++) w.ep_credits[size_t(e) * nv_ + v] = CreditCounter(cap_[v]);
-    ep.srcq_bound = cfg_.source_queue_packets;
-    for (auto& q : ep.srcq) q.init(ep.srcq_bound);
-    ep.link = ep_link_[e];
-    // (A processor reassembles at its slice-0 port, whichever slice.)
-    if (segmented && e < f_.processors()) ep.reassembly.init(kReassemblySlots);
-  }
+  setup_endpoints(w);
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
-  w.st.ports.clear();
-  for (uint32_t b = 0; b < cfg_.ports.size(); b++) {
-    const PortEndpointConfig& pc = cfg_.ports[b];
-    w.st.ports.push_back(port_identity(b));
-    w.ep[pc.endpoint].binding = static_cast<int32_t>(b);
-    if (router_worker_[f_.endpoints[pc.endpoint].router] != w.id) continue;
-    for (uint32_t s = 0; s < f_.slices; s++) {  // a frame may take any slice's port
-      Nic& port = w.ep[f_.slice_endpoint(pc.endpoint, s)];
-      port.srcq_bound = std::max<uint32_t>(cfg_.source_queue_packets, pc.queue_frames * seg_cap_);
-      for (auto& q : port.srcq) q.init(port.srcq_bound);
-    }
-    Nic& ep = w.ep[pc.endpoint];
-    ep.fslot.assign(kFrameSlots, FrameSlot{});
-    ep.fseg.assign(size_t(kFrameSlots) * seg_cap_, nullptr);
-  }
-  const double cycles_per_s = double(rte_get_tsc_hz());
-  w.mac = MacTable(4096, static_cast<uint64_t>(cfg_.mac_aging_s * cycles_per_s));
-  for (uint32_t b = 0; b < cfg_.ports.size(); b++)
-    for (uint64_t mac : cfg_.ports[b].macs) w.mac.pin(mac, static_cast<int32_t>(cfg_.ports[b].endpoint));
-  w.txb.assign(devices_.size(), {});
-  for (uint32_t d = 0; d < devices_.size(); d++) {
-    if (devices_[d].worker != w.id) continue;
-    if (devices_[d].replay) {  // no port to poll: its frames are events (on_replay)
-      w.frame_out.assign(max_frame_ + 64, 0);
-      continue;
-    }
-    w.devices.push_back(d);
-    w.txb[d].reserve(64);
-  }
-  if (!cfg_.ports.empty()) w.frame.assign(std::max<uint32_t>(max_frame_ + 64, 16384), 0);
-  if (!w.devices.empty()) {
+  w.bridge.init(bridge_, w.id, double(rte_get_tsc_hz()), w.eps, w.st);
+  if (w.bridge.polls_devices()) {
     const std::string tname = "ft" + std::to_string(inst_) + "_" + std::to_string(w.id);
-    w.tx_pool = rte_pktmbuf_pool_create(tname.c_str(), tx_pool_buffers(w.devices.size()), 256,
-                                        kMbufPrivSize, tx_data_room(max_frame_),
-                                        rte_lcore_to_socket_id(w.lcore));
-    if (!w.tx_pool) {
+    rte_mempool* tx_pool = rte_pktmbuf_pool_create(
+        tname.c_str(), tx_pool_buffers(w.bridge.polled().size()), 256, kMbufPrivSize,
+        tx_data_room(bridge_.max_frame), rte_lcore_to_socket_id(w.lcore));
+    if (!tx_pool) {
       *err = "cannot create the transmit buffer pool (" + tname + "): " + rte_strerror(rte_errno) +
              "; give DPDK more memory (FABEMU_DPDK_MEM_MB)";
       return false;
     }
+    w.bridge.set_tx_pool(tx_pool);
   }
   if (!setup_link_layer(w, err)) return false;
   setup_lanes(w);
@@ -442,20 +399,18 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   const uint32_t limit = worker_buffer_limit(cfg_, f_, w.id);  // engine_memory.h
   // Data room: DPDK's headroom plus the longest encoded packet (codec.h).
   const uint16_t room = packet_data_room(static_cast<CodecKind>(cfg_.codec), cfg_.format.max_units);
-  const uint32_t first = pool_first_buffers(!w.devices.empty());
+  const uint32_t first = pool_first_buffers(w.bridge.polls_devices());
   return w.pool.init("fp" + std::to_string(inst_) + "_" + std::to_string(w.id), first, limit,
                      kMbufPrivSize, room, static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err);
 }
 
+// The endpoints of the routers worker w owns.
 template <class R, class L>
-void Engine<R, L>::seed_traffic(Worker& w) {
-  if (cfg_.load <= 0) return;
-  for (uint32_t e : w.owned_eps) {
-    Nic& ep = w.ep[e];
-    if (w.ep[f_.processor(e)].binding >= 0) continue;  // its traffic comes from its port
-    const ps_t first = cfg_.single_batch ? 0 : (ep.rng.geometric(gen_) - 1) * gen_slot_ps_;
-    w.wheel.push(event_at(first, EventType::ep_generate, e));
-  }
+void Engine<R, L>::setup_endpoints(Worker& w) {
+  std::vector<uint32_t> owned;
+  for (uint32_t e = 0; e < nep_; e++)
+    if (router_worker_[f_.endpoints[e].router] == w.id) owned.push_back(e);
+  w.eps.init(endpoints_, owned, cap_, ep_link_);
 }
 
 }  // namespace fabemu

@@ -29,15 +29,6 @@ inline constexpr uint32_t kMaxFifoEntries = 0x8000;
 // larger: no growth while frames flow.
 inline uint32_t pool_first_buffers(bool ports) { return ports ? 32768 : 8192; }
 
-// Flow units of one message of `bytes` payload: its segments' units, each
-// with its header (a 0-byte message is one packet).
-inline uint32_t message_units(const PacketFormat& f, uint32_t bytes) {
-  const uint32_t max_payload = f.max_payload_bytes();
-  if (max_payload == 0) return 0;
-  const uint32_t full = bytes / max_payload, rest = bytes % max_payload;
-  return full * f.units_for(max_payload) + (rest || bytes == 0 ? f.units_for(rest) : 0);
-}
-
 // Whether some message can span packets, so that endpoints need reassembly
 // tables: frames always can; synthetic traffic when its largest message
 // (or reply) is longer than one packet's payload.
@@ -88,7 +79,6 @@ inline uint64_t output_queue_packets(const EngineConfig& cfg,
 }
 
 inline constexpr uint32_t kReassemblySlots = 1024;         // per endpoint
-inline constexpr uint32_t kFrameSlots = 64;                // frames in reassembly, per port endpoint
 // A worker's transmit pool: buffers for the devices it polls.
 inline uint32_t tx_pool_buffers(size_t devices) { return static_cast<uint32_t>(4095 + 2048 * devices); }
 inline constexpr uint32_t kCrossCoreRingEvents = 1 << 16;  // per ordered pair of workers

@@ -1,0 +1,64 @@
+#include "dataplane/endpoint/endpoints.h"
+
+namespace fabemu {
+
+const uint8_t* synthetic_payload() {
+  static const auto* bytes = [] {
+    static uint8_t b[4096];
+    for (size_t i = 0; i < sizeof(b); i++) b[i] = static_cast<uint8_t>(i * 7 + 0x5a);
+    return b;
+  }();
+  return bytes;
+}
+
+bool EndpointParams::init(std::string* err) {
+  const TrafficConfig& tc = *traffic;
+  if (!pattern.init(*fabric, tc, seed, err)) return false;
+  max_payload = format.max_payload_bytes();
+  if (max_payload == 0) {
+    *err = "the packet format leaves no room for payload (max_units too small)";
+    return false;
+  }
+  double wsum = 0;
+  size_cdf.clear();
+  for (size_t i = 0; i < tc.size_bytes.size(); i++) wsum += tc.size_weight[i];
+  double acc = 0;
+  for (size_t i = 0; i < tc.size_bytes.size(); i++) {
+    acc += tc.size_weight[i] / wsum;
+    size_cdf.push_back(acc);
+  }
+  gen_slot_ps = fabric->endpoints[0].unit_ps;
+  return true;
+}
+
+void Endpoints::init(const EndpointParams& p, const std::vector<uint32_t>& owned,
+                     const std::vector<uint32_t>& cap, const std::vector<uint32_t>& link) {
+  p_ = &p;
+  const size_t nep = p.fabric->endpoints.size();
+  ep_.resize(nep);
+  credits_.assign(nep * p.nv, CreditCounter{});
+  owned_ = owned;
+  for (uint32_t e : owned_) {
+    Nic& ep = ep_[e];
+    ep.rng = Rng(p.seed, e);
+    for (uint32_t v = 0; v < p.nv; v++) credits_[size_t(e) * p.nv + v] = CreditCounter(cap[v]);
+    ep.srcq_bound = p.source_queue_packets;
+    for (auto& q : ep.srcq) q.init(ep.srcq_bound);
+    ep.link = link[e];
+    // (A processor reassembles at its slice-0 port, whichever slice.)
+    if (p.reassembly_slots && e < p.fabric->processors()) ep.reassembly.init(p.reassembly_slots);
+  }
+}
+
+void Endpoints::seed(TimingWheel& wheel) {
+  const TrafficConfig& tc = *p_->traffic;
+  if (tc.load <= 0) return;
+  for (uint32_t e : owned_) {
+    Nic& ep = ep_[e];
+    if (ep_[p_->fabric->processor(e)].binding >= 0) continue;  // its traffic comes from its port
+    const ps_t first = tc.single_batch ? 0 : (ep.rng.geometric(p_->gen) - 1) * p_->gen_slot_ps;
+    wheel.push(event_at(first, EventType::ep_generate, e));
+  }
+}
+
+}  // namespace fabemu

@@ -1,0 +1,157 @@
+// The endpoints of one worker: their network interfaces (nic.h) and what
+// they do. Traffic sources generate messages, which are segmented into
+// packets in the source queues; the injection link sends one packet at a
+// time when the router input has credits for it; at egress packets are
+// delivered, messages reassembled and requests answered.
+//
+// The engine is their Host (a template parameter, so that every call
+// inlines; no virtual call per packet). What a Host provides:
+//   ps_t now(); ps_t measure_start(), measure_end(), gen_end(); int worker_id();
+//   bool shedding();                      // real time, run.overload: shed
+//   RunStats& stats(); PacketPool& pool();
+//   void schedule(const Event&);          // on this worker's wheel
+//   void on_inject(PacketMeta&);          // the routing's source-side lookup
+//   void enter_router(uint32_t e, rte_mbuf*, uint8_t vc, ps_t arrive);
+//   void defer_credits(uint32_t e, uint32_t vc, uint32_t units, ps_t first, ps_t every);
+//   void add_busy(ps_t& busy, ps_t start, ps_t dur);  // measured link time
+//   bool capturing(); void capture(uint32_t link, const rte_mbuf*, ps_t, uint8_t vc, uint64_t seq);
+//   void free_later(rte_mbuf*);           // a delivered packet
+//   void frame_segment(uint32_t e, rte_mbuf*);  // a frame's packet: the bridge's
+//   void fail(const std::string&);
+#pragma once
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dataplane/codec/codec.h"
+#include "dataplane/codec/packet_format.h"
+#include "dataplane/core/fabric.h"
+#include "dataplane/core/packet_meta.h"
+#include "dataplane/core/rng.h"
+#include "dataplane/endpoint/nic.h"
+#include "dataplane/endpoint/packet_pool.h"
+#include "dataplane/endpoint/traffic.h"
+#include "dataplane/sim/event.h"
+#include "dataplane/sim/time.h"
+#include "dataplane/sim/timing_wheel.h"
+#include "dataplane/stats/stats.h"
+
+namespace fabemu {
+
+// Bytes that fill synthetic payloads (a fixed, recognisable pattern).
+const uint8_t* synthetic_payload();
+
+// What every worker's endpoints share in a run, read-only while it runs.
+struct EndpointParams {
+  using DeliveryHook = std::function<void(uint64_t packet_id, uint32_t src, uint32_t dst,
+                                          ps_t latency_ps, uint32_t hops)>;
+  // Given by the engine:
+  const Fabric* fabric = nullptr;
+  const TrafficConfig* traffic = nullptr;
+  PacketFormat format;
+  CodecKind codec = CodecKind::yarc;
+  uint64_t seed = 1;
+  uint32_t nv = 1;
+  uint32_t source_queue_packets = 256;
+  bool check_deliveries = false;  // decode every delivered packet against its metadata
+  bool link_crc = false;          // seal each packet with the link CRC (link-level retry)
+  uint32_t reassembly_slots = 0;  // per processor; 0: no message spans packets
+  const DeliveryHook* on_deliver = nullptr;  // tests' per-packet hook (may be empty)
+  // Traffic: Bernoulli trials, one per injection-link unit time (gen_slot_ps),
+  // each succeeding with p = load / (mean units per message), so that the
+  // offered load is the configured fraction of the injection bandwidth. The
+  // engine gives p (engine_sizing.h, generation_probability).
+  Geometric gen;  // slots to the next message (per-slot probability)
+  // Derived by init(): destinations, message sizes, the trials' slot and
+  // the payload one packet carries.
+  TrafficPattern pattern;
+  std::vector<double> size_cdf;
+  ps_t gen_slot_ps = 0;
+  uint32_t max_payload = 0;
+  bool init(std::string* err);
+};
+
+class Endpoints {
+ public:
+  enum class Enqueue : uint8_t { ok, queue_full, no_mbuf };
+
+  // Every endpoint's interface (only those in `owned` are used), the
+  // credits of the router inputs they feed (cap[v] units per VC) and the
+  // statistics slot of each injection link (link[e]).
+  void init(const EndpointParams& p, const std::vector<uint32_t>& owned,
+            const std::vector<uint32_t>& cap, const std::vector<uint32_t>& link);
+  // The first generation of every owned synthetic source (a port-bound
+  // processor's traffic comes from its port).
+  void seed(TimingWheel& wheel);
+
+  Nic& nic(uint32_t e) { return ep_[e]; }
+  const Nic& nic(uint32_t e) const { return ep_[e]; }
+  const CreditCounter& credits(uint32_t e, uint32_t v) const { return credits_[size_t(e) * p_->nv + v]; }
+  const std::vector<uint32_t>& owned() const { return owned_; }
+  uint32_t size() const { return static_cast<uint32_t>(ep_.size()); }
+  const Fabric& fabric() const { return *p_->fabric; }
+  uint32_t source_queue_packets() const { return p_->source_queue_packets; }
+  // Real time: the sources stop when the run drains; when they did.
+  bool generating() const { return generating_; }
+  void stop_generating(ps_t now) {
+    generating_ = false;
+    gen_stop_ps_ = now;
+  }
+  ps_t gen_stop_ps() const { return gen_stop_ps_; }
+  // The packets queued that have their buffer.
+  template <class F>
+  void for_each_queued(F&& f) const {
+    for (uint32_t e : owned_)
+      for (const auto& q : ep_[e].srcq) q.for_each_built(f);
+  }
+
+  template <class H> void on_generate(H& h, uint32_t e);
+  template <class H> void on_wake(H& h, const Event& ev) {
+    Nic& ep = ep_[ev.a];
+    if (ep.wake_ps == ev.t) ep.wake_ps = kNever;
+    try_inject(h, ev.a);
+  }
+  template <class H> void inject_processor(H& h, uint32_t p);
+  template <class H>
+  Enqueue enqueue_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
+                          uint8_t flags, ps_t gen_ps, const uint8_t* payload, int32_t flow);
+  template <class H>
+  void add_credit_stream(H& h, uint32_t e, uint32_t v, uint32_t units, ps_t first, ps_t every,
+                         bool resumed = false);
+  // Packet m's tail reaches endpoint e at t (its credits on their way back).
+  template <class H> void arrive(H& h, uint32_t e, rte_mbuf* m, ps_t t);
+  template <class H> void on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t);
+
+ private:
+  template <class H>
+  void make_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls, bool needs_reply,
+                    bool measured, ps_t gen_ps);
+  template <class H> void build_packet(H& h, rte_mbuf* m, const uint8_t* payload);
+  template <class H> void try_inject(H& h, uint32_t e);
+  uint32_t choose_slice(uint32_t p, uint8_t cls, uint16_t hash, const uint32_t* placed) const;
+  template <class H> void arm_wake(H& h, uint32_t e, ps_t t) {
+    Nic& ep = ep_[e];
+    if (t >= ep.wake_ps) return;
+    ep.wake_ps = t;
+    h.schedule(event_at(t, EventType::ep_wake, e));
+  }
+
+  const EndpointParams* p_ = nullptr;
+  std::vector<Nic> ep_;                // all endpoints; only owned ones used
+  std::vector<CreditCounter> credits_; // [endpoint * nv + vc]: its router input's, flat
+  std::vector<uint32_t> owned_;
+  std::vector<rte_mbuf*> seg_scratch_ = std::vector<rte_mbuf*>(64);  // a message's segments
+  std::vector<uint8_t> seg_slice_ = std::vector<uint8_t>(64);        // and their slices
+  bool generating_ = true;
+  ps_t gen_stop_ps_ = kNever;
+};
+
+}  // namespace fabemu
+
+#include "dataplane/endpoint/endpoints_hot.h"

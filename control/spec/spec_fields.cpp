@@ -4,6 +4,7 @@
 #include "control/spec/spec_fields.h"
 
 #include "control/spec/spec_readers.h"
+#include "control/topology/router_models.h"
 #include "dataplane/core/fabric.h"
 
 namespace fabemu {
@@ -45,6 +46,11 @@ std::vector<std::string> profile_list() {
 
 // clang-format off
 const std::vector<Field>& fields() {
+  static const std::string router_model_help =
+      "router microarchitecture: " + choices_help(router_models());
+  static const std::string switch_allocator_help =
+      "how the input-queued router's switch is allocated: " + choices_help(switch_allocators());
+  static const std::string switch_allocator_source = choices_source(switch_allocators());
   static const std::vector<Field> table{
     // --- profile: read before every other key (its defaults come first).
     {"profile", "string", "", "t3e", "yarc", "flatfly", "fabemu default (t3e)",
@@ -184,15 +190,18 @@ const std::vector<Field>& fields() {
     {"router.allocator", "string", "", "", "", "default", FB " §3.1 (greedy MIN AD and UGAL; sequential UGAL-S and CLOS AD); Table 1 (folded Clos: adaptive sequential)",
      "how the inputs of a router see each other's adaptive routing decisions (routings clos adaptive, flatfly min_ad, ugal, ugal_s, clos_ad): default (the routing algorithm's own, as the paper has it), greedy (all decide on the queue state of the cycle's start, updated en masse once per cycle of one packet) or sequential (each decision counts for the next at once)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.allocator = c.one_of(n, {"default", "greedy", "sequential"}); }, "clos, flatfly"},
-    {"router.switch_allocator", "string", "", "per_output", "per_output", "per_output", "per_output: fabemu default; islip: BookSim2's iq router (vc_allocator = sw_allocator = islip, vc_alloc_delay = sw_alloc_delay = 1; Dally & Towles, Principles and Practices of Interconnection Networks, 19.3; McKeown, IEEE/ACM ToN 1999)",
-     "how the input-queued router's switch is allocated: per_output (each output arbitrates round robin among its ready requesters the moment its link frees) or islip (cycle-synchronous, in cycles of one longest packet on a router link: each free output VC is allocated to one ready head, which may cross from the next cycle and holds the VC until it has; then iSLIP matches input ports to output ports among the heads that hold their VC and have credits, router.islip_iterations times; losers try again next cycle); islip: flatfly min, ran_min, val, ugal and ugal_s, without switch speedup or link.retry",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.switch_allocator = c.one_of(n, {"per_output", "islip"}); }, "flatfly"},
+    // Values, help and source from the switch allocators' registrations.
+    {"router.switch_allocator", "string", "", "per_output", "per_output", "per_output", switch_allocator_source.c_str(),
+     switch_allocator_help.c_str(),
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.switch_allocator = c.one_of(n, switch_allocators().names()); }, "flatfly"},
     {"router.islip_iterations", "int", "", "1", "1", "1", "BookSim2 alloc_iters (1 in its default router)",
      "router.switch_allocator islip: iSLIP iterations per cycle (the grant and accept pointers move in the first only); 1..8",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.islip_iterations = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly"},
+    // Values and help from the router models' registrations; the source
+    // is the yarc profile default's.
     {"router.model", "string", "", "input_queued", "yarc_tiled", "input_queued", BW " §3 (YARC: 8x8 tiles), §7.5 (wormhole inside), §7.6 (subswitch degree)",
-     "router microarchitecture: input_queued (virtual cut-through input FIFOs, one arbitration at the outputs) or yarc_tiled (the YARC's 64 ports as tiles: input buffers, row buses into 16-phit row buffers, p x p subswitches onto column channels into 10-phit column buffers, two arbitration stages, wormhole inside; clos family only)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.model = c.one_of(n, {"input_queued", "yarc_tiled"}); }},
+     router_model_help.c_str(),
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.model = c.one_of(n, router_models().names()); }},
     {"router.subswitch_degree", "int", "ports", "", "8", "", BW " §7.6 and Table 3 (p = 2, 4, 8, 16, 32; YARC: 8)",
      "router.model yarc_tiled: p, the inputs and outputs of each subswitch; a radix-64 router is (64/p)^2 of them; 2, 4, 8, 16 or 32",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {

@@ -25,9 +25,6 @@
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_validate.h"
 #include "control/spec/spec_yaml.h"
-#include "control/topology/butterfly.h"
-#include "control/topology/flatfly.h"
-#include "control/topology/hypercube.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec_check.h"
@@ -245,27 +242,8 @@ Spec profile_defaults(const std::string& profile) {
 }
 
 int64_t spec_endpoint_count(const Spec& s) {
-  if (s.topology.family == "torus") {
-    int64_t n = s.topology.endpoints_per_router;
-    for (int k : s.topology.dims) n *= k;
-    return n;
-  }
-  if (s.topology.family == "clos") return s.topology.endpoints;
-  if (s.topology.family == "flatfly" && flatfly_size_problem(s.topology.k, s.topology.n).empty()) {
-    int64_t n = 1;
-    for (int i = 0; i < s.topology.n; ++i) n *= s.topology.k;
-    return n;
-  }
-  if (s.topology.family == "butterfly" &&
-      butterfly_size_problem(s.topology.k, s.topology.n).empty()) {
-    int64_t n = 1;
-    for (int i = 0; i < s.topology.n; ++i) n *= s.topology.k;
-    return n;
-  }
-  if (s.topology.family == "hypercube" &&
-      hypercube_size_problem(s.topology.n, s.topology.endpoints_per_router).empty())
-    return int64_t{s.topology.endpoints_per_router} << s.topology.n;
-  return -1;
+  const TopologyInfo* t = Registry::get().topology(s.topology.family);
+  return t && t->endpoint_count ? t->endpoint_count(s) : -1;
 }
 
 std::vector<SpecFieldDoc> spec_field_docs() {

@@ -26,10 +26,6 @@
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_validate.h"
 #include "control/spec/spec_yaml.h"
-#include "control/topology/butterfly.h"
-#include "control/topology/clos.h"
-#include "control/topology/flatfly.h"
-#include "control/topology/hypercube.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/router_models.h"
@@ -55,11 +51,8 @@ void SpecValidator::blame(const std::vector<std::string>& paths, const std::stri
 // A whole packet of the largest size must fit `units` of buffer `field`.
 void SpecValidator::require_packet_fits(const Spec& s, const char* field, int units,
                                         const char* what) const {
-  if (s.packet.max_units <= units) return;
-  blame({field, "packet.max_units"},
-        fmt::format("a packet of up to {} units (packet.max_units) does not fit the {}-unit {}: "
-                    "raise {} or lower packet.max_units",
-                    s.packet.max_units, units, what, field));
+  if (const SpecProblem p = packet_fits_problem(s, field, units, what); !p.message.empty())
+    blame(p.keys, p.message);
 }
 
 void SpecValidator::validate(Spec& s) const {
@@ -125,35 +118,9 @@ void SpecValidator::validate(Spec& s) const {
                       "vcs.count to at least {}",
                       s.routing, needed, s.vcs.count, needed));
 
-  if (s.topology.family == "torus") {
-    int64_t routers = 1;
-    for (int k : s.topology.dims) routers *= k;
-    if (routers > kMaxRouters)
-      blame({"topology.dims"},
-            fmt::format("{}x{}x{} is {} routers, more than the {} fabemu supports: use smaller "
-                        "dimensions",
-                        s.topology.dims[0], s.topology.dims[1], s.topology.dims[2], routers,
-                        kMaxRouters));
-    require_packet_fits(s, "vcs.adaptive_buffer_units", s.vcs.adaptive_buffer_units,
-                        "adaptive VC buffer; virtual cut-through needs room for a whole packet");
-  }
-  if (s.topology.family == "clos") {
-    const char* field = nullptr;
-    if (const std::string why = clos_size_problem(s, &field); !why.empty())
-      blame({field, "topology.rank"}, why);
-  }
-
-  if (s.topology.family == "flatfly")
-    if (const std::string why = flatfly_size_problem(s.topology.k, s.topology.n); !why.empty())
-      blame({"topology.k", "topology.n"}, why);
-  if (s.topology.family == "butterfly")
-    if (const std::string why = butterfly_size_problem(s.topology.k, s.topology.n); !why.empty())
-      blame({"topology.k", "topology.n"}, why);
-  if (s.topology.family == "hypercube")
-    if (const std::string why =
-            hypercube_size_problem(s.topology.n, s.topology.endpoints_per_router);
-        !why.empty())
-      blame({"topology.n", "topology.endpoints_per_router"}, why);
+  // The family's own size limits (TopologyInfo::size_problem).
+  if (const auto& size_problem = reg.topology(s.topology.family)->size_problem)
+    if (const SpecProblem p = size_problem(s); !p.message.empty()) blame(p.keys, p.message);
 
   if (s.packet.header_units >= s.packet.max_units)
     blame({"packet.header_units", "packet.max_units"},

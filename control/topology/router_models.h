@@ -12,21 +12,12 @@
 #include <vector>
 
 #include "control/spec/spec.h"
+#include "control/spec/spec_problem.h"
 #include "control/topology/named_registry.h"
 
 namespace fabemu {
 
 struct RoutingInfo;  // control/topology/registry.h
-
-// A spec a choice cannot serve: the message and the keys involved (the
-// first the user wrote is blamed). An empty message: no problem.
-struct SpecProblem {
-  std::vector<std::string> keys;
-  std::string message;
-};
-
-// Whether the spec file or a --set gave a key (not a profile's default).
-using WrittenFn = std::function<bool(const std::string& path)>;
 
 // One value of router.model or router.switch_allocator.
 struct RouterChoiceInfo {

@@ -324,9 +324,6 @@ struct Field {
   const char* path;
   const char* type;
   const char* unit;
-  const char* t3e;
-  const char* yarc;
-  const char* flatfly;
   const char* source;
   const char* help;
   ReadFn read;

@@ -256,10 +256,8 @@ void SpecValidator::validate_families(const Spec& s) const {
         fam == origins_.end() || fam->second.kind == Origin::Kind::profile;
     for (const auto& p : profiles()) {
       const Field* ff = find_field("topology.family");
-      const char* def = p.column == ProfileInfo::Column::yarc      ? ff->yarc
-                        : p.column == ProfileInfo::Column::flatfly ? ff->flatfly
-                                                                   : ff->t3e;
-      if (family_by_profile && !p.needs_family && *def && listed(f.families, def))
+      const std::string def(profile_default(p, ff->path));
+      if (family_by_profile && !p.needs_family && !def.empty() && listed(f.families, def))
         hint = fmt::format("profile: {} (or {})", p.name, hint);
     }
     blame(

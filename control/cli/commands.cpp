@@ -433,15 +433,9 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
     std::vector<uint32_t> buf(f.vc_buffer_units.begin(),
                               f.vc_buffer_units.begin() + std::min(f.num_vcs, kMaxVcs));
     j["vc_buffer_units"] = buf;
-    if (spec.topology.family == "torus") j["dims"] = spec.topology.dims;
-    if (spec.topology.family == "flatfly" || spec.topology.family == "butterfly") {
-      j["k"] = spec.topology.k;
-      j["n"] = spec.topology.n;
-    }
-    if (spec.topology.family == "hypercube") {
-      j["n"] = spec.topology.n;
-      j["endpoints_per_router"] = spec.topology.endpoints_per_router;
-    }
+    if (const auto& size_keys = Registry::get().topology(spec.topology.family)->size_keys)
+      for (const auto& [key, values] : size_keys(spec))
+        j[key] = values.size() == 1 ? nlohmann::json(values[0]) : nlohmann::json(values);
     // Where each endpoint attaches: scripts pick hosts by router position.
     nlohmann::json eps = nlohmann::json::array();
     for (const auto& e : f.endpoints)

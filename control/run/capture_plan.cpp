@@ -158,7 +158,7 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
   wc.file_bytes = static_cast<uint64_t>(sc.file_mb * 1e6);
   wc.max_files = static_cast<uint32_t>(sc.files);
   wc.snaplen = static_cast<uint32_t>(sc.snaplen);
-  wc.profile = kind == CodecKind::t3e ? CaptureProfile::t3e_flits : CaptureProfile::yarc_phits;
+  wc.profile = static_cast<CaptureProfile>(codec_info(kind).capture_profile);
   plan->taps = std::move(sel.filters);
   CaptureTaps& ct = plan->taps;
   ct.link_iface.assign(links.size(), -1);

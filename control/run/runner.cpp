@@ -37,14 +37,6 @@ namespace fabemu {
 
 namespace {
 
-// flatfly: YARC phits (the paper's packets are abstract; its authors built YARC).
-CodecKind codec_of(const Spec& spec) {
-  if (spec.profile == "yarc" || spec.profile == "flatfly") return CodecKind::yarc;
-  if (spec.profile == "t3e") return CodecKind::t3e;
-  return spec.topology.family == "torus" ? CodecKind::t3e : CodecKind::yarc;
-}
-
-
 }  // namespace
 
 void tell(const std::string& text) noexcept {
@@ -143,7 +135,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.reply_bytes = spec.traffic.reply_bytes;
   c.hotspot = static_cast<uint32_t>(spec.traffic.hotspot);
   c.hotspot_fraction = spec.traffic.hotspot_fraction;
-  const CodecKind kind = codec_of(spec);
+  const CodecKind kind = codec_for(spec.profile, spec.topology.family);
   c.codec = static_cast<uint8_t>(kind);
   c.format = codec_format(kind, static_cast<uint32_t>(spec.packet.header_units),
                           static_cast<uint32_t>(spec.packet.max_units));

@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "control/spec/spec_problem.h"
 #include "control/spec/numbers.h"
 #include "control/spec/profiles.h"
 #include "control/topology/registry.h"
@@ -35,9 +36,7 @@ constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
 // traffic mix the papers describe, and it keeps a message's segment count
 // well inside the 16-bit segment index of PacketMeta.
 constexpr int64_t kMaxMessageBytes = 65536;
-// The largest fabric the emulator sizes its tables for (BlackWidow's R3
-// scales to 32K processors).
-constexpr int64_t kMaxRouters = 32768;
+using ::fabemu::kMaxRouters;  // control/spec/spec_problem.h
 // Highest CPU number run.cores may name (glibc's cpu_set_t holds 1024).
 constexpr int64_t kMaxCpu = 1023;
 constexpr int kTorusDirections = 6;
@@ -325,9 +324,6 @@ struct Field {
   const char* path;
   const char* type;
   const char* unit;
-  const char* t3e;
-  const char* yarc;
-  const char* flatfly;
   const char* source;
   const char* help;
   ReadFn read;

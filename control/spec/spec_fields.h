@@ -1,5 +1,5 @@
 // Internal to control/spec: the table of every spec key (type, unit,
-// per-profile default, source in the paper, help, reader) and lookups in it.
+// source of the profiles' defaults in the paper, help, reader) and lookups in it.
 #pragma once
 #include <string>
 #include <utility>

@@ -25,9 +25,6 @@
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_validate.h"
 #include "control/spec/spec_yaml.h"
-#include "control/topology/butterfly.h"
-#include "control/topology/flatfly.h"
-#include "control/topology/hypercube.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec_check.h"
@@ -101,12 +98,10 @@ class Loader {
     Origin o{Origin::Kind::profile};
     o.profile = name;
     for (const auto& f : fields()) {
-      const char* def = p->column == ProfileInfo::Column::yarc      ? f.yarc
-                        : p->column == ProfileInfo::Column::flatfly ? f.flatfly
-                                                                    : f.t3e;
-      if (!*def || is_item_key(f.path)) continue;
+      const std::string_view def = profile_default(*p, f.path);
+      if (def.empty() || is_item_key(f.path)) continue;
       Ctx c(&file_, &o, &origins_, f.path, f.help, YAML::Mark());
-      f.read(s, YAML::Load(def), c);
+      f.read(s, YAML::Load(std::string(def)), c);
       origins_[f.path] = o;
     }
     if (p->needs_family) s.topology.family.clear();
@@ -245,33 +240,18 @@ Spec profile_defaults(const std::string& profile) {
 }
 
 int64_t spec_endpoint_count(const Spec& s) {
-  if (s.topology.family == "torus") {
-    int64_t n = s.topology.endpoints_per_router;
-    for (int k : s.topology.dims) n *= k;
-    return n;
-  }
-  if (s.topology.family == "clos") return s.topology.endpoints;
-  if (s.topology.family == "flatfly" && flatfly_size_problem(s.topology.k, s.topology.n).empty()) {
-    int64_t n = 1;
-    for (int i = 0; i < s.topology.n; ++i) n *= s.topology.k;
-    return n;
-  }
-  if (s.topology.family == "butterfly" &&
-      butterfly_size_problem(s.topology.k, s.topology.n).empty()) {
-    int64_t n = 1;
-    for (int i = 0; i < s.topology.n; ++i) n *= s.topology.k;
-    return n;
-  }
-  if (s.topology.family == "hypercube" &&
-      hypercube_size_problem(s.topology.n, s.topology.endpoints_per_router).empty())
-    return int64_t{s.topology.endpoints_per_router} << s.topology.n;
-  return -1;
+  const TopologyInfo* t = Registry::get().topology(s.topology.family);
+  return t && t->endpoint_count ? t->endpoint_count(s) : -1;
 }
 
 std::vector<SpecFieldDoc> spec_field_docs() {
   std::vector<SpecFieldDoc> v;
+  const ProfileInfo &t3e = *find_profile("t3e"), &yarc = *find_profile("yarc"),
+                    &flatfly = *find_profile("flatfly");
   for (const auto& f : fields())
-    v.push_back({f.path, f.type, f.unit, f.t3e, f.yarc, f.flatfly, f.source, f.help});
+    v.push_back({f.path, f.type, f.unit, std::string(profile_default(t3e, f.path)),
+                 std::string(profile_default(yarc, f.path)),
+                 std::string(profile_default(flatfly, f.path)), f.source, f.help});
   return v;
 }
 
@@ -292,13 +272,16 @@ std::string spec_reference_markdown() {
       "`topology.family`.\n\n";
   out += "| key | type | unit | t3e | yarc | flatfly | source | meaning |\n";
   out += "|---|---|---|---|---|---|---|---|\n";
-  for (const auto& f : fields()) {
-    auto code = [](const char* v) { return *v ? fmt::format("`{}`", v) : std::string(); };
-    const std::string help =
-        f.families ? fmt::format("{} ({} only)", f.help, f.families) : std::string(f.help);
+  const std::vector<SpecFieldDoc> docs = spec_field_docs();
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const SpecFieldDoc& f = docs[i];
+    auto code = [](const std::string& v) { return v.empty() ? v : fmt::format("`{}`", v); };
+    const char* families = fields()[i].families;
+    const std::string help = families ? fmt::format("{} ({} only)", f.help, families) : f.help;
     out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", f.path, md_cell(f.type),
-                       md_cell(f.unit), md_cell(code(f.t3e)), md_cell(code(f.yarc)),
-                       md_cell(code(f.flatfly)), md_cell(f.source), md_cell(help));
+                       md_cell(f.unit), md_cell(code(f.t3e_default)),
+                       md_cell(code(f.yarc_default)), md_cell(code(f.flatfly_default)),
+                       md_cell(f.source), md_cell(help));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include "control/spec/capture_taps.h"
 #include "control/spec/faults.h"
+#include "control/spec/profiles.h"
 #include "control/spec/spec_fields.h"
 
 namespace fabemu {
@@ -197,7 +198,7 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
     if (std::string_view(f.path).substr(0, kPortKey.size()) != kPortKey) continue;
     rows.push_back(&f);
     known.emplace_back(f.path + kPortKey.size());
-    (*f.t3e ? optional : required).push_back(known.back());
+    (fabemu_default(f.path).empty() ? required : optional).push_back(known.back());
   }
   const std::string keys_hint = fmt::format("{{{}}}", join(required));
   s.ports.clear();
@@ -219,8 +220,8 @@ void read_ports(Spec& s, const YAML::Node& n, const Ctx& c) {
       if (e[key]) {
         f->read(s, e[key], kc);
         kc.record(e[key]);
-      } else {  // an item's default is the same in both columns
-        std::string def = f->t3e;
+      } else {  // an item's default is every profile's
+        std::string def(fabemu_default(f->path));
         if (const size_t at = def.find("<i>"); at != std::string::npos)
           def.replace(at, 3, std::to_string(i));
         f->read(s, YAML::Load(def), kc);

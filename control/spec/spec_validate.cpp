@@ -26,12 +26,9 @@
 #include "control/spec/spec_refuse.h"
 #include "control/spec/spec_validate.h"
 #include "control/spec/spec_yaml.h"
-#include "control/topology/butterfly.h"
-#include "control/topology/clos.h"
-#include "control/topology/flatfly.h"
-#include "control/topology/hypercube.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
+#include "control/topology/router_models.h"
 #include "dataplane/codec/codec_check.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
@@ -39,7 +36,6 @@
 #include "dataplane/engine/engine_sizing.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/link/lanes.h"
-#include "dataplane/router/yarc_tile_geometry.h"
 
 namespace fabemu {
 
@@ -55,11 +51,8 @@ void SpecValidator::blame(const std::vector<std::string>& paths, const std::stri
 // A whole packet of the largest size must fit `units` of buffer `field`.
 void SpecValidator::require_packet_fits(const Spec& s, const char* field, int units,
                                         const char* what) const {
-  if (s.packet.max_units <= units) return;
-  blame({field, "packet.max_units"},
-        fmt::format("a packet of up to {} units (packet.max_units) does not fit the {}-unit {}: "
-                    "raise {} or lower packet.max_units",
-                    s.packet.max_units, units, what, field));
+  if (const SpecProblem p = packet_fits_problem(s, field, units, what); !p.message.empty())
+    blame(p.keys, p.message);
 }
 
 void SpecValidator::validate(Spec& s) const {
@@ -82,7 +75,7 @@ void SpecValidator::validate(Spec& s) const {
                       "of {}",
                       printable(s.routing), printable(s.topology.family),
                       join(reg.routing_names(s.topology.family))));
-  validate_router_model(s, routing->router_models);
+  validate_router_model(s, *routing);
   validate_switch_allocator(s, *routing);
   // The socket's faults start from the healthy fabric and publish tables
   // while running; the spec's are scheduled before it. Mixing the two would
@@ -125,35 +118,9 @@ void SpecValidator::validate(Spec& s) const {
                       "vcs.count to at least {}",
                       s.routing, needed, s.vcs.count, needed));
 
-  if (s.topology.family == "torus") {
-    int64_t routers = 1;
-    for (int k : s.topology.dims) routers *= k;
-    if (routers > kMaxRouters)
-      blame({"topology.dims"},
-            fmt::format("{}x{}x{} is {} routers, more than the {} fabemu supports: use smaller "
-                        "dimensions",
-                        s.topology.dims[0], s.topology.dims[1], s.topology.dims[2], routers,
-                        kMaxRouters));
-    require_packet_fits(s, "vcs.adaptive_buffer_units", s.vcs.adaptive_buffer_units,
-                        "adaptive VC buffer; virtual cut-through needs room for a whole packet");
-  }
-  if (s.topology.family == "clos") {
-    const char* field = nullptr;
-    if (const std::string why = clos_size_problem(s, &field); !why.empty())
-      blame({field, "topology.rank"}, why);
-  }
-
-  if (s.topology.family == "flatfly")
-    if (const std::string why = flatfly_size_problem(s.topology.k, s.topology.n); !why.empty())
-      blame({"topology.k", "topology.n"}, why);
-  if (s.topology.family == "butterfly")
-    if (const std::string why = butterfly_size_problem(s.topology.k, s.topology.n); !why.empty())
-      blame({"topology.k", "topology.n"}, why);
-  if (s.topology.family == "hypercube")
-    if (const std::string why =
-            hypercube_size_problem(s.topology.n, s.topology.endpoints_per_router);
-        !why.empty())
-      blame({"topology.n", "topology.endpoints_per_router"}, why);
+  // The family's own size limits (TopologyInfo::size_problem).
+  if (const auto& size_problem = reg.topology(s.topology.family)->size_problem)
+    if (const SpecProblem p = size_problem(s); !p.message.empty()) blame(p.keys, p.message);
 
   if (s.packet.header_units >= s.packet.max_units)
     blame({"packet.header_units", "packet.max_units"},
@@ -289,10 +256,8 @@ void SpecValidator::validate_families(const Spec& s) const {
         fam == origins_.end() || fam->second.kind == Origin::Kind::profile;
     for (const auto& p : profiles()) {
       const Field* ff = find_field("topology.family");
-      const char* def = p.column == ProfileInfo::Column::yarc      ? ff->yarc
-                        : p.column == ProfileInfo::Column::flatfly ? ff->flatfly
-                                                                   : ff->t3e;
-      if (family_by_profile && !p.needs_family && *def && listed(f.families, def))
+      const std::string def(profile_default(p, ff->path));
+      if (family_by_profile && !p.needs_family && !def.empty() && listed(f.families, def))
         hint = fmt::format("profile: {} (or {})", p.name, hint);
     }
     blame(
@@ -310,91 +275,74 @@ bool SpecValidator::written(const std::string& path) const {
   return it != origins_.end() && it->second.kind != Origin::Kind::profile;
 }
 
-// router.model against the routing's engine instances (RoutingInfo::
-// router_models): the YARC tiled router models the clos family's radix-64
-// routers. The yarc profile's default falls back to the input-queued router
-// where there is none (a yarc-profile torus); a model the user named is
-// refused. The tiled router's own keys go with it only.
-void SpecValidator::validate_router_model(Spec& s, const std::vector<std::string>& models) const {
-  if (std::find(models.begin(), models.end(), s.router.model) == models.end()) {
+// The first key the spec gave that belongs to a choice other than `chosen`
+// (its own_keys), with that choice; {nullptr, nullptr} when none.
+template <class Info>
+std::pair<const Info*, const std::string*> SpecValidator::foreign_key(
+    const NamedRegistry<Info>& choices, const std::string& chosen) const {
+  for (const Info& c : choices.all()) {
+    if (c.name == chosen) continue;
+    for (const std::string& key : c.own_keys)
+      if (written(key)) return {&c, &key};
+  }
+  return {nullptr, nullptr};
+}
+
+// router.model against the routing's engine instances (the model's
+// `available`, control/topology/router_models.h): the yarc profile's
+// default falls back to the baseline model where there is none (a
+// yarc-profile torus); a model the user named is refused. A model's own
+// keys go with it only; then the model checks what it needs.
+void SpecValidator::validate_router_model(Spec& s, const RoutingInfo& routing) const {
+  const auto& models = router_models();
+  std::vector<std::string> there;
+  for (const RouterModelInfo& m : models.all())
+    if (!m.available || m.available(routing)) there.push_back(m.name);
+  if (std::find(there.begin(), there.end(), s.router.model) == there.end()) {
+    const std::string& where = models.find(s.router.model)->where;
     if (!written("router.model")) {
-      s.router.model = "input_queued";
+      s.router.model = models.baseline().name;
     } else {
       blame({"router.model", "routing", "topology.family"},
             fmt::format("router.model {} is not available for routing '{}' of topology.family "
-                        "{} (models there: {}); yarc_tiled models the YARC's radix-64 router, "
-                        "the clos family's: set router.model to {} or remove it",
-                        s.router.model, s.routing, printable(s.topology.family), join(models),
-                        join(models)));
+                        "{} (models there: {}){}: set router.model to {} or remove it",
+                        s.router.model, s.routing, printable(s.topology.family), join(there),
+                        where.empty() ? "" : "; " + where, join(there)));
     }
   }
-  if (s.router.model != "yarc_tiled") {
-    for (const char* key :
-         {"router.subswitch_degree", "router.row_buffer_units", "router.column_buffer_units"})
-      if (written(key))
-        blame({key, "router.model"},
-              fmt::format("{} applies to router.model yarc_tiled only, but this spec's "
-                          "router.model is {} (from {}): remove it, or set router.model: "
-                          "yarc_tiled",
-                          key, s.router.model, origin_text(origins_, "router.model")));
-    return;
-  }
-  refuse_speedups(s, "router.model",
-                  "the YARC tiled router has no switch speedup to set (its row buffers, "
-                  "subswitches and column buffers are the switch)",
-                  "router.model: input_queued");
-  if (written("router.allocator") && s.router.allocator != "default")
-    blame({"router.allocator", "router.model"},
-          fmt::format("router.allocator is {}, but the YARC tiled router makes adaptive choices "
-                      "in its own two stages (the column by its row buffers' space, then the "
-                      "exit row by its column buffers'), not by an allocator: remove "
-                      "router.allocator, or set router.model: input_queued",
-                      s.router.allocator));
-  if (s.router.latency_ns * 1000 < TileStages::kTotal)
-    blame({"router.latency_ns", "router.model"},
-          fmt::format("router.latency_ns {:g} is too short for the YARC tiled router's {} "
-                      "pipeline stages (at least 1 ps each): give at least {:g}, or set "
-                      "router.model: input_queued",
-                      s.router.latency_ns, TileStages::kTotal, TileStages::kTotal / 1000.0));
+  if (const auto [m, key] = foreign_key(models, s.router.model); key)
+    blame({*key, "router.model"},
+          fmt::format("{} applies to router.model {} only, but this spec's router.model is {} "
+                      "(from {}): remove it, or set router.model: {}",
+                      *key, m->name, s.router.model, origin_text(origins_, "router.model"),
+                      m->name));
+  check_choice(s, *models.find(s.router.model));
 }
 
-// router.input_speedup and router.output_speedup above 1 refused, blamed
-// with key `with`: `why` the router has none, `instead` the other setting.
-void SpecValidator::refuse_speedups(const Spec& s, const char* with, const char* why,
-                                    const char* instead) const {
-  for (const auto& [key, speedup] : {std::pair{"router.input_speedup", s.router.input_speedup},
-                                     std::pair{"router.output_speedup", s.router.output_speedup}})
-    if (speedup > 1)
-      blame({key, with},
-            fmt::format("{} is {}, but {}: remove {}, or set {}", key, speedup, why, key, instead));
+// What a router choice needs of the rest of the spec (its `check`).
+void SpecValidator::check_choice(const Spec& s, const RouterChoiceInfo& choice) const {
+  if (!choice.check) return;
+  const SpecProblem p = choice.check(s, [this](const std::string& key) { return written(key); });
+  if (!p.message.empty()) blame(p.keys, p.message);
 }
 
-// router.switch_allocator islip: an engine instance for the routing, and
-// none of what the cycle-synchronous router does not model.
+// router.switch_allocator: an engine instance for the routing, the
+// allocator's own keys with it only, and what it needs.
 void SpecValidator::validate_switch_allocator(const Spec& s, const RoutingInfo& routing) const {
-  if (s.router.switch_allocator != "islip") {
-    if (written("router.islip_iterations"))
-      blame({"router.islip_iterations", "router.switch_allocator"},
-            "router.islip_iterations applies to router.switch_allocator islip only: remove it, "
-            "or set router.switch_allocator: islip");
-    return;
-  }
-  if (!routing.islip)
+  const auto& allocators = switch_allocators();
+  if (const auto [a, key] = foreign_key(allocators, s.router.switch_allocator); key)
+    blame({*key, "router.switch_allocator"},
+          fmt::format("{} applies to router.switch_allocator {} only: remove it, or set "
+                      "router.switch_allocator: {}",
+                      *key, a->name, a->name));
+  const SwitchAllocatorInfo& chosen = *allocators.find(s.router.switch_allocator);
+  if (chosen.available && !chosen.available(routing))
     blame({"router.switch_allocator", "routing"},
-          fmt::format(
-              "router.switch_allocator islip is not available for routing '{}' of "
-              "topology.family {} (it is for flatfly min, ran_min, val, ugal and ugal_s): choose "
-              "one of those, or remove router.switch_allocator",
-              s.routing, printable(s.topology.family)));
-  refuse_speedups(s, "router.switch_allocator",
-                  "the iSLIP allocator matches one packet per input and output port per cycle, "
-                  "as BookSim's router without speedup does",
-                  "router.switch_allocator: per_output");
-  if (s.link.retry)
-    blame({"link.retry", "router.switch_allocator"},
-          "link.retry is not modelled with router.switch_allocator islip (a packet excised "
-          "after its VC was allocated would keep the VC): remove link.retry, or set "
-          "router.switch_allocator: per_output");
+          fmt::format("router.switch_allocator {} is not available for routing '{}' of "
+                      "topology.family {} ({}): choose one of those, or remove "
+                      "router.switch_allocator",
+                      chosen.name, s.routing, printable(s.topology.family), chosen.where));
+  check_choice(s, chosen);
 }
 
 // What the port bindings need from the rest of the spec (clashes between

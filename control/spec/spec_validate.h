@@ -6,6 +6,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "control/spec/spec.h"
@@ -13,7 +14,10 @@
 
 namespace fabemu {
 
-struct RoutingInfo;  // control/topology/registry.h
+struct RoutingInfo;       // control/topology/registry.h
+struct RouterChoiceInfo;  // control/topology/router_models.h
+template <class Info>
+class NamedRegistry;  // control/topology/named_registry.h
 
 class SpecValidator {
  public:
@@ -29,9 +33,12 @@ class SpecValidator {
   void validate_lanes(const Spec& s) const;
   void validate_families(const Spec& s) const;
   bool written(const std::string& path) const;
-  void validate_router_model(Spec& s, const std::vector<std::string>& models) const;
+  void validate_router_model(Spec& s, const RoutingInfo& routing) const;
   void validate_switch_allocator(const Spec& s, const RoutingInfo& routing) const;
-  void refuse_speedups(const Spec& s, const char* with, const char* why, const char* instead) const;
+  void check_choice(const Spec& s, const RouterChoiceInfo& choice) const;
+  template <class Info>
+  std::pair<const Info*, const std::string*> foreign_key(const NamedRegistry<Info>& choices,
+                                                         const std::string& chosen) const;
   void validate_ports(const Spec& s, int64_t endpoints) const;
   void validate_with_fabric(const Spec& s, int64_t endpoints) const;
   void validate_generation(const Spec& s, const Fabric& f) const;

@@ -93,8 +93,12 @@ std::vector<BisectionCut> butterfly_bisection_cuts(const Spec& spec, const Fabri
 
 // The lower half of the rows against the upper half: for even k, k^n / 4
 // channels one way (32-ary 2-fly: 256, the flatfly's); the loops never cross.
-FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"butterfly", kButterflySummary, build_butterfly,
-                                      flatfly_bisection_links, butterfly_bisection_cuts});
+FABEMU_REGISTER_TOPOLOGY([] {
+  TopologyInfo t{"butterfly", kButterflySummary, build_butterfly, flatfly_bisection_links,
+                 butterfly_bisection_cuts, {}, {}, {}};
+  set_k_ary_n_size(t, butterfly_size_problem);
+  return t;
+}());
 
 FlatflyTables program_butterfly(const Spec& spec, const Fabric& fabric) {
   return program_ghc_tables(spec, fabric, butterfly_rows(spec), 1);

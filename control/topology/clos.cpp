@@ -224,8 +224,17 @@ const char* kClosSummary =
     "router, U radix-32 rank-2 routers, U = topology.uplinks, 32 by default), 2.5 (<= 4608, R2 "
     "subtrees of 512 joined by sidelinks) or 3 (<= 32768, R2 subtrees joined by rank-3 routers)";
 
-FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"clos", kClosSummary, build_clos, clos_bisection_links,
-                                      clos_bisection_cuts});
+SpecProblem clos_spec_problem(const Spec& s) {
+  const char* field = nullptr;
+  if (std::string why = clos_size_problem(s, &field); !why.empty())
+    return {{field, "topology.rank"}, std::move(why)};
+  return {};
+}
+
+FABEMU_REGISTER_TOPOLOGY(TopologyInfo{
+    "clos", kClosSummary, build_clos, clos_bisection_links, clos_bisection_cuts,
+    [](const Spec& s) -> int64_t { return s.topology.endpoints; }, clos_spec_problem,
+    [](const Spec&) { return std::vector<std::pair<std::string, std::vector<int>>>{}; }});
 
 RoutingInfo updown_routing() {
   RoutingInfo r = policy_routing<YarcUpDown>(

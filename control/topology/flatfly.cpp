@@ -190,8 +190,12 @@ const char* kFlatflySummary =
     "flattened butterfly k-ary n-flat: N = k^n endpoints, N/k routers of radix n(k-1)+1 "
     "fully connected in each of n-1 dimensions (equation (1)), k endpoints per router";
 
-FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"flatfly", kFlatflySummary, build_flatfly,
-                                      flatfly_bisection_links, flatfly_bisection_cuts});
+FABEMU_REGISTER_TOPOLOGY([] {
+  TopologyInfo t{"flatfly", kFlatflySummary, build_flatfly, flatfly_bisection_links,
+                 flatfly_bisection_cuts, {}, {}, {}};
+  set_k_ary_n_size(t, flatfly_size_problem);
+  return t;
+}());
 
 }  // namespace
 

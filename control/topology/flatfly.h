@@ -62,6 +62,25 @@ Fabric build_flatfly(const Spec& spec);
 // this is one dimension cut in half: N/4 links, i.e. B = N/2 both ways and a
 // capacity 2B/N = 1 (the paper's footnote 3). 32-ary 2-flat: 256.
 int64_t flatfly_bisection_links(const Spec& spec, const Fabric& fabric);
+
+// What a k-ary n-flat and a k-ary n-fly tell the spec (TopologyInfo):
+// k^n endpoints once `size_problem` accepts k and n, which it blames, and
+// k and n as their size keys.
+inline void set_k_ary_n_size(TopologyInfo& t, std::string (*size_problem)(int64_t, int64_t)) {
+  t.endpoint_count = [size_problem](const Spec& s) -> int64_t {
+    if (!size_problem(s.topology.k, s.topology.n).empty()) return -1;
+    int64_t v = 1;
+    for (int i = 0; i < s.topology.n; ++i) v *= s.topology.k;
+    return v;
+  };
+  t.size_problem = [size_problem](const Spec& s) {
+    return SpecProblem{{"topology.k", "topology.n"}, size_problem(s.topology.k, s.topology.n)};
+  };
+  t.size_keys = [](const Spec& s) {
+    return std::vector<std::pair<std::string, std::vector<int>>>{{"k", {s.topology.k}},
+                                                                 {"n", {s.topology.n}}};
+  };
+}
 // The cuts that achieve it (TopologyInfo::bisection_cuts): for even k,
 // every dimension halved at each of its k/2 offsets (so that each link is
 // across one), for odd k that one.

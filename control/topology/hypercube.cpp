@@ -58,8 +58,21 @@ std::vector<BisectionCut> hypercube_bisection_cuts(const Spec& spec, const Fabri
 // 2^(n-1) links one way, which is the minimum (the hypercube is a product
 // of complete graphs K2; flatfly_bisection_links); every other dimension's
 // cut is one too.
-FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"hypercube", kHypercubeSummary, build_hypercube,
-                                      flatfly_bisection_links, hypercube_bisection_cuts});
+FABEMU_REGISTER_TOPOLOGY(TopologyInfo{
+    "hypercube", kHypercubeSummary, build_hypercube, flatfly_bisection_links,
+    hypercube_bisection_cuts,
+    [](const Spec& s) -> int64_t {
+      const int c = s.topology.endpoints_per_router;
+      return hypercube_size_problem(s.topology.n, c).empty() ? int64_t{c} << s.topology.n : -1;
+    },
+    [](const Spec& s) {
+      return SpecProblem{{"topology.n", "topology.endpoints_per_router"},
+                         hypercube_size_problem(s.topology.n, s.topology.endpoints_per_router)};
+    },
+    [](const Spec& s) {
+      return std::vector<std::pair<std::string, std::vector<int>>>{
+          {"n", {s.topology.n}}, {"endpoints_per_router", {s.topology.endpoints_per_router}}};
+    }});
 
 }  // namespace
 }  // namespace fabemu

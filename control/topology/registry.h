@@ -6,9 +6,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "control/spec/spec.h"
+#include "control/spec/spec_problem.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/routing/routing_policy.h"
 
@@ -32,6 +34,14 @@ struct TopologyInfo {
   // links counts its live links across them (control/analysis/bisection.h).
   // Empty: none with router links (the fabric's bisection is its endpoints').
   std::function<std::vector<BisectionCut>(const Spec&, const Fabric&)> bisection_cuts;
+  // What the spec needs to know of the family before it is built:
+  // the endpoints its size gives (-1 while size_problem refuses the size),
+  std::function<int64_t(const Spec&)> endpoint_count;
+  // what is wrong with its size (an empty message: nothing), and
+  std::function<SpecProblem(const Spec&)> size_problem;
+  // the keys that give its size, as `fabemu describe --json` reports them
+  // (one value: a number; more: a list).
+  std::function<std::vector<std::pair<std::string, std::vector<int>>>(const Spec&)> size_keys;
 };
 
 // Walks one packet through routing tables programmed once (analysis: hop

@@ -243,8 +243,34 @@ const char* kTorusSummary =
     "kx x ky x kz bidirectional 3D torus of Cray T3E routers (ports 0..5: +X +Y +Z -X -Y -Z, "
     "6..: PEs)";
 
-FABEMU_REGISTER_TOPOLOGY(TopologyInfo{"torus", kTorusSummary, build_torus, torus_bisection_links,
-                                      torus_bisection_cuts});
+int64_t torus_endpoint_count(const Spec& s) {
+  int64_t n = s.topology.endpoints_per_router;
+  for (int k : s.topology.dims) n *= k;
+  return n;
+}
+
+// Routers within what fabemu sizes its tables for; the adaptive VC's buffer
+// (Duato: whole-packet space) holds the longest packet.
+SpecProblem torus_size_problem(const Spec& s) {
+  int64_t routers = 1;
+  for (int k : s.topology.dims) routers *= k;
+  if (routers > kMaxRouters)
+    return {{"topology.dims"},
+            fmt::format("{}x{}x{} is {} routers, more than the {} fabemu supports: use smaller "
+                        "dimensions",
+                        s.topology.dims[0], s.topology.dims[1], s.topology.dims[2], routers,
+                        kMaxRouters)};
+  return packet_fits_problem(
+      s, "vcs.adaptive_buffer_units", s.vcs.adaptive_buffer_units,
+      "adaptive VC buffer; virtual cut-through needs room for a whole packet");
+}
+
+FABEMU_REGISTER_TOPOLOGY(TopologyInfo{
+    "torus", kTorusSummary, build_torus, torus_bisection_links, torus_bisection_cuts,
+    torus_endpoint_count, torus_size_problem, [](const Spec& s) {
+      return std::vector<std::pair<std::string, std::vector<int>>>{
+          {"dims", {s.topology.dims.begin(), s.topology.dims.end()}}};
+    }});
 
 // What program_t3e_tables allocates: the source table is routers squared.
 uint64_t t3e_table_bytes(const Fabric& f) {

@@ -1,50 +1,101 @@
-// The packet codec the engine uses, picked once at start-up from the profile
-// and dispatched by a switch per call (no virtual call per packet, STYLE 7).
-// encode_packet at injection writes the profile's bit-level encoding into the
-// mbuf; decode_check at delivery checks the bytes that crossed the fabric
-// still say what the packet's metadata says.
+// The packet codecs, one list. Each codec is a struct in its own header
+// (yarc_codec.h, t3e_codec.h) that describes itself (CodecInfo: name, unit
+// bytes, limits, capture profile, the profiles and families that choose
+// it) and implements the fast path's calls; adding one is its header, a
+// CodecKind value and an entry in Codecs below. The engine keeps the kind
+// chosen once at start-up (codec_for, the one selection rule) and every
+// call below dispatches on it at compile time over the list (no virtual
+// call per packet, STYLE 7). encode_packet at injection writes the
+// profile's bit-level encoding into the mbuf; decode_check at delivery
+// checks the bytes that crossed the fabric still say what the packet's
+// metadata says.
 #pragma once
 #include <rte_mbuf.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
-#include <cstring>
+#include <iterator>
 #include <string_view>
 
-#include "dataplane/codec/crc16.h"
-#include "dataplane/codec/t3e_flit.h"
-#include "dataplane/codec/yarc_phit.h"
+#include "dataplane/codec/codec_info.h"
+#include "dataplane/codec/t3e_codec.h"
+#include "dataplane/codec/yarc_codec.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/engine/engine_base.h"
 
 namespace fabemu {
 
-enum class CodecKind : uint8_t { yarc, t3e };
+template <class... C>
+struct CodecList {};
+// The last is the fallback: the codec of every fabric no other one claims,
+// and of an unknown kind.
+using Codecs = CodecList<T3eFlitCodec, YarcPhitCodec>;
 
-// t3e uses T3E flits. yarc and every other profile (flatfly, spider, mesh3d,
-// custom) use YARC phits until they get codecs of their own.
-inline CodecKind codec_for_profile(std::string_view profile) {
-  return profile == "t3e" ? CodecKind::t3e : CodecKind::yarc;
+namespace codec_detail {
+template <class F, class First, class... Rest>
+__attribute__((always_inline)) inline decltype(auto) dispatch(CodecKind k, F&& f) {
+  if constexpr (sizeof...(Rest) == 0) {
+    static_assert(First::info.fallback, "the last codec of Codecs is the fallback");
+    return f(First{});
+  } else {
+    if (k == First::info.kind) return f(First{});
+    return dispatch<F, Rest...>(k, static_cast<F&&>(f));
+  }
+}
+template <class F, class... C>
+__attribute__((always_inline)) inline decltype(auto) dispatch_list(CodecList<C...>, CodecKind k,
+                                                                 F&& f) {
+  return dispatch<F, C...>(k, static_cast<F&&>(f));
+}
+}  // namespace codec_detail
+
+// Calls f with the codec of kind k (a default-constructed codec struct,
+// whose static members f uses).
+template <class F>
+__attribute__((always_inline)) inline decltype(auto) with_codec(CodecKind k, F&& f) {
+  return codec_detail::dispatch_list(Codecs{}, k, static_cast<F&&>(f));
 }
 
-inline const char* codec_name(CodecKind k) { return k == CodecKind::t3e ? "t3e" : "yarc"; }
+// What the codec of kind k says about itself.
+inline const CodecInfo& codec_info(CodecKind k) {
+  return with_codec(k, [](auto c) -> const CodecInfo& { return decltype(c)::info; });
+}
+
+// Every codec's CodecInfo, in list order (the fallback last).
+template <class... C>
+constexpr std::array<const CodecInfo*, sizeof...(C)> codec_infos(CodecList<C...>) {
+  return {&C::info...};
+}
+
+// The one selection rule: the codec that lists the profile; for a profile
+// none lists (custom), the one that lists the topology family; else the
+// fallback. t3e: T3E flits (and a custom torus); yarc, flatfly and the
+// rest: YARC phits (the flattened butterfly paper's packets are abstract;
+// its authors built YARC).
+inline CodecKind codec_for(std::string_view profile, std::string_view family) {
+  constexpr auto all = codec_infos(Codecs{});
+  auto lists = [](const std::string_view(&names)[4], std::string_view name) {
+    return !name.empty() && std::find(std::begin(names), std::end(names), name) != std::end(names);
+  };
+  for (const CodecInfo* c : all)
+    if (lists(c->profiles, profile)) return c->kind;
+  for (const CodecInfo* c : all)
+    if (lists(c->families, family)) return c->kind;
+  return all.back()->kind;
+}
+
+inline const char* codec_name(CodecKind k) { return codec_info(k).name.data(); }
 
 // The profile's flow-control format. header_units: YARC head + hash +
 // transport header phits (6 for a 32-byte write); T3E header flits (2).
 // max_units: YARC 19, T3E 10.
 inline PacketFormat codec_format(CodecKind k, uint32_t header_units, uint32_t max_units) {
-  switch (k) {
-    case CodecKind::t3e:
-      return t3e_format(header_units, max_units);
-    case CodecKind::yarc:
-    default:
-      return yarc_format(header_units, max_units);
-  }
+  return with_codec(k, [&](auto c) { return c.format(header_units, max_units); });
 }
 
 // Bytes one flow unit takes in a packet buffer: a T3E flit 9, a YARC phit 3.
-inline uint32_t codec_unit_bytes(CodecKind k) {
-  return k == CodecKind::t3e ? kT3eFlitBytes : kYarcPhitBytes;
-}
+inline uint32_t codec_unit_bytes(CodecKind k) { return codec_info(k).unit_bytes; }
 
 // Data room of a packet buffer (rte_pktmbuf_pool_create's data_room_size):
 // DPDK's headroom, which the data room includes, plus the longest encoded
@@ -59,26 +110,14 @@ inline uint16_t packet_data_room(CodecKind k, uint32_t max_units) {
 // 0 if meta does not fit the format or m lacks room (m then untouched).
 inline uint16_t encode_packet(CodecKind k, rte_mbuf* m, const PacketMeta& meta,
                               const uint8_t* payload) {
-  switch (k) {
-    case CodecKind::t3e:
-      return t3e_encode_meta(m, meta, payload);
-    case CodecKind::yarc:
-    default:
-      return yarc_encode_meta(m, meta, payload);
-  }
+  return with_codec(k, [&](auto c) { return c.encode(m, meta, payload); });
 }
 
 // True when m decodes, is intact (YARC: CRC good and ok = healthy) and
 // agrees with meta (length, payload bytes, destination, class, source and
 // sequence fields where the header carries them).
 inline bool decode_check(CodecKind k, const rte_mbuf* m, const PacketMeta& meta) {
-  switch (k) {
-    case CodecKind::t3e:
-      return t3e_check_meta(m, meta);
-    case CodecKind::yarc:
-    default:
-      return yarc_check_meta(m, meta);
-  }
+  return with_codec(k, [&](auto c) { return c.check(m, meta); });
 }
 
 // Copies the payload carried by the packet in m to out (room bytes) and
@@ -86,59 +125,30 @@ inline bool decode_check(CodecKind k, const rte_mbuf* m, const PacketMeta& meta)
 // ok not healthy) or the payload does not fit. Frames crossing the fabric
 // are rebuilt from this at their egress endpoint.
 inline int decode_payload(CodecKind k, const rte_mbuf* m, uint8_t* out, uint32_t room) {
-  switch (k) {
-    case CodecKind::t3e: {
-      T3eDecoded d;
-      if (!t3e_decode(m, d) || d.payload_bytes > room) return -1;
-      std::memcpy(out, d.payload, d.payload_bytes);
-      return d.payload_bytes;
-    }
-    case CodecKind::yarc:
-    default: {
-      YarcDecoded d;
-      if (!yarc_decode(m, d) || !d.crc_ok || d.ok != YarcOk::healthy || d.payload_bytes > room)
-        return -1;
-      std::memcpy(out, d.payload, d.payload_bytes);
-      return d.payload_bytes;
-    }
-  }
+  return with_codec(k, [&](auto c) { return c.decode_payload(m, out, room); });
 }
 
 // ---- link-level protection (dataplane/link/go_back_n.h) --------------------
 // The bits a link's CRC checks in a packet of `units`, where bit errors are
-// drawn: a T3E flit's 70 bits; a YARC phit's 22 data bits, but for the EOP's
-// ok field (routers mark it after the CRC check, so the CRC leaves it out).
-// A YARC phit's 2 sideband bits carry the LCB's own sequence numbers and
-// acks, which fabemu keeps out of band.
+// drawn (each codec says which).
 inline uint32_t packet_checked_bits(CodecKind k, uint32_t units) {
-  return k == CodecKind::t3e ? 70 * units : kYarcDataBits * units - 2;
+  return with_codec(k, [&](auto c) { return c.checked_bits(units); });
 }
 
 // Flips checked bit `bit` (counted from the least significant bit of the
 // first unit's word; units are big-endian words) of the packet in m.
 inline void flip_checked_bit(CodecKind k, rte_mbuf* m, uint32_t units, uint32_t bit) {
-  const uint32_t ub = codec_unit_bytes(k), per = k == CodecKind::t3e ? 70 : kYarcDataBits;
-  const uint32_t unit = bit / per;
-  uint32_t b = bit % per;
-  if (k != CodecKind::t3e && unit == units - 1 && b >= kYarcEopOkShift)
-    b += 2;  // over the EOP's ok field, to its pad and reserved bits
-  uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*) + unit * ub + (ub - 1) - b / 8;
-  *p = static_cast<uint8_t>(*p ^ (1u << (b % 8)));
+  with_codec(k, [&](auto c) { c.flip_checked_bit(m, units, bit); });
 }
 
-// The CRC the receiving link control block checks: YARC's EOP CRC-16, in the
-// packet; for T3E flits, which have no CRC field, the link's CRC-16 over the
-// flits, computed once where the packet is made (the flits do not change on
-// the way) and carried beside them.
+// The CRC the receiving link control block checks (YARC: the EOP CRC-16 in
+// the packet; T3E: the link's CRC-16 over the flits, sealed where the
+// packet is made).
 inline void link_crc_seal(CodecKind k, rte_mbuf* m) {
-  if (k == CodecKind::t3e)
-    meta(m)->link_crc = crc16_ccitt(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m));
+  with_codec(k, [&](auto c) { c.link_crc_seal(m); });
 }
 inline bool link_crc_ok(CodecKind k, const rte_mbuf* m) {
-  if (k == CodecKind::t3e)
-    return crc16_ccitt(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m)) ==
-           meta(m)->link_crc;
-  return yarc_crc_ok(m);
+  return with_codec(k, [&](auto c) { return c.link_crc_ok(m); });
 }
 
 // A packet moved on before its CRC failed (speculative forwarding): it is
@@ -146,10 +156,7 @@ inline bool link_crc_ok(CodecKind k, const rte_mbuf* m) {
 // ok field) so that later links take it, and its destination discards it.
 inline void mark_transmit_error(CodecKind k, rte_mbuf* m) {
   meta(m)->flags |= kPktTransmitError;
-  if (k == CodecKind::t3e)
-    link_crc_seal(k, m);
-  else
-    yarc_mark(m, YarcOk::transmit_error);
+  with_codec(k, [&](auto c) { c.mark_transmit_error(m); });
 }
 
 }  // namespace fabemu

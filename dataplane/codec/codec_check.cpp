@@ -41,9 +41,6 @@ class ScratchMbuf {
   uint16_t room_;
 };
 
-const char* codec_label(CodecKind k) { return k == CodecKind::t3e ? "T3E" : "YARC"; }
-const char* unit_label(CodecKind k) { return k == CodecKind::t3e ? "flit" : "phit"; }
-
 CodecProblem problem(CodecProblem::Limit limit, std::string message, uint32_t bytes = 0) {
   CodecProblem p;
   p.limit = limit;
@@ -58,19 +55,20 @@ CodecProblem codec_check_messages(CodecKind kind, const PacketFormat& f, uint32_
                                   const std::vector<uint32_t>& message_bytes,
                                   uint32_t reply_bytes) {
   using Limit = CodecProblem::Limit;
-  const std::string codec = codec_label(kind);
-  const std::string unit = unit_label(kind);
+  const CodecInfo& info = codec_info(kind);
+  const std::string codec(info.label);
+  const std::string unit(info.unit);
   // The limits of the header formats first, each with its own answer.
-  const uint32_t max_units = kind == CodecKind::t3e ? kT3eMaxFlits : kYarcMaxPhits;
+  const uint32_t max_units = info.max_units;
   if (f.max_units > max_units)
     return problem(Limit::max_units,
                    "a " + codec + " packet is at most " + std::to_string(max_units) + " " + unit +
                        "s long: set packet.max_units to at most " + std::to_string(max_units));
-  if (kind == CodecKind::t3e && f.header_units > kT3eMaxHeaderFlits)
-    return problem(Limit::header_units, "a T3E packet has at most " +
-                                            std::to_string(kT3eMaxHeaderFlits) +
-                                            " header flits: lower packet.header_units");
-  const uint32_t max_endpoints = kind == CodecKind::t3e ? 65536 : kYarcHeadDestMask + 1;
+  if (info.max_header_units > 0 && f.header_units > info.max_header_units)
+    return problem(Limit::header_units, "a " + codec + " packet has at most " +
+                                            std::to_string(info.max_header_units) + " header " +
+                                            unit + "s: lower packet.header_units");
+  const uint32_t max_endpoints = info.max_endpoints;
   if (endpoints > max_endpoints)
     return problem(Limit::endpoints, "the " + codec + " header addresses " +
                                          std::to_string(max_endpoints) +
@@ -98,8 +96,7 @@ CodecProblem codec_check_messages(CodecKind kind, const PacketFormat& f, uint32_
   for (const Message& msg : messages) {
     const uint32_t b = msg.bytes;
     const uint32_t nseg = b == 0 ? 1 : (b + max_payload - 1) / max_payload;
-    // The T3E header counts segments in 12 bits (header flit 1); PacketMeta in 16.
-    const uint32_t max_seg = kind == CodecKind::t3e && f.header_units > 1 ? 4095 : 65535;
+    const uint32_t max_seg = info.max_segments(f.header_units);
     if (nseg > max_seg)
       return problem(Limit::segments,
                      "a " + std::to_string(b) + "-byte message is " + std::to_string(nseg) +

@@ -79,10 +79,27 @@ PacketMeta make_meta(const PacketFormat& f, uint32_t bytes, TrafficClass cls) {
 }
 
 TEST(CodecTest, ProfileMapping) {
-  EXPECT_EQ(codec_for_profile("yarc"), CodecKind::yarc);
-  EXPECT_EQ(codec_for_profile("t3e"), CodecKind::t3e);
-  EXPECT_EQ(codec_for_profile("flatfly"), CodecKind::yarc);
-  EXPECT_EQ(codec_for_profile("custom"), CodecKind::yarc);
+  EXPECT_EQ(codec_for("yarc", "clos"), CodecKind::yarc);
+  EXPECT_EQ(codec_for("t3e", "torus"), CodecKind::t3e);
+  EXPECT_EQ(codec_for("flatfly", "flatfly"), CodecKind::yarc);
+  EXPECT_EQ(codec_for("custom", "clos"), CodecKind::yarc);
+}
+
+// One rule: the profile's codec first, then (custom) the family's, then the
+// fallback.
+TEST(CodecTest, OneSelectionRule) {
+  EXPECT_EQ(codec_for("custom", "torus"), CodecKind::t3e);
+  EXPECT_EQ(codec_for("yarc", "torus"), CodecKind::yarc);
+  EXPECT_EQ(codec_for("t3e", "clos"), CodecKind::t3e);
+  EXPECT_EQ(codec_for("custom", "hypercube"), CodecKind::yarc);
+  EXPECT_EQ(codec_for("", ""), CodecKind::yarc);
+  EXPECT_EQ(codec_info(CodecKind::t3e).unit_bytes, kT3eFlitBytes);
+  EXPECT_EQ(codec_info(CodecKind::yarc).unit_bytes, kYarcPhitBytes);
+  EXPECT_EQ(codec_info(CodecKind::yarc).kind, CodecKind::yarc);
+  EXPECT_EQ(codec_info(CodecKind::t3e).kind, CodecKind::t3e);
+}
+
+TEST(CodecTest, Names) {
   EXPECT_STREQ(codec_name(CodecKind::t3e), "t3e");
   EXPECT_EQ(codec_format(CodecKind::yarc, 6, 19).units_for(32), 19u);
   EXPECT_EQ(codec_format(CodecKind::t3e, 2, 10).units_for(64), 10u);

@@ -1,0 +1,53 @@
+// router.switch_allocator: how the input-queued router's switch is
+// allocated. per_output is the engine's own (each output's round robin);
+// islip is dataplane/router/input_queued_islip.h, for the routings that
+// have its engine (routing_registration.h add_islip).
+#include "control/topology/registry.h"
+#include "control/topology/router_models.h"
+
+namespace fabemu {
+
+FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
+  i.name = "per_output";
+  i.summary =
+      "each output arbitrates round robin among its ready requesters the moment its "
+      "link frees";
+  i.reference = "fabemu default";
+  i.baseline = true;
+}
+
+FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
+  i.name = "islip";
+  i.summary =
+      "cycle-synchronous, in cycles of one longest packet on a router link: each free "
+      "output VC is allocated to one ready head, which may cross from the next cycle "
+      "and holds the VC until it has; then iSLIP matches input ports to output ports "
+      "among the heads that hold their VC and have credits, router.islip_iterations "
+      "times; losers try again next cycle";
+  i.reference =
+      "BookSim2's iq router (vc_allocator = sw_allocator = islip, vc_alloc_delay = "
+      "sw_alloc_delay = 1; Dally & Towles, Principles and Practices of "
+      "Interconnection Networks, 19.3; McKeown, IEEE/ACM ToN 1999)";
+  i.own_keys = {"router.islip_iterations"};
+  i.available = [](const RoutingInfo& r) { return r.islip; };
+  i.where = "it is for flatfly min, ran_min, val, ugal and ugal_s";
+  i.limits = "flatfly min, ran_min, val, ugal and ugal_s, without switch speedup or link.retry";
+  i.check = [](const Spec& s, const WrittenFn&) {
+    if (SpecProblem p = speedup_problem(
+            s, "router.switch_allocator",
+            "the iSLIP allocator matches one packet per input and output port per cycle, "
+            "as BookSim's router without speedup does",
+            "router.switch_allocator: per_output");
+        !p.message.empty())
+      return p;
+    if (s.link.retry)
+      return SpecProblem{
+          {"link.retry", "router.switch_allocator"},
+          "link.retry is not modelled with router.switch_allocator islip (a packet excised "
+          "after its VC was allocated would keep the VC): remove link.retry, or set "
+          "router.switch_allocator: per_output"};
+    return SpecProblem{};
+  };
+}
+
+}  // namespace fabemu

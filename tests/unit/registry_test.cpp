@@ -1,0 +1,33 @@
+// The name registries the spec reads its allowed values and help from
+// (control/topology/router_models.h).
+#include <gtest/gtest.h>
+
+#include "control/topology/registry.h"
+#include "control/topology/router_models.h"
+
+namespace fabemu {
+namespace {
+
+TEST(RouterModelRegistry, NamesBaselineFirst) {
+  EXPECT_EQ(router_models().names(), (std::vector<std::string>{"input_queued", "yarc_tiled"}));
+  EXPECT_EQ(router_models().baseline().name, "input_queued");
+  EXPECT_EQ(switch_allocators().names(), (std::vector<std::string>{"per_output", "islip"}));
+  EXPECT_EQ(arbiters().names(), (std::vector<std::string>{"round_robin", "age", "islip", "matrix"}));
+}
+
+TEST(RouterModelRegistry, AvailabilityFollowsTheRoutingsEngines) {
+  const RoutingInfo* updown = Registry::get().routing("clos", "updown");
+  const RoutingInfo* dor = Registry::get().routing("torus", "direction_order");
+  ASSERT_TRUE(updown && dor);
+  const RouterModelInfo* tiled = router_models().find("yarc_tiled");
+  ASSERT_TRUE(tiled && tiled->available);
+  EXPECT_TRUE(tiled->available(*updown));
+  EXPECT_FALSE(tiled->available(*dor));
+  EXPECT_FALSE(router_models().find("input_queued")->available);  // every routing
+  const SwitchAllocatorInfo* islip = switch_allocators().find("islip");
+  EXPECT_FALSE(islip->available(*dor));
+  EXPECT_TRUE(switch_allocators().find("per_output")->own_keys.empty());
+}
+
+}  // namespace
+}  // namespace fabemu

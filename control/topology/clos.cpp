@@ -242,7 +242,6 @@ RoutingInfo updown_routing() {
       "YARC up/down routing: root-detect register, 8-entry up table (highest match wins), "
       "hashed deterministic requests, adaptive responses, shift/mask down routes",
       2, 1, true, program_yarc_tables, yarc_table_bytes);
-  add_yarc_tiles<YarcUpDown>(r, program_yarc_tables);
   r.prove_deadlock_free = prove_clos_updown;
   return r;
 }

@@ -26,7 +26,6 @@ RoutingInfo adaptive_routing() {
       2, 1, true, program_adaptive, yarc_table_bytes);
   // The deadlock check follows every uplink a packet may take.
   r.make_choice_tracer = choice_tracer<YarcAdaptive>(program_adaptive);
-  add_yarc_tiles<YarcAdaptive>(r, program_adaptive);
   r.prove_deadlock_free = prove_clos_updown;
   return r;
 }

@@ -8,13 +8,13 @@
 namespace fabemu {
 namespace {
 
-FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyMin, true>(
+FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyMin>(
     "min",
     "minimal dimension-order routing: one hop per differing router digit, lowest dimension "
     "first (Kim et al. 2007, section 2.2); requests VC 0, responses VC 1 when there are 2",
     1));
 
-FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyRanMin, true>(
+FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyRanMin>(
     "ran_min",
     "BookSim2's ran_min: the min path (dimension order) on any VC at every hop, requests and "
     "responses alike; the router picks the VC (by credits, or the free one under "

@@ -16,9 +16,7 @@
 namespace fabemu {
 
 // vcs_per_class(n'): VCs per traffic class on a flat of n' dimensions.
-// kIslip: the policy has an engine on the iSLIP allocator too
-// (FABEMU_ENGINES(..., input_queued_islip) beside it).
-template <class Policy, bool kIslip = false>
+template <class Policy>
 RoutingInfo flatfly_routing(std::string name, std::string summary,
                             std::function<int(int dims)> vcs_per_class,
                             Allocator allocator = Allocator::sequential) {
@@ -34,13 +32,12 @@ RoutingInfo flatfly_routing(std::string name, std::string summary,
   r.needed_vcs = [vcs_per_class](const Spec& spec) { return vcs_per_class(spec.topology.n - 1); };
   // Adaptive choices: the deadlock check follows every one.
   r.make_choice_tracer = choice_tracer<Policy>(program);
-  if constexpr (kIslip) add_islip<Policy>(r, program);
   return r;
 }
 
-template <class Policy, bool kIslip = false>
+template <class Policy>
 RoutingInfo flatfly_routing(std::string name, std::string summary, int vcs_per_class) {
-  return flatfly_routing<Policy, kIslip>(std::move(name), std::move(summary),
+  return flatfly_routing<Policy>(std::move(name), std::move(summary),
                                          [vcs_per_class](int) { return vcs_per_class; });
 }
 

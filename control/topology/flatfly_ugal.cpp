@@ -11,14 +11,14 @@ namespace {
 
 int ugal_vcs(int dims) { return dims + 1; }
 
-FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyUgal, true>(
+FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyUgal>(
     "ugal",
     "UGAL: per packet at the source, MIN AD or VAL through a random intermediate router, "
     "whichever has the smaller queue x hops; greedy allocator (Kim et al. 2007, section 3.1); "
     "VC 0 for VAL's first phase, VCs 1..n' by hops left (n'+1 VCs, 2 on a 2-flat)",
     ugal_vcs, Allocator::greedy));
 
-FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyUgal, true>(
+FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyUgal>(
     "ugal_s",
     "UGAL-S: UGAL with a sequential allocator, each decision counting for the next at once "
     "(Kim et al. 2007, section 3.1); n'+1 VCs",

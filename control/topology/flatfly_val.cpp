@@ -9,7 +9,7 @@
 namespace fabemu {
 namespace {
 
-FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyVal, true>(
+FABEMU_REGISTER_ROUTING(flatfly_routing<FlatflyVal>(
     "val",
     "Valiant: dimension order to a uniformly random intermediate router on VC 0, then "
     "dimension order to the destination on VC 1 (Kim et al. 2007, section 3.1); responses "

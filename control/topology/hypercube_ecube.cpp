@@ -15,11 +15,19 @@ FlatflyTables program_ecube(const Spec& spec, const Fabric& fabric) {
   return program_ghc_tables(spec, fabric, hypercube_shape(spec), 1);
 }
 
-FABEMU_REGISTER_ROUTING(policy_routing<FlatflyMin>(
-    "hypercube", "ecube",
-    "e-cube: the differing address bits corrected lowest dimension first (Kim et al. 2007, "
-    "Table 1); requests VC 0, responses VC 1 when there are 2",
-    2, 1, true, program_ecube));
+RoutingInfo ecube_routing() {
+  RoutingInfo r = policy_routing<FlatflyMin>(
+      "hypercube", "ecube",
+      "e-cube: the differing address bits corrected lowest dimension first (Kim et al. 2007, "
+      "Table 1); requests VC 0, responses VC 1 when there are 2",
+      2, 1, true, program_ecube);
+  // FlatflyMin's engine on the iSLIP allocator is offered on the flatfly
+  // family only (BookSim2's router, as its configurations use it).
+  r.islip = false;
+  return r;
+}
+
+FABEMU_REGISTER_ROUTING(ecube_routing());
 
 }  // namespace
 }  // namespace fabemu

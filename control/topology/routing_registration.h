@@ -1,16 +1,18 @@
 // One way to register a routing policy: its tables' programming function
-// gives the engine (Engine<Policy>), the tables it is given after a change
-// (reprogram) and the analysis tracer, so a new algorithm's file states only
-// what is its own.
+// gives the engine (Engine<Policy> on the router model the spec chooses,
+// among the instances FABEMU_ENGINES beside the policy makes), the tables it
+// is given after a change (reprogram) and the analysis tracer, so a new
+// algorithm's file states only what is its own.
 #pragma once
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <utility>
 
 #include "control/topology/registry.h"
 #include "control/topology/slices.h"
 #include "dataplane/engine/engine_factory.h"
-#include "dataplane/router/router_model.h"
 
 namespace fabemu {
 
@@ -19,6 +21,25 @@ namespace fabemu {
 inline Allocator spec_allocator(const Spec& spec, Allocator paper) {
   const std::string& a = spec.router.allocator;
   return a == "greedy" ? Allocator::greedy : a == "sequential" ? Allocator::sequential : paper;
+}
+
+// The router model (router/router_models.cmake's name) a spec's engine runs:
+// router.model, or its input-queued router on the cycle-synchronous iSLIP
+// allocator (router.switch_allocator islip).
+inline std::string engine_model(const Spec& spec) {
+  if (spec.router.model == "input_queued" && spec.router.switch_allocator == "islip")
+    return "input_queued_islip";
+  return spec.router.model;
+}
+
+// The engine instance of Policy for a spec (the spec's check refused a
+// model the routing has none for).
+template <class Policy>
+const EngineInstance& engine_for(const Spec& spec) {
+  const std::string model = engine_model(spec);
+  if (const EngineInstance* e = find_engine_instance(typeid(Policy), model)) return *e;
+  throw std::runtime_error("routing '" + spec.routing + "' has no engine on router model '" + model +
+                           "': list the model in FABEMU_ENGINES beside the routing policy");
 }
 
 // The tables an engine runs by: a sliced fabric's are slice 0's, which every
@@ -43,11 +64,22 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
   r.min_vcs = min_vcs;
   r.deadlock_free = deadlock_free;
   r.table_bytes = std::move(table_bytes);
+  // The router models it has an engine for (router.model values; the
+  // input-queued one on the iSLIP allocator is router.switch_allocator's).
+  r.router_models.clear();
+  for (std::string& m : engine_models(typeid(Policy))) {
+    if (m == "input_queued_islip")
+      r.islip = true;
+    else
+      r.router_models.push_back(std::move(m));
+  }
   r.make_engine = [program](const Spec& spec, const Fabric& fabric, const EngineConfig& cfg) {
-    return make_engine<Policy>(program_engine_tables(program, spec, fabric), fabric, cfg);
+    return engine_for<Policy>(spec).template as_make<Policy>()(
+        program_engine_tables(program, spec, fabric), fabric, cfg);
   };
   r.reprogram = [program](EngineBase& engine, const Spec& spec, const Fabric& fabric, ps_t at) {
-    return replace_tables<Policy>(engine, program_engine_tables(program, spec, fabric), at);
+    return engine_for<Policy>(spec).template as_replace<Policy>()(
+        engine, program_engine_tables(program, spec, fabric), at);
   };
   r.make_tracer = [program](const Spec& spec, const Fabric& fabric) -> RouteTraceFn {
     auto t = std::make_shared<const typename Policy::Tables>(program(spec, fabric));
@@ -61,42 +93,6 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
     };
   };
   return r;
-}
-
-// Another engine for the same routing and tables, chosen per run: Variant
-// (the policy on another router model, an instance FABEMU_ENGINES beside
-// the routing makes) when chosen(spec), else the engine r had.
-template <class Variant, class Program, class Chosen>
-void add_engine_variant(RoutingInfo& r, Program program, Chosen chosen) {
-  r.make_engine = [program, chosen, plain = r.make_engine](const Spec& spec, const Fabric& fabric,
-                                                           const EngineConfig& cfg) {
-    if (!chosen(spec)) return plain(spec, fabric, cfg);
-    return make_engine<Variant>(program_engine_tables(program, spec, fabric), fabric, cfg);
-  };
-  r.reprogram = [program, chosen, plain = r.reprogram](EngineBase& engine, const Spec& spec,
-                                                       const Fabric& fabric, ps_t at) {
-    if (!chosen(spec)) return plain(engine, spec, fabric, at);
-    return replace_tables<Variant>(engine, program_engine_tables(program, spec, fabric), at);
-  };
-}
-
-// A routing of the YARC's tables on the YARC tiled router too (router.model
-// yarc_tiled): its engine is then OnYarcTiles<Policy>.
-template <class Policy, class Program>
-void add_yarc_tiles(RoutingInfo& r, Program program) {
-  r.router_models.push_back("yarc_tiled");
-  add_engine_variant<OnYarcTiles<Policy>>(
-      r, program, [](const Spec& spec) { return spec.router.model == "yarc_tiled"; });
-}
-
-// A routing on the input-queued router with the cycle-synchronous iSLIP
-// allocator too (router.switch_allocator islip): its engine is then
-// OnIslip<Policy>.
-template <class Policy, class Program>
-void add_islip(RoutingInfo& r, Program program) {
-  r.islip = true;
-  add_engine_variant<OnIslip<Policy>>(
-      r, program, [](const Spec& spec) { return spec.router.switch_allocator == "islip"; });
 }
 
 // Every route a policy's adaptive choices allow (RoutingInfo::make_choice_tracer).

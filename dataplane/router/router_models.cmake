@@ -5,3 +5,5 @@
 set(FABEMU_ROUTER_MODEL_input_queued - dataplane/router/input_queued.h)
 set(FABEMU_ROUTER_MODEL_input_queued_islip IslipRouter dataplane/router/input_queued_islip.h)
 set(FABEMU_ROUTER_MODEL_yarc_tiled YarcTiledRouter dataplane/router/yarc_tiled.h)
+set(FABEMU_ROUTER_MODEL_output_queued_ideal IdealOutputQueuedRouter
+    dataplane/router/output_queued_ideal.h)

@@ -35,4 +35,4 @@ struct TorusDimensionOrder : T3eDirectionOrder {
 }  // namespace fabemu
 
 // Its engines (FABEMU_ENGINES, route.h).
-FABEMU_ENGINES(TorusDimensionOrder, input_queued)
+FABEMU_ENGINES(TorusDimensionOrder, input_queued, output_queued_ideal)

@@ -1,7 +1,7 @@
 // router.switch_allocator: how the input-queued router's switch is
 // allocated. per_output is the engine's own (each output's round robin);
 // islip is dataplane/router/input_queued_islip.h, for the routings that
-// have its engine (routing_registration.h add_islip).
+// have its engine (FABEMU_ENGINES(..., input_queued_islip) beside it).
 #include "control/topology/registry.h"
 #include "control/topology/router_models.h"
 

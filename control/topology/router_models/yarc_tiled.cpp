@@ -1,6 +1,6 @@
 // router.model yarc_tiled: the YARC's 8x8 tiles (dataplane/router/
 // yarc_tiled.h), for the routings of the YARC's tables
-// (routing_registration.h add_yarc_tiles).
+// (FABEMU_ENGINES(..., yarc_tiled) beside them).
 #include <fmt/format.h>
 
 #include "control/topology/router_models.h"

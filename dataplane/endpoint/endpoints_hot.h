@@ -297,7 +297,7 @@ void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
            " (misrouted)");
   }
   // (A packet whose damage the link CRC missed carries it here, as on a
-  // real fabric: engine_link_layer.h, lcb_undetected.)
+  // real fabric: link/link_retry.h, undetected.)
   if (p_->check_deliveries && !(pm->flags & kPktFlippedBits) &&
       !decode_check(p_->codec, m, *pm)) {
     h.fail("packet " + std::to_string(pm->id) + " arrived with an encoding that does not "

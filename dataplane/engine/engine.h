@@ -65,6 +65,7 @@
 #include "dataplane/link/lanes.h"
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_numbering.h"
+#include "dataplane/link/link_retry.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/router_model.h"
 #include "dataplane/routing/greedy_snapshot.h"
@@ -122,17 +123,9 @@ class Engine final : public EngineBase {
     std::vector<uint32_t> pending;
     bool greedy = false;  // greedy allocation (routing_policy.h): snap, below
     bool mixed_rates = false;  // some router's inputs are slower than one of its outputs
-    // Link-level retry (engine_link_layer.h): per output, the go-back-N
-    // sender and its bit errors; per input (numbered like outputs), the
-    // receiver; the test faults of this worker's outputs.
-    std::vector<GoBackNSender> lcb_tx;
-    std::vector<BitErrors> lcb_ber;
-    std::vector<GoBackNReceiver> lcb_rx;
-    std::vector<std::pair<uint32_t, LinkPacketFault>> lcb_faults;
-    uint64_t lcb_bad_out = 0;  // damaged packets that moved on marked (the drain counts them)
-    uint64_t lcb_crc_errors = 0, lcb_retries = 0;  // totals for the progress line
-    uint64_t lcb_given_up = 0;     // packets given up at link.retry_limit (progress line)
-    uint32_t lcb_ber_changes = 0;  // faults that set a link's BER (a fresh seed each)
+    // Link-level retry (dataplane/link/link_retry.h): per output the
+    // go-back-N sender and its bit errors, per input the receiver.
+    LinkRetry retry;
     // Lanes of its router links (engine_lanes.h; only when they can change):
     // whether any of its lanes errs on its own, and lanes dropped for retries.
     LaneTable lanes;
@@ -230,26 +223,18 @@ class Engine final : public EngineBase {
   // The router model's host (engine_router_host.h).
   struct Hop;
 
-  // ---- link-level retry (engine_link_layer.h) -------------------------------
-  // Bit errors kept per transmission (more are counted, not flipped: damaged anyway).
-  static constexpr uint32_t kMaxBitErrorsKept = 16;
-  bool setup_link_layer(Worker& w, std::string* err);
-  bool lcb_window_full(Worker& w, uint32_t o, ps_t* until);
-  void lcb_send(Worker& w, uint32_t o, rte_mbuf* m, uint32_t units, uint8_t ov, ps_t start);
-  bool lcb_fault(Worker& w, uint32_t o, LinkPacketFault::Kind* kind);
-  rte_mbuf* lcb_copy(Worker& w, const rte_mbuf* m);
-  bool lcb_undetected(Worker& w, uint32_t o, const rte_mbuf* bad);
-  rte_mbuf* lcb_damaged_copy(Worker& w, const rte_mbuf* m, uint32_t units, const uint32_t* pos,
-                             uint32_t n);
-  void lcb_expect_timeout(Worker& w, uint32_t o, ps_t start);
-  void lcb_cross(Worker& w, uint32_t o, rte_mbuf* m, uint8_t ov, ps_t start, LinkSeq seq);
-  void lcb_go_back(Worker& w, uint32_t o);
-  void lcb_receive(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, LinkSeq seq, bool late);
-  void lcb_excise(Worker& w, uint32_t c);
-  bool lcb_damaged_head(Worker& w, uint32_t c, bool* withhold);
-  uint32_t lcb_draw_errors(Worker& w, uint32_t o, uint32_t units, uint32_t* pos);
-  void lcb_give_up(Worker& w, uint32_t o);
-  void lcb_skip(Worker& w, uint32_t i, uint8_t v, LinkSeq seq);
+  // ---- link-level retry (dataplane/link/link_retry.h) ------------------------
+  // The link component's host (engine_link_host.h).
+  struct LinkHop;
+  static constexpr uint32_t kMaxBitErrorsKept = LinkRetry::kMaxBitErrorsKept;
+  // What the router model asks of it (engine_router_host.h).
+  bool lcb_window_full(Worker& w, uint32_t o, ps_t* until) {
+    return w.retry.window_full(o, w.now, until);
+  }
+  bool lcb_damaged_head(Worker& w, uint32_t c, bool* withhold) {
+    LinkHop host{{*this, w}};
+    return w.retry.damaged_head(host, c, withhold);
+  }
 
   // ---- lanes (engine_lanes.h) -------------------------------------------------
   // What a link's sender tells its far end, in order with its packets.
@@ -335,7 +320,7 @@ class Engine final : public EngineBase {
     };
     w.wheel.for_each(packet_event);
     for (const Event& ev : w.inbox) packet_event(ev);
-    for (GoBackNSender& tx : w.lcb_tx) tx.for_each_held(f);
+    w.retry.for_each_held(f);
     for (const auto& held : w.sink_held) f(held.second);
   }
   void send_remote(Worker& w, const Event& ev, uint32_t dest_worker) {
@@ -464,7 +449,7 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_hop.h"
 #include "dataplane/engine/engine_lanes.h"
-#include "dataplane/engine/engine_link_layer.h"
+#include "dataplane/engine/engine_link_host.h"
 #include "dataplane/engine/engine_progress.h"
 #include "dataplane/engine/engine_realtime.h"
 #include "dataplane/engine/engine_run.h"

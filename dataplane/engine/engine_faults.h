@@ -88,9 +88,8 @@ void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
   const FabricPort& fp = f_.routers[size_t(f.router)].ports[size_t(f.port)];
   const uint32_t o = router_local_[f.router] * max_ports_ + uint32_t(f.port);
   if (f.op == EngineFault::Op::ber) {
-    if (mine && lcb_ && w.lcb_tx[o].enabled())
-      w.lcb_ber[o].init(f.ber, cfg_.seed ^ (uint64_t(w.lcb_ber_changes++) << 40),
-                        0x4C434200000000ull + uint64_t(f.router) * max_ports_ + uint32_t(f.port));
+    if (mine && lcb_)
+      w.retry.set_ber(o, f.ber, 0x4C434200000000ull + uint64_t(f.router) * max_ports_ + uint32_t(f.port));
     return;
   }
   if (f.op == EngineFault::Op::sink_stop || f.op == EngineFault::Op::sink_start) {
@@ -121,12 +120,10 @@ void Engine<R, L>::set_output_dead(Worker& w, uint32_t o, bool down) {
   ls.went_down++;
   w.down_since[o] = w.now;
   // What the retransmit buffer still holds never reached the far end.
-  if (lcb_ && w.lcb_tx[o].enabled())
-    w.lcb_tx[o].reset([&](uint32_t units, uint8_t vc, rte_mbuf* m) {
-      snap_keep(w, o, vc);
-      w.vcs[size_t(o) * nv_ + vc].credits.untake(units);
-      discard(w, DropReason::lost_in_flight, m);
-    });
+  if (lcb_) {
+    LinkHop link{{*this, w}};
+    w.retry.lose_window(link, o);
+  }
   // Its requesters are granted and discarded (the router model's grant).
   Hop host{*this, w};
   w.router.output_dead(host, o);
@@ -137,9 +134,9 @@ void Engine<R, L>::set_output_dead(Worker& w, uint32_t o, bool down) {
 template <class R, class L>
 void Engine<R, L>::set_input_dead(Worker& w, uint32_t i, bool down) {
   InLink& in = w.in[i];
-  if (lcb_ && in.up_router >= 0) {
-    excise_damaged(w, i);
-    w.lcb_rx[i] = GoBackNReceiver{};  // numbering starts again with the link
+  if (lcb_ && in.up_router >= 0) {  // numbering starts again with the link
+    LinkHop link{{*this, w}};
+    w.retry.restart_receiver(link, i);
   }
   if (in.dead == down) return;
   in.dead = down;
@@ -178,11 +175,11 @@ void Engine<R, L>::flush_router(Worker& w, uint32_t lr) {
 
 // Link-level retry: a damaged copy at the back of input i's buffers goes
 // as if it had not come (it was never good; its sender still holds the
-// packet and its credits, engine_link_layer.h), before anything is lost.
+// packet and its credits, dataplane/link/link_retry.h), before anything is lost.
 template <class R, class L>
 void Engine<R, L>::excise_damaged(Worker& w, uint32_t i) {
-  for (uint32_t v = 0; v < nv_; v++)
-    if ((w.lcb_rx[i].damaged_vcs >> v) & 1) lcb_excise(w, i * nv_ + v);
+  LinkHop link{{*this, w}};
+  w.retry.excise_damaged(link, i);
 }
 
 // The last packet of channel c is lost: it leaves as far as credits are

@@ -54,9 +54,12 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       w.bridge.on_replay(host, e.a);
       break;
     }
-    case EventType::link_timeout:
-      lcb_go_back(w, e.a);
+    case EventType::link_timeout: {
+      static_assert(LinkRetryHost<LinkHop>);
+      LinkHop host{{*this, w}};
+      w.retry.go_back(host, e.a);
       break;
+    }
     case EventType::progress_check:
       check_progress(w);
       break;
@@ -259,7 +262,8 @@ __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worke
   if (ol.peer_router >= 0) {
     pm->hops++;
     if (lcb_) [[unlikely]] {
-      lcb_send(w, o, m, units, ov, now);
+      LinkHop host{{*this, w}};
+      w.retry.send(host, o, m, units, ov, now);
     } else if (!ol.remote) {
       enter_input(w, ol.peer_channel0 + ov, m, now + ol.wire_ps);
     } else {

@@ -20,7 +20,7 @@
 // reckoned at it (for cut-through onto a faster link and the excise check
 // of a damaged copy). The same channel carries the go-back-N receiver's
 // "skip" when the sender gives up on a packet at link.retry_limit
-// (engine_link_layer.h).
+// (dataplane/link/link_retry.h).
 //
 // A link that dies of its lanes is dead as a fault would make it (what is
 // granted to it is discarded, what was on it lost, each counted), but the
@@ -50,7 +50,7 @@ void Engine<R, L>::setup_lanes(Worker& w) {
 // A transmission of `bits` checked bits on output o had the n bit errors
 // at pos of its link's rate: each noisy live lane adds its own over the
 // bits that cross it, and the lanes hit are kept for the time-out they
-// cause. Returns the count. (Out of line: lcb_draw_errors pays a branch.)
+// cause. Returns the count. (Out of line: LinkRetry::draw_errors pays a branch.)
 template <class R, class L>
 [[gnu::noinline]] uint32_t Engine<R, L>::lane_errors(Worker& w, uint32_t o, uint32_t bits,
                                                      uint32_t* pos, uint32_t n) {
@@ -69,9 +69,9 @@ void Engine<R, L>::apply_lane_fault(Worker& w, const EngineFault& f) {
   const uint32_t k = uint32_t(f.lane);
   const uint64_t bit = uint64_t{1} << k;
   if (f.op == EngineFault::Op::lane_ber) {
-    if (lcb_ && w.lcb_tx[o].enabled())
+    if (lcb_ && w.retry.sender(o).enabled())
       w.lane_noise = w.lanes.set_noise(
-          o, k, f.ber, cfg_.seed ^ (uint64_t(w.lcb_ber_changes++) << 40),
+          o, k, f.ber, w.retry.fresh_seed(),
           0x4C414E0000000000ull + (uint64_t(f.router) * max_ports_ + uint32_t(f.port)) * kMaxLanes +
               k);
     return;
@@ -159,8 +159,8 @@ void Engine<R, L>::lane_changed(Worker& w, uint32_t o, uint32_t k, LaneCause why
   if (unit == ol.unit_ps) return;
   ol.unit_ps = unit;
   ls.unit_ps = unit;
-  if (lcb_ && !cfg_.retry.timeout_ps && w.lcb_tx[o].enabled())  // the time-out chosen per link
-    w.lcb_tx[o].set_timeout(2 * ol.wire_ps + 2 * ol.serialize(cfg_.format.max_units));
+  if (lcb_ && !cfg_.retry.timeout_ps && w.retry.sender(o).enabled())  // the time-out chosen per link
+    w.retry.sender(o).set_timeout(2 * ol.wire_ps + 2 * ol.serialize(cfg_.format.max_units));
   w.router.set_link_units(o, w.in[o].unit_ps, unit);
   link_control(w, o, LinkControl::width, 0, 0, unit);
 }
@@ -207,9 +207,11 @@ void Engine<R, L>::on_link_control(Worker& w, const Event& ev) {
     case LinkControl::up:
       if (w.in[i].dead) set_input_dead(w, i, false);
       break;
-    case LinkControl::skip:
-      lcb_skip(w, i, ev.vc, static_cast<LinkSeq>(ev.amount));
+    case LinkControl::skip: {
+      LinkHop link{{*this, w}};
+      w.retry.skip(link, i, ev.vc, static_cast<LinkSeq>(ev.amount));
       break;
+    }
   }
 }
 

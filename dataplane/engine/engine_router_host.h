@@ -59,7 +59,7 @@ struct Engine<R, L>::Hop {
                            w.out[o].dead ? DropReason::dead_port : DropReason::forward_progress);
   }
 
-  // Link-level retry (engine_link_layer.h): output o's retransmit window has
+  // Link-level retry (link/link_retry.h): output o's retransmit window has
   // no room until *until (kNever: until a resend); the head of input
   // channel c is a damaged copy (excised: true, nothing crosses; or it moves
   // on marked and *withhold its credits).

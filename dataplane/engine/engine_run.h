@@ -59,10 +59,12 @@ void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
   switch (ev.type) {
     case EventType::remote_arrive: {
       const uint32_t c = w.router.channel(router_local_[ev.a], ev.port, ev.vc);
-      if (lcb_)
-        lcb_receive(w, c, ev.m, ev.t, ev.amount, true);
-      else
+      if (lcb_) {
+        LinkHop host{{*this, w}};
+        w.retry.receive(host, c, ev.m, ev.t, ev.amount, true);
+      } else {
         enter_input(w, c, ev.m, ev.t, true);
+      }
       break;
     }
     case EventType::credit:
@@ -167,11 +169,11 @@ void Engine<R, L>::worker_loop(Worker& w) {
     pub_[parity][w.id] = Published{std::min(w.wheel.next_time(), sent_min),
                                    w.st.injected_packets,
                                    w.st.delivered_packets,
-                                   int64_t(w.lcb_bad_out) - int64_t(w.st.transmit_error_discards),
-                                   w.lcb_crc_errors,
-                                   w.lcb_retries,
+                                   int64_t(w.retry.bad_out) - int64_t(w.st.transmit_error_discards),
+                                   w.retry.crc_errors,
+                                   w.retry.retries,
                                    w.lanes_dropped,
-                                   w.lcb_given_up,
+                                   w.retry.given_up,
                                    w.fault_lost,
                                    w.failed,
                                    stop,
@@ -345,9 +347,9 @@ void Engine<R, L>::fold_link_counters(Worker& w) {
       ls.units += sv.credits.taken();
     }
     ol.busy_ps = ol.credit_stalls = 0;  // (called once, at the end of the run)
-    if (lcb_ && o < w.lcb_tx.size()) {
-      ls.retry.checked_bits += w.lcb_tx[o].checked_bits;
-      w.lcb_tx[o].checked_bits = 0;
+    if (lcb_ && w.retry.has_sender(o)) {
+      ls.retry.checked_bits += w.retry.sender(o).checked_bits;
+      w.retry.sender(o).checked_bits = 0;
     }
     if (ol.dead) {                      // merge() adds the time to the end of the run
       ls.down_at_end = true;

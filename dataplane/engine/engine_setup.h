@@ -385,7 +385,10 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     }
     w.bridge.set_tx_pool(tx_pool);
   }
-  if (!setup_link_layer(w, err)) return false;
+  if (lcb_ && !w.retry.init(w.out, w.routers, max_ports_, nv_, cfg_.retry, cfg_.format.max_units,
+                            cfg_.format.min_units, cfg_.seed, static_cast<CodecKind>(cfg_.codec),
+                            err))
+    return false;
   setup_lanes(w);
   if (faults_) {
     w.down_since.assign(w.out.size(), kNever);

@@ -5,7 +5,7 @@
 //
 // The data-link layer (go-back-N retry with CRC and bit errors,
 // dataplane/link/go_back_n.h) attaches where the engine grants a packet
-// onto a link and where it reaches the far input (engine_link_layer.h),
+// onto a link and where it reaches the far input (link_retry.h),
 // switched on per run: off, a hop pays one predictable branch.
 #pragma once
 #include <rte_mbuf.h>

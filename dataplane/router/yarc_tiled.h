@@ -91,7 +91,7 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
   };
   // What becomes of the head of an input buffer as it is about to cross the
   // row bus, the moment it leaves the input buffer. Link-level retry
-  // (BlackWidow 4.3, dataplane/engine/engine_link_layer.h) may find it a
+  // (BlackWidow 4.3, dataplane/link/link_retry.h) may find it a
   // damaged copy: excised when its tail, and with it the CRC failure, came
   // first (the host has removed it: it never crosses), else it moves on
   // marked and its input buffer credits are not returned.

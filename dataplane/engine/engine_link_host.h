@@ -1,0 +1,68 @@
+// Engine<R, L>, continued: what the link component of a worker may ask of
+// the run (dataplane/link/link_retry.h, LinkRetryHost): time and events,
+// the links' senders and counters, a packet into a router input or onto the
+// ring to another core, the router model's input buffers and wake-ups,
+// credits, discards and failure. Made on the stack where the engine calls
+// the link; every call inlines. Included from engine.h only.
+#pragma once
+
+namespace fabemu {
+
+// Time, events and the links' senders as the router model's host has them.
+template <class R, class L>
+struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
+  using Hop::e;
+  using Hop::w;
+
+  LinkStats& link_stats(uint32_t link) { return w.st.links[link]; }
+  uint64_t packets_sent(uint32_t o) const { return e.output_packets(w, o); }
+  void add_busy(ps_t& busy, ps_t start, ps_t dur) const { e.add_busy(busy, start, dur); }
+  rte_mbuf* alloc() {
+    rte_mbuf* c = nullptr;
+    return w.pool.alloc_bulk(&c, 1) ? c : nullptr;
+  }
+
+  // Where a link ends: a router input on this core, or the ring to another.
+  void enter_input(uint32_t c, rte_mbuf* m, ps_t arrive, bool late) {
+    e.enter_input(w, c, m, arrive, late);
+  }
+  void send_remote(const Event& ev, uint32_t worker) { e.send_remote(w, ev, worker); }
+
+  // The router model's input buffers: the last packet of channel c leaves
+  // as if it had not come (withdrawn from its output if it was requesting
+  // it); nullptr when the channel is empty.
+  rte_mbuf* remove_last(uint32_t c) {
+    Router& rt = w.router;
+    if (rt.len(c) == 0) return nullptr;
+    if (rt.len(c) == 1 && rt.head(c).routed) {  // it was requesting its output
+      const QEntry& h = rt.head(c);
+      const uint32_t o = rt.output(rt.router_of_channel(c), h.out_port);
+      rt.withdraw_head(o, c);
+      this->unroute_units(o, h.out_vc, h.units);
+    }
+    return rt.pop_back(c).m;
+  }
+  QEntry* sole_entry(uint32_t c) { return w.router.len(c) == 1 ? &w.router.head(c) : nullptr; }
+  // Output o's link is free at t: the router model looks again.
+  void link_ready(uint32_t o, ps_t t) { w.router.link_ready(static_cast<Hop&>(*this), o, t); }
+  void untake_credits(uint32_t o, uint8_t vc, uint32_t units) {
+    e.snap_keep(w, o, vc);
+    w.vcs[size_t(o) * e.nv_ + vc].credits.untake(units);
+  }
+  void discard(DropReason why, rte_mbuf* m) { e.discard(w, why, m); }
+  void fail(const std::string& why) { e.fail(w, why); }
+  int32_t router_id(uint32_t i) const { return w.routers[i / e.max_ports_]; }
+  uint32_t port_of(uint32_t i) const { return i % e.max_ports_; }
+
+  // Lanes (engine_lanes.h).
+  bool lanes_on() const { return e.lanes_; }
+  uint32_t lane_errors(uint32_t o, uint32_t bits, uint32_t* pos, uint32_t n) {
+    return e.lane_errors(w, o, bits, pos, n);
+  }
+  bool lanes_after_timeout(uint32_t o) { return e.lanes_after_timeout(w, o); }
+  void send_skip(uint32_t o, uint8_t vc, uint32_t seq) {
+    e.link_control(w, o, LinkControl::skip, vc, static_cast<uint16_t>(seq));
+  }
+};
+
+}  // namespace fabemu

@@ -4,7 +4,8 @@
 //   router/    the router model R names (router/router_model.h), chosen at
 //              compile time; it owns its allocation and reaches the rest of
 //              the run through a RouterHost (engine_router_host.h)
-//   link/      OutLink / InLink: serialization, wire, credits; LinkLayer hooks
+//   link/      OutLink / InLink: serialization, wire, credits; LinkRetry (its
+//              host: engine_link_host.h)
 //   routing/   R (the routing policy, chosen at compile time), selection
 //   endpoint/  Endpoints: traffic sources, source queues, injection,
 //              reassembly, replies (their Host: engine_endpoint.h)

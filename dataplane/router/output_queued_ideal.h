@@ -13,7 +13,10 @@
 // buffer's credits until it leaves the router, so the router holds no more
 // packets than its input buffers can (as a shared-memory switch accounts its
 // memory per input), and its credits stream back as it leaves on the output
-// link, after those of the packet of that input buffer that left before it.
+// link, after those of the packet of that input buffer that left before it
+// (a credit counter's streams never overlap, link/credit_counter.h: the
+// packets the engine discards at a fault keep to the same horizon through
+// input_free_at and occupy_input).
 //
 // Built on the input buffers (input_queued.h) for arrival, routing at the
 // head and credit accounting; its own operations are the crossing and the
@@ -41,7 +44,7 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
     nonempty_.assign(nout, 0);
     rr_.assign(nout, 0);
     link_wake_.assign(nout, kNever);
-    credits_from_.assign(nout * s.nv, 0);
+    read_out_.assign(nout * s.nv, 0);
     pool_.clear();
     free_ = kNil;
   }
@@ -88,14 +91,32 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
   void link_ready(H& h, uint32_t o, ps_t t) {
     if (nonempty_[o]) arm_link(h, o, t);
   }
-  // Router stopped: its queued packets are lost, and their input buffers'
-  // credits go back to the senders now.
+  // Router lr stopped: its queued packets are lost, and their input
+  // buffers' credits go back to the senders, before those of the packets
+  // still in the input buffers (which came after them).
   template <class H, class Lost>
-  void flush_output(H& h, uint32_t o, uint32_t v, Lost&& lost) {
-    while ((nonempty_[o] >> v) & 1) {
-      const Entry e = dequeue(o, v);
-      release_input(h, e, e.c == kNil ? 0 : h.in(e.c / nv()).unit_ps);
-      lost(e.m, o, static_cast<uint8_t>(v), e.units);
+  void flush_inside(H& h, uint32_t lr, Lost&& lost) {
+    for (uint32_t o = output(lr, 0); o < output(lr, 0) + max_ports(); o++)
+      for (uint32_t v = 0; v < nv(); v++)
+        while ((nonempty_[o] >> v) & 1) {
+          const Entry e = dequeue(o, v);
+          if (e.c != kNil) release_input(h, e, h.in(e.c / nv()).unit_ps);
+          lost(e.m, o, static_cast<uint8_t>(v), e.units);
+        }
+  }
+  template <class H, class Lost>
+  void flush_output(H& /*h*/, uint32_t /*o*/, uint32_t /*v*/, Lost&& /*lost*/) {}
+  // The engine reads a discarded packet out of input port `in` no earlier
+  // than this, and says until when it does: one horizon per input buffer.
+  ps_t input_free_at(uint32_t in) const {
+    ps_t t = 0;
+    for (uint32_t v = 0; v < nv(); v++) t = std::max(t, read_out_[size_t(in) * nv() + v]);
+    return t;
+  }
+  void occupy_input(uint32_t in, ps_t until) {
+    for (uint32_t v = 0; v < nv(); v++) {
+      ps_t& r = read_out_[size_t(in) * nv() + v];
+      r = std::max(r, until);
     }
   }
   template <class F>
@@ -129,7 +150,7 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
     ps_t later = kNever;
     for (;;) {
       uint32_t won_c = 0;
-      const int32_t won = arbitrate(o, [&](uint32_t i) {
+      const int32_t won = arbitrate(o, [&](uint32_t i) FABEMU_ALWAYS_INLINE {
         const uint32_t c = ch0 + requester_port(i) * nv() + requester_vc(i);
         const ps_t ready = head(c).ready;
         if (ready > now) {
@@ -183,7 +204,7 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
         rr_[o] = static_cast<uint8_t>(v + 1 == nv ? 0 : v + 1);
         const Entry e = dequeue(o, v);
         if (discard) [[unlikely]] {
-          release_input(h, e, e.c == kNil ? 0 : h.in(e.c / nv).unit_ps);
+          if (e.c != kNil) release_input(h, e, h.in(e.c / nv).unit_ps);
           h.discard_at_output(o, e.m, e.units, static_cast<uint8_t>(v));
         } else {
           h.take_link(o, e.units, static_cast<uint8_t>(v));
@@ -203,14 +224,14 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
 
   // The packet leaves the router one unit per `unit`: its input buffer's
   // credits stream back to the sender, after those of the packet from the
-  // same buffer that left before it.
+  // same buffer that left before it. (A damaged copy is owed none.)
   template <class H>
   void release_input(H& h, const Entry& e, ps_t unit) {
-    if (e.c == kNil) return;  // a damaged copy: owed no credits
-    ps_t& from = credits_from_[e.c];
-    const ps_t first = std::max(h.now() + unit + h.in(e.c / nv()).up_wire_ps, from);
-    from = first + e.units * unit;
-    h.return_credits(e.c, e.units, first, unit);
+    if (e.c == kNil) return;
+    ps_t& free = read_out_[e.c];
+    const ps_t start = std::max(h.now(), free);
+    free = start + e.units * unit;
+    h.return_credits(e.c, e.units, start + unit + h.in(e.c / nv()).up_wire_ps, unit);
   }
 
   void enqueue(uint32_t o, uint32_t v, const Entry& e) {
@@ -245,7 +266,7 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
   std::vector<uint32_t> nonempty_;  // [output]: VCs whose queue holds a packet, a bit each
   std::vector<uint8_t> rr_;         // [output]: the VC the link looks at first
   std::vector<ps_t> link_wake_;     // [output]: its link's pending wake-up
-  std::vector<ps_t> credits_from_;  // [input channel]: its last credit stream's end
+  std::vector<ps_t> read_out_;      // [input channel]: its buffer's last read-out ends
   std::vector<Entry> pool_;
   uint32_t free_ = kNil;
 };

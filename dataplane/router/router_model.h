@@ -10,8 +10,8 @@
 // OnRouter<Policy, Model> gives a policy another model without changing
 // its routing, so that one routing has an engine instance per model.
 //
-// Light on purpose: control/ names engine instances with these types
-// without the router headers (the engine includes them).
+// Light on purpose: the build's engine table (CMakeLists.txt) and tests
+// name engine instances with these types without the router headers.
 #pragma once
 #include <concepts>
 #include <cstdint>

@@ -4,12 +4,22 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "tests/support/run_collect.h"
 
 namespace fabemu {
 
+// The 4x4x4 torus with link-level retry at BER 1e-3 and faults mid-run
+// (two links and router 21 die), invariants on: --set values to add a
+// router model or routing to.
+inline std::vector<std::string> torus_retry_and_faults() {
+  return {"link.retry=true", "link.ber=1e-3", "run.warmup_ns=2000", "run.measure_ns=20000",
+          "run.check_invariants=true",
+          "faults=[\"5us link=r0:p0 down\", \"8us router=21 down\", \"12us link=r1:p1 "
+          "down\"]"};
+}
 
 inline uint64_t fault_losses(const RunStats& st) {
   return drops(st, DropReason::dead_port) + drops(st, DropReason::lost_in_flight) +

@@ -95,13 +95,7 @@ TEST(Faults, ATorusLinkThatDiesAndComesBackIsRoutedAroundMeanwhile) {
 // marked copy to be discarded somewhere).
 TEST(Faults, MarkedCopiesAFaultDiscardsAreNotLosses) {
   std::vector<Delivery> got;
-  const RunResult r = run_collect(
-      spec_of("t3e-4x4x4.yaml",
-              {"link.retry=true", "link.ber=1e-3", "run.warmup_ns=2000", "run.measure_ns=20000",
-               "run.check_invariants=true",
-               "faults=[\"5us link=r0:p0 down\", \"8us router=21 down\", \"12us link=r1:p1 "
-               "down\"]"}),
-      &got);
+  const RunResult r = run_collect(spec_of("t3e-4x4x4.yaml", torus_retry_and_faults()), &got);
   expect_once_or_counted(r, got);
   EXPECT_GT(r.stats.transmit_error_discards, 0u);
   LinkRetryCounters all;

@@ -1,4 +1,4 @@
-// Link-level retry through whole fabrics (engine_link_layer.h): at a bit
+// Link-level retry through whole fabrics (link/link_retry.h): at a bit
 // error rate every packet still arrives exactly once, undamaged (every
 // delivery is decoded against its metadata), in order where the routing
 // keeps a flow on one path, with credits conserved; the counts agree with

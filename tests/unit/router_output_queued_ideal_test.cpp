@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/fault_checks.h"
 #include "tests/support/run_collect.h"
 
 namespace fabemu {
@@ -49,6 +50,19 @@ TEST(IdealOutputQueued, DeliversEveryPacketOnTorusClosAndFlatfly) {
         EXPECT_FALSE(r.stats.stalled);
         expect_exactly_once(r, got);
       }
+}
+
+// Link-level retry at a high bit error rate and faults mid-run (links and a
+// whole router die, damaged copies move on marked): every packet arrives
+// once or is counted lost, credits conserved throughout (its queued
+// packets' credits go back when its router dies, before its input buffers').
+TEST(IdealOutputQueued, RetryAndFaultsLoseNothingUncounted) {
+  std::vector<std::string> sets = torus_retry_and_faults();
+  sets.insert(sets.end(), {"routing=dimension_order", "router.model=output_queued_ideal"});
+  std::vector<Delivery> got;
+  const RunResult r = run_collect(spec_of("t3e-4x4x4.yaml", sets), &got);
+  expect_once_or_counted(r, got);
+  EXPECT_GT(r.stats.transmit_error_discards, 0u);
 }
 
 // Karol, Hluchyj & Morgan (IEEE Trans. Commun. 1987): head-of-line blocking

@@ -17,9 +17,19 @@ FABEMU_REGISTER_NAMED(RouterModelInfo) {
       "output_queued_ideal has engines for torus dimension_order, clos updown and flatfly min "
       "(and hypercube ecube, which routes by flatfly min)";
   i.check = [](const Spec& s, const WrittenFn&) {
-    return speedup_problem(s, "router.model",
-                           "the ideal output-queued router's switch has every speedup already",
-                           "router.model: input_queued");
+    if (SpecProblem p = speedup_problem(
+            s, "router.model", "the ideal output-queued router's switch has every speedup already",
+            "router.model: input_queued");
+        !p.message.empty())
+      return p;
+    // Its packets wait in its output queues, where the forward-progress
+    // timer (which watches an output's requesters) does not see them.
+    if (s.router.forward_progress_ns > 0)
+      return SpecProblem{{"router.forward_progress_ns", "router.model"},
+                         "router.forward_progress_ns is not modelled on the ideal output-queued "
+                         "router (its packets wait in output queues the timer does not watch): "
+                         "remove it, or set router.model: input_queued"};
+    return SpecProblem{};
   };
 }
 

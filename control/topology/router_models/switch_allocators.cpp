@@ -40,6 +40,12 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
             "router.switch_allocator: per_output");
         !p.message.empty())
       return p;
+    if (s.router.model != "input_queued")
+      return SpecProblem{
+          {"router.switch_allocator", "router.model"},
+          "router.switch_allocator islip allocates the input-queued router's switch, but "
+          "router.model is " + s.router.model + ": set router.model: input_queued, or "
+          "router.switch_allocator: per_output"};
     if (s.link.retry)
       return SpecProblem{
           {"link.retry", "router.switch_allocator"},

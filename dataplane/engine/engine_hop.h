@@ -176,7 +176,7 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
     if (in_unit > out_unit) ready = std::max(ready, e.arrive + e.units * (in_unit - out_unit));
   }
   Hop host{*this, w};
-  rt.head_routed(host, c, e, w.rc, ready, not_before);
+  rt.head_routed(host, RoutedHead{c, lr, p, rt.vc_of_channel(c)}, e, w.rc, ready, not_before);
 }
 
 // The queue state an adaptive selection at local router lr sees: live

@@ -12,47 +12,54 @@ struct Engine<R, L>::Hop {
   Engine& e;
   Worker& w;
 
-  ps_t now() const { return w.now; }
-  void schedule(const Event& ev) { w.wheel.push(ev); }
+  FABEMU_ALWAYS_INLINE ps_t now() const { return w.now; }
+  FABEMU_ALWAYS_INLINE void schedule(const Event& ev) { w.wheel.push(ev); }
   // A synchronous allocator's cycle: one longest packet on a router link.
-  ps_t cycle_ps() const { return e.alloc_cycle_ps_; }
-  OutLink& out(uint32_t o) { return w.out[o]; }
-  const InLink& in(uint32_t i) const { return w.in[i]; }
-  const SenderVc* vcs(uint32_t o) const { return &w.vcs[size_t(o) * e.nv_]; }
+  FABEMU_ALWAYS_INLINE ps_t cycle_ps() const { return e.alloc_cycle_ps_; }
+  FABEMU_ALWAYS_INLINE OutLink& out(uint32_t o) { return w.out[o]; }
+  FABEMU_ALWAYS_INLINE const InLink& in(uint32_t i) const { return w.in[i]; }
+  FABEMU_ALWAYS_INLINE const SenderVc* vcs(uint32_t o) const { return &w.vcs[size_t(o) * e.nv_]; }
 
   // Input channel c has a new head: the routing policy routes it, and the
   // model's head_routed follows (at once, or at its arrival when adaptive).
-  void route_head(uint32_t c, ps_t not_before) { e.setup_head(w, c, not_before); }
+  FABEMU_ALWAYS_INLINE void route_head(uint32_t c, ps_t not_before) {
+    e.setup_head(w, c, not_before);
+  }
   // Units routed to output o's VC v and not yet sent (what adaptive
   // selection sees beyond the credits).
-  void route_units(uint32_t o, uint32_t v, uint32_t units) {
+  FABEMU_ALWAYS_INLINE void route_units(uint32_t o, uint32_t v, uint32_t units) {
     e.snap_keep(w, o, v);
     w.pending[size_t(o) * e.nv_ + v] += units;
   }
-  void unroute_units(uint32_t o, uint32_t v, uint32_t units) {
+  FABEMU_ALWAYS_INLINE void unroute_units(uint32_t o, uint32_t v, uint32_t units) {
     e.snap_keep(w, o, v);
     w.pending[size_t(o) * e.nv_ + v] -= units;
   }
 
   // The link of output o starts sending a packet now, and it reaches the
   // far end (lr: the local router of o).
-  void take_link(uint32_t o, uint32_t units, uint8_t vc) { e.take_link(w, o, units, vc); }
-  void deliver(uint32_t lr, uint32_t o, rte_mbuf* m, uint32_t units, uint8_t vc) {
+  FABEMU_ALWAYS_INLINE void take_link(uint32_t o, uint32_t units, uint8_t vc) {
+    e.take_link(w, o, units, vc);
+  }
+  FABEMU_ALWAYS_INLINE void deliver(uint32_t lr, uint32_t o, rte_mbuf* m, uint32_t units,
+                                    uint8_t vc) {
     e.deliver_from_link(w, lr, o, m, units, vc);
   }
   // Units of input channel c leave its buffer; their credits stream back to
   // the sender (the first reaching it at `first`).
-  void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every) {
+  FABEMU_ALWAYS_INLINE void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every) {
     e.return_credits(w, c, units, first, every);
   }
 
   // Faults (engine_faults.h, engine_progress.h): what output o grants is
   // discarded while its link is dead or its forward-progress timer expired.
-  bool discards(uint32_t o) const {
+  FABEMU_ALWAYS_INLINE bool discards(uint32_t o) const {
     return e.faults_ && (w.out[o].dead || w.out[o].progress_timeout);
   }
-  bool link_dead(uint32_t o) const { return e.faults_ && w.out[o].dead; }
-  bool progress_timed_out(uint32_t o) const { return e.faults_ && w.out[o].progress_timeout; }
+  FABEMU_ALWAYS_INLINE bool link_dead(uint32_t o) const { return e.faults_ && w.out[o].dead; }
+  FABEMU_ALWAYS_INLINE bool progress_timed_out(uint32_t o) const {
+    return e.faults_ && w.out[o].progress_timeout;
+  }
   void discard_at_output(uint32_t o, rte_mbuf* m, uint32_t units, uint8_t vc) {
     unroute_units(o, vc, units);
     e.discard_at_dead_port(w, m,
@@ -63,10 +70,10 @@ struct Engine<R, L>::Hop {
   // no room until *until (kNever: until a resend); the head of input
   // channel c is a damaged copy (excised: true, nothing crosses; or it moves
   // on marked and *withhold its credits).
-  bool retry_window_full(uint32_t o, ps_t* until) {
+  FABEMU_ALWAYS_INLINE bool retry_window_full(uint32_t o, ps_t* until) {
     return e.lcb_ && e.lcb_window_full(w, o, until);
   }
-  bool damaged_head(uint32_t c, bool* withhold) {
+  FABEMU_ALWAYS_INLINE bool damaged_head(uint32_t c, bool* withhold) {
     return e.lcb_ && e.lcb_damaged_head(w, c, withhold);
   }
 };

@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cstdint>
-
 #include <string>
 
 #include "dataplane/core/packet_meta.h"
@@ -28,16 +27,15 @@
 
 namespace fabemu::iq {
 
-// The head e of input channel c is routed (e.out_port, e.out_vc set) and
+// The head e of input channel at.channel is routed (e.out_port, e.out_vc set) and
 // through the pipeline at `ready`, not before not_before (the packet ahead
 // of it leaves the buffer then): it requests its output, which looks at it
 // when it is ready and the output's link (or a crossing into its queues) is
 // free.
 template <class M, class H>
-FABEMU_ALWAYS_INLINE inline void head_routed(M& rt, H& h, uint32_t c, QEntry& e, ps_t ready,
-                                             ps_t not_before) {
-  const uint32_t lr = rt.router_of_channel(c), p = rt.port_of_channel(c);
-  const uint32_t o = rt.output(lr, e.out_port);
+FABEMU_ALWAYS_INLINE inline void head_routed(M& rt, H& h, const RoutedHead& at, QEntry& e,
+                                             ps_t ready, ps_t not_before) {
+  const uint32_t o = rt.output(at.router, e.out_port);
   h.route_units(o, e.out_vc, e.units);
   // The output looks at its credits for this VC once the pipeline is
   // through: fetch them meanwhile (a 128-byte counter per output VC,
@@ -45,7 +43,7 @@ FABEMU_ALWAYS_INLINE inline void head_routed(M& rt, H& h, uint32_t c, QEntry& e,
   rte_prefetch0(&h.vcs(o)[e.out_vc]);
   if (ready < not_before) ready = not_before;
   e.ready = ready;
-  rt.request(o, rt.requester(p, rt.vc_of_channel(c)));
+  rt.request(o, rt.requester(at.port, at.vc));
   // The switch can take it when the output link is free or, with output
   // queues, as soon as one of the output's crossings is: waiting for the
   // link there would bring back the head-of-line blocking the queues remove.
@@ -130,7 +128,8 @@ inline void try_output(M& rt, H& h, uint32_t o) {
     rt.grant_requester(h, o, static_cast<uint32_t>(won), won_c);
     // The others go when the link (or an output crossing) frees (now, when
     // link-level retry excised the winner instead).
-    if (rt.requests(o)) rt.arm_output(h, o, std::max(now, oq ? queues.output_free_at(o) : ol.free_ps));
+    if (rt.requests(o))
+      rt.arm_output(h, o, std::max(now, oq ? queues.output_free_at(o) : ol.free_ps));
     return;
   }
   // A requester's pipeline or credits still streaming back end at `wake`;
@@ -248,7 +247,8 @@ inline void try_link(M& rt, H& h, uint32_t o) {
 // is not enough); with output queues, the link waits for them at the head
 // of the VC's queue. Other requesters have wakes of their own.
 template <class M, class H>
-inline void credits_back(M& rt, H& h, uint32_t o, uint32_t v, const CreditCounter& cc) {
+FABEMU_ALWAYS_INLINE inline void credits_back(M& rt, H& h, uint32_t o, uint32_t v,
+                                              const CreditCounter& cc) {
   const ps_t now = h.now();
   OutputQueues& oq = rt.output_queues();
   if (oq.enabled()) {
@@ -291,13 +291,14 @@ class InputQueuedOps {
   void set_link_units(uint32_t /*port*/, ps_t /*in*/, ps_t /*out*/) {}
 
   template <class H>
-  void head_routed(H& h, uint32_t c, QEntry& e, const RouteCandidates& /*rc*/, ps_t ready,
-                   ps_t not_before) {
-    iq::head_routed(self(), h, c, e, ready, not_before);
+  FABEMU_ALWAYS_INLINE void head_routed(H& h, const RoutedHead& at, QEntry& e,
+                                        const RouteCandidates& /*rc*/, ps_t ready,
+                                        ps_t not_before) {
+    iq::head_routed(self(), h, at, e, ready, not_before);
   }
   // One pending wake-up per output: the earliest.
   template <class H>
-  void arm_output(H& h, uint32_t o, ps_t t) {
+  FABEMU_ALWAYS_INLINE void arm_output(H& h, uint32_t o, ps_t t) {
     ps_t& wake = self().wake(o);
     if (t >= wake) return;
     wake = t;
@@ -326,7 +327,7 @@ class InputQueuedOps {
   // What requester i of output o offers (input channel c's head).
   QEntry& offered(uint32_t /*o*/, uint32_t /*i*/, uint32_t c) { return self().head(c); }
   template <class H>
-  void grant_requester(H& h, uint32_t o, uint32_t /*i*/, uint32_t c) {
+  FABEMU_ALWAYS_INLINE void grant_requester(H& h, uint32_t o, uint32_t /*i*/, uint32_t c) {
     iq::grant(self(), h, o, c);
   }
   // The routed head of channel c, which requested output o, leaves without
@@ -336,7 +337,7 @@ class InputQueuedOps {
     rt.withdraw(o, rt.requester(rt.port_of_channel(c), rt.vc_of_channel(c)));
   }
   template <class H>
-  void credits_back(H& h, uint32_t o, uint32_t v, const CreditCounter& cc) {
+  FABEMU_ALWAYS_INLINE void credits_back(H& h, uint32_t o, uint32_t v, const CreditCounter& cc) {
     iq::credits_back(self(), h, o, v, cc);
   }
   // Output o's link died: its requesters (and queued packets) go now,
@@ -378,7 +379,8 @@ class InputQueuedOps {
     for (size_t c = 0; c < rt.channels(); c++)
       for (uint32_t i = 0; i < rt.len(static_cast<uint32_t>(c)); i++)
         f(rt.at(static_cast<uint32_t>(c), i).m);
-    if (rt.output_queues().enabled()) rt.output_queues().for_each([&](const OqEntry& e) { f(e.m); });
+    if (rt.output_queues().enabled())
+      rt.output_queues().for_each([&](const OqEntry& e) { f(e.m); });
   }
   // The model's own counters into the run's.
   template <class Stats>
@@ -391,7 +393,7 @@ class InputQueuedOps {
 };
 
 // The input-queued virtual cut-through router (router.model input_queued).
-class InputQueuedRouter final : public InputQueuedBuffers, public InputQueuedOps<InputQueuedRouter> {
-};
+class InputQueuedRouter final : public InputQueuedBuffers,
+                                public InputQueuedOps<InputQueuedRouter> {};
 
 }  // namespace fabemu

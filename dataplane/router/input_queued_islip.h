@@ -99,17 +99,17 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   // ---- the router-model operations (router_model.h) that differ -------------
   // Its VC allocator may give any VC of the port the routing allows.
   template <class H>
-  void head_routed(H& h, uint32_t c, QEntry& e, const RouteCandidates& rc, ps_t ready,
-                   ps_t not_before) {
+  void head_routed(H& h, const RoutedHead& at, QEntry& e, const RouteCandidates& rc,
+                   ps_t ready, ps_t not_before) {
     uint8_t mask = 0;
     for (uint32_t i = 0; i < rc.count; i++)
       if (rc.c[i].port == e.out_port) mask |= static_cast<uint8_t>(1u << rc.c[i].vc);
     // Into an endpoint any VC will do (it depends on no other channel), as
     // BookSim's routings eject on any.
-    if (h.out(output(router_of_channel(c), e.out_port)).peer_router < 0)
+    if (h.out(output(at.router, e.out_port)).peer_router < 0)
       mask = static_cast<uint8_t>((1u << nv()) - 1);
     e.islip[kVcMask] = mask;
-    iq::head_routed(*this, h, c, e, ready, not_before);
+    iq::head_routed(*this, h, at, e, ready, not_before);
   }
   // It looks at every output of a router at once, on a cycle.
   template <class H>

@@ -51,12 +51,12 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
 
   // ---- the router-model operations (router_model.h) ---------------------------
   template <class H>
-  void head_routed(H& h, uint32_t c, QEntry& e, const RouteCandidates& /*rc*/, ps_t ready,
-                   ps_t not_before) {
-    const uint32_t o = output(router_of_channel(c), e.out_port);
+  void head_routed(H& h, const RoutedHead& at, QEntry& e, const RouteCandidates& /*rc*/,
+                   ps_t ready, ps_t not_before) {
+    const uint32_t o = output(at.router, e.out_port);
     h.route_units(o, e.out_vc, e.units);
     e.ready = std::max(ready, not_before);
-    request(o, requester(port_of_channel(c), vc_of_channel(c)));
+    request(o, requester(at.port, at.vc));
     arm_output(h, o, e.ready);
   }
   template <class H>

@@ -32,6 +32,7 @@ struct OutLink;
 struct InLink;
 struct SenderVc;
 struct RouterShape;  // router/router_shape.h
+struct RoutedHead;   // router/router_shape.h
 class CreditCounter;
 
 // The services of the engine a router model may use, for one worker. Every
@@ -40,16 +41,16 @@ template <class H>
 concept RouterHost = requires(H& h, const H& ch, const Event& ev, uint32_t i, uint32_t units,
                               uint8_t vc, ps_t t, ps_t* until, rte_mbuf* m, bool* withhold) {
   { ch.now() } -> std::same_as<ps_t>;
-  h.schedule(ev);                           // an event of the model's own, at ev.t
-  { ch.cycle_ps() } -> std::same_as<ps_t>;  // a synchronous allocator's cycle
-  { h.out(i) } -> std::same_as<OutLink&>;   // output i's link: free_ps, unit_ps, counters
-  { ch.in(i) } -> std::same_as<const InLink&>;      // the link into input i (numbered like outputs)
-  { ch.vcs(i) } -> std::same_as<const SenderVc*>;   // output i's credits, one per VC
-  h.route_head(i, t);             // the new head of input channel i is routed (ready no sooner than t)
-  h.route_units(i, vc, units);    // units routed to output i's VC and not yet sent
+  h.schedule(ev);                                  // an event of the model's own, at ev.t
+  { ch.cycle_ps() } -> std::same_as<ps_t>;         // a synchronous allocator's cycle
+  { h.out(i) } -> std::same_as<OutLink&>;          // output i's link: free_ps, unit_ps, counters
+  { ch.in(i) } -> std::same_as<const InLink&>;     // the link into input i (numbered like outputs)
+  { ch.vcs(i) } -> std::same_as<const SenderVc*>;  // output i's credits, one per VC
+  h.route_head(i, t);  // the new head of input channel i is routed (ready no sooner than t)
+  h.route_units(i, vc, units);  // units routed to output i's VC and not yet sent
   h.unroute_units(i, vc, units);
-  h.take_link(i, units, vc);      // output i's link starts sending a packet now
-  h.deliver(i, i, m, units, vc);  // ... which reaches the far end (local router, output, ...)
+  h.take_link(i, units, vc);         // output i's link starts sending a packet now
+  h.deliver(i, i, m, units, vc);     // ... which reaches the far end (local router, output, ...)
   h.return_credits(i, units, t, t);  // input channel i's units leave its buffer (first, every)
   { ch.discards(i) } -> std::same_as<bool>;  // what output i takes is discarded (a fault)
   { ch.link_dead(i) } -> std::same_as<bool>;
@@ -63,32 +64,31 @@ concept RouterHost = requires(H& h, const H& ch, const Event& ev, uint32_t i, ui
 // buffers beyond the input FIFOs (InputQueuedBuffers, which the engine
 // enters packets into and faults and link-level retry remove them from).
 template <class M, class H>
-concept RouterModel =
-    RouterHost<H> &&
-    requires(M& m, const M& cm, H& h, const RouterShape& shape, uint32_t i, ps_t t,
-             const Event& ev, QEntry& e, const RouteCandidates& rc, const CreditCounter& cc,
+concept RouterModel = RouterHost<H> &&
+    requires(M& m, const M& cm, H& h, const RouterShape& shape, const RoutedHead& at, uint32_t i,
+             ps_t t, const Event& ev, QEntry& e, const RouteCandidates& rc, const CreditCounter& cc,
              void (*lost)(rte_mbuf*, uint32_t, uint8_t, uint32_t), void (*each)(rte_mbuf*)) {
-      m.init(shape);
-      m.set_link_units(i, t, t);         // unit times of the links into and out of port i
-      m.head_routed(h, i, e, rc, t, t);  // input channel i's head has its output (ready, not before)
-      m.arm_output(h, i, t);             // output i must look again at t
-      m.on_event(h, ev);                 // one of the model's own events
-      m.withdraw_head(i, i);             // output i's routed head of channel i leaves uncrossed
-      { cm.requests(i) } -> std::convertible_to<uint32_t>;  // heads waiting for output i
-      m.offered(i, i, i);                // what requester i of output i offers (progress timer)
-      m.credits_back(h, i, i, cc);       // credits for output i's VC reached its counter
-      m.output_dead(h, i);               // output i's link died: what waits there goes now
-      m.link_ready(h, i, t);             // output i's link can take a packet from t
-      m.flush_inside(h, i, lost);        // router i stopped: what is inside it is lost
-      m.flush_output(h, i, i, lost);     // ... and what waits at its output i's VC
-      m.for_each_packet(each);
-      m.add_counters(std::declval<RunStats&>());
-      { cm.check_inside() } -> std::convertible_to<std::string>;  // "" when credits add up
-      { M::earliest_credit(t, t) } -> std::same_as<ps_t>;  // credits leave at most this after arrival
-      { M::kChoosesAdaptively } -> std::convertible_to<bool>;  // it selects among adaptive candidates
-      { M::kLazySnapshot } -> std::convertible_to<bool>;  // greedy selection on a lazy snapshot
-      { M::kInternalBuffers } -> std::convertible_to<bool>;  // heads wait for room inside, not credits
-    };
+  m.init(shape);
+  m.set_link_units(i, t, t);          // unit times of the links into and out of port i
+  m.head_routed(h, at, e, rc, t, t);  // input channel i's head has its output (ready, not before)
+  m.arm_output(h, i, t);              // output i must look again at t
+  m.on_event(h, ev);                  // one of the model's own events
+  m.withdraw_head(i, i);              // output i's routed head of channel i leaves uncrossed
+  { cm.requests(i) } -> std::convertible_to<uint32_t>;  // heads waiting for output i
+  m.offered(i, i, i);             // what requester i of output i offers (progress timer)
+  m.credits_back(h, i, i, cc);    // credits for output i's VC reached its counter
+  m.output_dead(h, i);            // output i's link died: what waits there goes now
+  m.link_ready(h, i, t);          // output i's link can take a packet from t
+  m.flush_inside(h, i, lost);     // router i stopped: what is inside it is lost
+  m.flush_output(h, i, i, lost);  // ... and what waits at its output i's VC
+  m.for_each_packet(each);
+  m.add_counters(std::declval<RunStats&>());
+  { cm.check_inside() } -> std::convertible_to<std::string>;  // "" when credits add up
+  { M::earliest_credit(t, t) } -> std::same_as<ps_t>;  // credits leave at most this after arrival
+  { M::kChoosesAdaptively } -> std::convertible_to<bool>;  // it selects among adaptive candidates
+  { M::kLazySnapshot } -> std::convertible_to<bool>;       // greedy selection on a lazy snapshot
+  { M::kInternalBuffers } -> std::convertible_to<bool>;  // heads wait for room inside, not credits
+};
 
 class InputQueuedRouter;  // router/input_queued.h
 class YarcTiledRouter;    // router/yarc_tiled.h

@@ -24,4 +24,11 @@ struct RouterShape {
   ps_t pipeline_ps = 0;    // the routers' pipeline (of the first local router)
 };
 
+// Where a routed head waits: its input channel and that channel's local
+// router, port and VC (the engine has them from routing it; a model need
+// not divide them out again).
+struct RoutedHead {
+  uint32_t channel, router, port, vc;
+};
+
 }  // namespace fabemu

@@ -266,15 +266,15 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
   // choose among; its output is the column's first allowed row until the
   // subswitch chooses.
   template <class H>
-  void head_routed(H& h, uint32_t c, QEntry& e, const RouteCandidates& rc, ps_t ready,
-                   ps_t /*not_before*/) {
+  void head_routed(H& h, const RoutedHead& at, QEntry& e, const RouteCandidates& rc,
+                   ps_t ready, ps_t /*not_before*/) {
     uint64_t allowed = 0;
     if (rc.adaptive && rc.count > 1)
       for (uint32_t i = 0; i < rc.count; i++) allowed |= uint64_t{1} << rc.c[i].port;
     TileHostOf<H> host{h, *this};
-    enter_tiles(host, c, ready, allowed);
+    enter_tiles(host, at.channel, ready, allowed);
     meta(e.m)->out_port = e.out_port;
-    h.route_units(output(router_of_channel(c), e.out_port), e.out_vc, e.units);
+    h.route_units(output(at.router, e.out_port), e.out_vc, e.units);
   }
   template <class H>
   void on_event(H& h, const Event& ev) {

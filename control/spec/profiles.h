@@ -18,6 +18,8 @@ const ProfileDefaults& fabemu_defaults();  // every profile's (profiles/fabemu.c
 const ProfileDefaults& t3e_defaults();
 const ProfileDefaults& yarc_defaults();
 const ProfileDefaults& flatfly_defaults();
+// `own` with YARC's link, wire and pipeline rows (profiles/yarc.cpp).
+ProfileDefaults with_yarc_links(ProfileDefaults own);
 
 struct ProfileInfo {
   std::string_view name;     // spec `profile:` value

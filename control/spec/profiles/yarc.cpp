@@ -6,13 +6,10 @@
 namespace fabemu {
 
 // clang-format off
-const ProfileDefaults& yarc_defaults() {
-  static const ProfileDefaults table{
-      {"profile", "yarc"},
-      {"topology.family", "clos"},
-      {"topology.rank", "1"},
-      {"topology.endpoints", "32"},
-      {"topology.uplinks", "32"},
+ProfileDefaults with_yarc_links(ProfileDefaults own) {
+  // YARC's links (3 lanes of 6.25 Gb/s, 8b/10b, 24-bit phits), wire and
+  // pipeline: the yarc and flatfly profiles' alike.
+  own.insert(own.end(), {
       {"link.lanes", "3"},
       {"link.lane_gbps", "6.25"},
       {"link.coding", "0.8"},
@@ -20,6 +17,17 @@ const ProfileDefaults& yarc_defaults() {
       {"link.phits_per_unit", "1"},
       {"link.wire_ns", "10"},
       {"router.latency_ns", "31.25"},
+  });
+  return own;
+}
+
+const ProfileDefaults& yarc_defaults() {
+  static const ProfileDefaults table = with_yarc_links({
+      {"profile", "yarc"},
+      {"topology.family", "clos"},
+      {"topology.rank", "1"},
+      {"topology.endpoints", "32"},
+      {"topology.uplinks", "32"},
       {"router.radix", "64"},
       {"router.model", "yarc_tiled"},
       {"router.subswitch_degree", "8"},
@@ -32,7 +40,7 @@ const ProfileDefaults& yarc_defaults() {
       {"packet.max_units", "19"},
       {"packet.header_units", "6"},
       {"traffic.sizes", "[32]"},
-  };
+  });
   return table;
 }
 // clang-format on

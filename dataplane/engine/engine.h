@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "dataplane/codec/codec.h"
+#include "dataplane/core/divisor.h"
 #include "dataplane/core/eal.h"
 #include "dataplane/core/rng.h"
 #include "dataplane/endpoint/endpoints.h"
@@ -361,6 +362,7 @@ class Engine final : public EngineBase {
   EngineConfig cfg_;
   EndpointParams endpoints_;  // what every worker's endpoints share
   uint32_t nv_ = 0, max_ports_ = 0, nrouters_ = 0, nep_ = 0;
+  Divisor nv_div_, ports_div_;  // nv_, max_ports_: channel -> input, output -> router per hop
   uint32_t qcap_ = 0;
   int inst_ = 0;
   std::vector<uint32_t> cap_;            // buffer units per VC

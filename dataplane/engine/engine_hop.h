@@ -75,7 +75,7 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
 template <class R, class L>
 inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, bool late) {
   Router& rt = w.router;
-  if (faults_ && w.in[c / nv_].dead) [[unlikely]] {
+  if (faults_ && w.in[nv_div_.div(c)].dead) [[unlikely]] {
     refuse_at_dead_input(w, c, m);
     return;
   }
@@ -153,7 +153,7 @@ inline void Engine<R, L>::finish_route(Worker& w, uint32_t c, QEntry& e, ps_t no
   PacketMeta* pm = meta(e.m);
   const uint32_t o0 = rt.output(lr, 0);
   if (w.rc.up_after_down) [[unlikely]]  // counted at the link it came down (report.cpp)
-    w.st.links[w.in[c / nv_].stats].down_route_violations++;
+    w.st.links[w.in[nv_div_.div(c)].stats].down_route_violations++;
   const bool choose = w.rc.adaptive && w.rc.count > 1;
   // (A model may make an adaptive choice itself, as the tiled router does in
   // two stages: c[0] stands for the candidates until it has.)
@@ -217,7 +217,7 @@ __attribute__((always_inline)) inline void Engine<R, L>::snap_keep(Worker& w, ui
                                                                    uint32_t v) {
   if constexpr (!Router::kLazySnapshot) return;  // (its snapshot is a copy)
   if (!w.greedy) return;
-  const uint32_t lr = o / max_ports_;
+  const uint32_t lr = ports_div_.div(o);
   w.snap.keep(lr, size_t(o) * nv_ + v, w.now, [&](ps_t at) {
     const size_t q0 = size_t(lr) * max_ports_ * nv_;
     const QueueView then(&w.vcs[q0], nv_, cap_.data(), at, &w.pending[q0]);
@@ -282,8 +282,8 @@ __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worke
 // Credits of input channel c go back to the sender of its link.
 template <class R, class L>
 inline void Engine<R, L>::return_credits(Worker& w, uint32_t c, uint32_t units, ps_t first, ps_t every) {
-  const InLink& in = w.in[c / nv_];
-  const uint32_t v = c % nv_;
+  const uint32_t i = nv_div_.div(c), v = c - i * nv_;
+  const InLink& in = w.in[i];
   if (in.up_router < 0) {
     add_ep_credit_stream(w, static_cast<uint32_t>(in.up_endpoint), v, units, first, every);
   } else if (!in.remote) {

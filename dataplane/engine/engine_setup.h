@@ -23,6 +23,8 @@ bool Engine<R, L>::setup(std::string* err) {
   max_ports_ = 0;
   for (const auto& r : f_.routers)
     max_ports_ = std::max<uint32_t>(max_ports_, static_cast<uint32_t>(r.ports.size()));
+  nv_div_ = Divisor(nv_);
+  ports_div_ = Divisor(max_ports_);
   if (max_ports_ > kMaxPorts) {
     *err = "a router has " + std::to_string(max_ports_) + " ports; at most " +
            std::to_string(kMaxPorts) + " are supported";

@@ -24,6 +24,7 @@
 #include <memory>
 #include <vector>
 
+#include "dataplane/core/divisor.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/router/arbiter/round_robin.h"
 #include "dataplane/router/crossing_slots.h"
@@ -77,6 +78,8 @@ class InputQueuedBuffers {
     in_busy_.assign(speedup_ > 1 ? size_t(routers) * max_ports * speedup_ : 0, 0);
     max_ports_ = max_ports;
     nv_ = nv;
+    nv_div_ = Divisor(nv);
+    ports_div_ = Divisor(max_ports);
     vc_shift_ = 0;
     while ((1u << vc_shift_) < nv) vc_shift_++;
     qcap_ = qcap;
@@ -119,9 +122,15 @@ class InputQueuedBuffers {
   uint32_t output(uint32_t lr, uint32_t p) const { return lr * max_ports_ + p; }
   uint32_t channel(uint32_t lr, uint32_t p, uint32_t v) const { return (lr * max_ports_ + p) * nv_ + v; }
   uint32_t channel_of_output(uint32_t o, uint32_t v) const { return o * nv_ + v; }
-  uint32_t router_of_channel(uint32_t c) const { return c / nv_ / max_ports_; }
-  uint32_t port_of_channel(uint32_t c) const { return (c / nv_) % max_ports_; }
-  uint32_t vc_of_channel(uint32_t c) const { return c % nv_; }
+  uint32_t router_of_channel(uint32_t c) const { return ports_div_.div(nv_div_.div(c)); }
+  uint32_t port_of_channel(uint32_t c) const { return ports_div_.mod(nv_div_.div(c)); }
+  uint32_t vc_of_channel(uint32_t c) const { return nv_div_.mod(c); }
+  // The input (router input port, a global index like an output's) of channel c.
+  uint32_t input_of_channel(uint32_t c) const { return nv_div_.div(c); }
+  uint32_t router_of_output(uint32_t o) const { return ports_div_.div(o); }
+  // Output (and input) 0 of the router output o belongs to.
+  uint32_t first_output(uint32_t o) const { return o - ports_div_.mod(o); }
+  uint32_t port_of_output(uint32_t o) const { return ports_div_.mod(o); }
   size_t channels() const { return ch_.size(); }
 
   // ---- input FIFOs ------------------------------------------------------------
@@ -280,6 +289,7 @@ class InputQueuedBuffers {
     return req_words_ == 1 ? &port_[o].req : &req_[size_t(o) * req_words_];
   }
   uint32_t max_ports_ = 0, nv_ = 0, vc_shift_ = 0, qcap_ = 1, qmask_ = 0;
+  Divisor nv_div_, ports_div_;  // nv_, max_ports_ (hot index splits)
   uint32_t req_bits_ = 0, req_words_ = 1;
   uint32_t speedup_ = 1;
   std::vector<ps_t> in_busy_;  // [input * speedup + k]: crossing k busy until (speedup > 1)

@@ -76,7 +76,7 @@ inline void try_output(M& rt, H& h, uint32_t o) {
     return;  // the link's retransmit window has no room
   }
   const uint32_t nv = rt.nv();
-  const uint32_t o0 = o - o % rt.max_ports();  // output (and input) 0 of this router
+  const uint32_t o0 = rt.first_output(o);  // output (and input) 0 of this router
   const uint32_t ch0 = o0 * nv;                // channel of (port 0, VC 0)
   const SenderVc* cr = h.vcs(o);
   // Per VC: the fewest units known to be short now, so that one credit
@@ -162,7 +162,7 @@ inline void grant(M& rt, H& h, uint32_t o, uint32_t c) {
   // The packet streams out of this input buffer one unit per `unit` from
   // now: onto the output link at its rate or, with switch speedup, into the
   // output queue as fast as it arrived (the switch is not the bottleneck).
-  const uint32_t in = c / rt.nv();
+  const uint32_t in = rt.input_of_channel(c);
   const InLink& il = h.in(in);
   const ps_t unit = oq ? il.unit_ps : ol.unit_ps;
   const ps_t dur = e.units * unit;
@@ -226,7 +226,7 @@ inline void try_link(M& rt, H& h, uint32_t o) {
         h.discard_at_output(o, e.m, e.units, static_cast<uint8_t>(v));
       } else {
         h.take_link(o, e.units, static_cast<uint8_t>(v));
-        h.deliver(o / rt.max_ports(), o, e.m, e.units, static_cast<uint8_t>(v));
+        h.deliver(rt.router_of_output(o), o, e.m, e.units, static_cast<uint8_t>(v));
       }
       if (oq.nonempty(o)) rt.arm_link(h, o, ol.free_ps);
       // Room in the queue: a requester that found it full may cross now.

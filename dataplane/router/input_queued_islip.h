@@ -114,7 +114,7 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   // It looks at every output of a router at once, on a cycle.
   template <class H>
   void arm_output(H& h, uint32_t o, ps_t t) {
-    arm_cycle(h, o / max_ports(), t);
+    arm_cycle(h, router_of_output(o), t);
   }
   template <class H>
   void on_event(H& h, const Event& ev) {
@@ -123,7 +123,7 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     if (w == ev.t) w = kNever;
     // ev.a: the router's output 0. (The division stays: a router index
     // stored per output, read instead, measured 3% slower.)
-    cycle(h, ev.a / max_ports());
+    cycle(h, router_of_output(ev.a));
   }
   template <class Stats>
   void add_counters(Stats& st) const {

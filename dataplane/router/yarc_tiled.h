@@ -167,7 +167,7 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
     e.ready = out_ready;
     head_rows_[c] = 0;
     if (allowed) choose_column(c, e, allowed, h.now());
-    arm_bus(h, c / nv(), std::max(e.arrive + g_.input_ps, ib_tail_[c]));
+    arm_bus(h, input_of_channel(c), std::max(e.arrive + g_.input_ps, ib_tail_[c]));
   }
 
   template <class Host>
@@ -243,14 +243,14 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
     // Credits leave the input buffer from `first`; they reach the sender
     // after the reverse link's latency.
     void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every) {
-      h.return_credits(c, units, first + h.in(c / rt.nv()).up_wire_ps, every);
+      h.return_credits(c, units, first + h.in(rt.input_of_channel(c)).up_wire_ps, every);
     }
     void wake_output(uint32_t o, ps_t t) { rt.arm_output(h, o, std::max(t, h.out(o).free_ps)); }
     // An adaptive packet's exit row: its output is `to`, not `from`.
     void exit_chosen(rte_mbuf* m, uint32_t from, uint32_t to, uint8_t vc, uint32_t units) {
       h.unroute_units(from, vc, units);
       h.route_units(to, vc, units);
-      meta(m)->out_port = static_cast<uint8_t>(to % rt.max_ports());
+      meta(m)->out_port = static_cast<uint8_t>(rt.port_of_output(to));
     }
     // Link-level retry: a damaged copy leaving its input buffer is excised or
     // moves on marked, owed no credits, as it would leave the input-queued
@@ -295,7 +295,7 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
       return;
     }
     h.take_link(o, g.units, g.vc);
-    h.deliver(o / max_ports(), o, g.m, g.units, g.vc);
+    h.deliver(router_of_output(o), o, g.m, g.units, g.vc);
   }
   // A routed head waits for its row bus, which finds it gone; the output is
   // requested from the column buffers.
@@ -336,7 +336,7 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
   }
   // The column channel a packet in a row buffer wants.
   uint32_t channel_of(const Transit& t) const {
-    const uint32_t in = t.ib / nv();
+    const uint32_t in = input_of_channel(t.ib);
     const uint32_t port = in % g_.ports;
     return sub_.channel(in - port + t.out_port, g_.row_group(port));
   }

@@ -84,7 +84,7 @@ void YarcTiledRouter::cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n
   tr.ib_withheld = withheld;
   tr.rows = head_rows_[c];
   rows_.buffers().credits(rb).take(n);
-  rows_.bus_free(c / nv()) = now + n * d1;
+  rows_.bus_free(input_of_channel(c)) = now + n * d1;
   // The input buffer: the phits the row buffer takes leave now; a longer
   // packet's tail waits for its head to move on (release_input_tail).
   const PhitRun a{now, d1, 0, n};
@@ -109,7 +109,7 @@ void YarcTiledRouter::release_input_tail(Host& h, Transit& t, const PhitRun& run
   if (t.ib_owed) return;
   ib_tail_[t.ib] = run.end();
   if (len(t.ib) && head(t.ib).routed)
-    arm_bus(h, t.ib / nv(), std::max({h.now(), run.end(), head(t.ib).arrive + g_.input_ps}));
+    arm_bus(h, input_of_channel(t.ib), std::max({h.now(), run.end(), head(t.ib).arrive + g_.input_ps}));
 }
 
 template <class Host>
@@ -135,8 +135,8 @@ void YarcTiledRouter::request_subswitch(Host& h, uint32_t t) {
   Transit& tr = transit_[t];
   if (tr.rows) choose_exit_row(h, tr);
   const uint32_t cc = channel_of(tr);
-  const uint32_t port = (tr.ib / nv()) % g_.ports;
-  sub_.request(cc, sub_.requester(g_.row_slot(port), tr.ib % nv()));
+  const uint32_t port = input_of_channel(tr.ib) % g_.ports;
+  sub_.request(cc, sub_.requester(g_.row_slot(port), vc_of_channel(tr.ib)));
   arm_column(h, cc, std::max(tr.ready, rows_.buffers().tail_out(tr.rb)));
 }
 
@@ -300,7 +300,7 @@ YarcTiledRouter::Granted YarcTiledRouter::output_grant(Host& h, uint32_t o, uint
 // buffer (this input's, for that column and the packet's VC) is less than
 // half full if there is one, the input's matrix arbiter breaking ties.
 inline void YarcTiledRouter::choose_column(uint32_t c, QEntry& e, uint64_t allowed, ps_t now) {
-  const uint32_t in = c / nv(), v = c % nv(), n_groups = g_.groups;
+  const uint32_t in = input_of_channel(c), v = vc_of_channel(c), n_groups = g_.groups;
   uint64_t columns = 0, roomy = 0;
   for (uint64_t a = allowed; a; a &= a - 1)
     columns |= uint64_t{1} << g_.column_group(static_cast<uint32_t>(__builtin_ctzll(a)));
@@ -329,7 +329,7 @@ inline void YarcTiledRouter::choose_column(uint32_t c, QEntry& e, uint64_t allow
 // the row after the last one this row buffer chose.
 template <class Host>
 void YarcTiledRouter::choose_exit_row(Host& h, Transit& t) {
-  const uint32_t in = t.ib / nv(), port = in % g_.ports, o0 = in - port;
+  const uint32_t in = input_of_channel(t.ib), port = in % g_.ports, o0 = in - port;
   const uint32_t n_groups = g_.groups, col = g_.column_group(t.out_port);
   const uint32_t rg = g_.row_group(port), n_rows = g_.degree;
   const WormholeBuffers& cb_buf = cols_.buffers();
@@ -368,7 +368,7 @@ void YarcTiledRouter::lose(Host& h, uint32_t t, Lost& lost) {
     tr.ib_owed = 0;
     ib_tail_[tr.ib] = now;
   }
-  const uint32_t in = tr.ib / nv();
+  const uint32_t in = input_of_channel(tr.ib);
   lost(tr.m, in - in % g_.ports + tr.out_port, tr.out_vc, static_cast<uint32_t>(tr.units));
   transit_.release(t);
 }

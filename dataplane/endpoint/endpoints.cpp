@@ -2,15 +2,6 @@
 
 namespace fabemu {
 
-const uint8_t* synthetic_payload() {
-  static const auto* bytes = [] {
-    static uint8_t b[4096];
-    for (size_t i = 0; i < sizeof(b); i++) b[i] = static_cast<uint8_t>(i * 7 + 0x5a);
-    return b;
-  }();
-  return bytes;
-}
-
 bool EndpointParams::init(std::string* err) {
   const TrafficConfig& tc = *traffic;
   if (!pattern.init(*fabric, tc, seed, err)) return false;
@@ -33,7 +24,7 @@ bool EndpointParams::init(std::string* err) {
 
 void Endpoints::init(const EndpointParams& p, const std::vector<uint32_t>& owned,
                      const std::vector<uint32_t>& cap, const std::vector<uint32_t>& link) {
-  p_ = &p;
+  p_ = p;
   const size_t nep = p.fabric->endpoints.size();
   ep_.resize(nep);
   credits_.assign(nep * p.nv, CreditCounter{});
@@ -51,12 +42,12 @@ void Endpoints::init(const EndpointParams& p, const std::vector<uint32_t>& owned
 }
 
 void Endpoints::seed(TimingWheel& wheel) {
-  const TrafficConfig& tc = *p_->traffic;
+  const TrafficConfig& tc = *p_.traffic;
   if (tc.load <= 0) return;
   for (uint32_t e : owned_) {
     Nic& ep = ep_[e];
-    if (ep_[p_->fabric->processor(e)].binding >= 0) continue;  // its traffic comes from its port
-    const ps_t first = tc.single_batch ? 0 : (ep.rng.geometric(p_->gen) - 1) * p_->gen_slot_ps;
+    if (ep_[p_.fabric->processor(e)].binding >= 0) continue;  // its traffic comes from its port
+    const ps_t first = tc.single_batch ? 0 : (ep.rng.geometric(p_.gen) - 1) * p_.gen_slot_ps;
     wheel.push(event_at(first, EventType::ep_generate, e));
   }
 }

@@ -23,6 +23,7 @@
 #include <rte_prefetch.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -44,8 +45,14 @@
 
 namespace fabemu {
 
-// Bytes that fill synthetic payloads (a fixed, recognisable pattern).
-const uint8_t* synthetic_payload();
+// Bytes that fill synthetic payloads (a fixed, recognisable pattern);
+// compared by address on every packet, so a constant, not a call.
+inline constexpr auto kSyntheticPayload = [] {
+  std::array<uint8_t, 4096> b{};
+  for (size_t i = 0; i < b.size(); i++) b[i] = static_cast<uint8_t>(i * 7 + 0x5a);
+  return b;
+}();
+inline const uint8_t* synthetic_payload() { return kSyntheticPayload.data(); }
 
 // What every worker's endpoints share in a run, read-only while it runs.
 struct EndpointParams {
@@ -92,11 +99,11 @@ class Endpoints {
 
   Nic& nic(uint32_t e) { return ep_[e]; }
   const Nic& nic(uint32_t e) const { return ep_[e]; }
-  const CreditCounter& credits(uint32_t e, uint32_t v) const { return credits_[size_t(e) * p_->nv + v]; }
+  const CreditCounter& credits(uint32_t e, uint32_t v) const { return credits_[size_t(e) * p_.nv + v]; }
   const std::vector<uint32_t>& owned() const { return owned_; }
   uint32_t size() const { return static_cast<uint32_t>(ep_.size()); }
-  const Fabric& fabric() const { return *p_->fabric; }
-  uint32_t source_queue_packets() const { return p_->source_queue_packets; }
+  const Fabric& fabric() const { return *p_.fabric; }
+  uint32_t source_queue_packets() const { return p_.source_queue_packets; }
   // Real time: the sources stop when the run drains; when they did.
   bool generating() const { return generating_; }
   void stop_generating(ps_t now) {
@@ -142,7 +149,7 @@ class Endpoints {
     h.schedule(event_at(t, EventType::ep_wake, e));
   }
 
-  const EndpointParams* p_ = nullptr;
+  EndpointParams p_;  // a copy: one load from here per use, on every packet
   std::vector<Nic> ep_;                // all endpoints; only owned ones used
   std::vector<CreditCounter> credits_; // [endpoint * nv + vc]: its router input's, flat
   std::vector<uint32_t> owned_;

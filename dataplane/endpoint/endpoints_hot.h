@@ -8,18 +8,18 @@ template <class H>
 void Endpoints::on_generate(H& h, uint32_t e) {
   const ps_t now = h.now();
   if (now >= h.gen_end() || !generating_) return;
-  const TrafficConfig& tc = *p_->traffic;
+  const TrafficConfig& tc = *p_.traffic;
   Nic& ep = ep_[e];
   const bool measured = now >= h.measure_start();
-  const uint32_t src = p_->fabric->processor(e);  // each of its slice ports generates for it
+  const uint32_t src = p_.fabric->processor(e);  // each of its slice ports generates for it
   for (uint32_t b = 0; b < std::max<uint32_t>(1, tc.batch_size); b++) {
     if (h.shedding()) {  // real time, behind the wall clock, run.overload: shed
       h.stats().drops[static_cast<int>(DropReason::shed_overload)]++;
       continue;
     }
-    const uint32_t dst = p_->pattern.destination(src, ep.rng);
+    const uint32_t dst = p_.pattern.destination(src, ep.rng);
     uint32_t bytes = tc.size_bytes[0];
-    const std::vector<double>& cdf = p_->size_cdf;
+    const std::vector<double>& cdf = p_.size_cdf;
     if (cdf.size() > 1) {
       const double u = ep.rng.unit();
       for (size_t i = 0; i < cdf.size(); i++)
@@ -33,14 +33,14 @@ void Endpoints::on_generate(H& h, uint32_t e) {
                  measured, now);
   }
   if (!tc.single_batch)
-    h.schedule(event_at(now + ep.rng.geometric(p_->gen) * p_->gen_slot_ps, EventType::ep_generate, e));
+    h.schedule(event_at(now + ep.rng.geometric(p_.gen) * p_.gen_slot_ps, EventType::ep_generate, e));
   inject_processor(h, src);
 }
 
 // Each of processor p's injection ports sends what it can.
 template <class H>
 void Endpoints::inject_processor(H& h, uint32_t p) {
-  const Fabric& f = *p_->fabric;
+  const Fabric& f = *p_.fabric;
   if (f.slices <= 1) [[likely]] {
     try_inject(h, p);
     return;
@@ -57,7 +57,7 @@ void Endpoints::inject_processor(H& h, uint32_t p) {
 // round from the slice its hash names (not always to slice 0).
 inline uint32_t Endpoints::choose_slice(uint32_t p, uint8_t cls, uint16_t hash,
                                         const uint32_t* placed) const {
-  const Fabric& f = *p_->fabric;
+  const Fabric& f = *p_.fabric;
   const uint32_t n = f.slices;
   const uint32_t hashed = static_cast<uint32_t>((uint64_t(hash) * 0x9E3779B97F4A7C15ULL) >> 40) % n;
   if (cls != static_cast<uint8_t>(TrafficClass::response)) return hashed;
@@ -81,7 +81,7 @@ void Endpoints::make_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes, uin
   st.drops[static_cast<int>(r == Enqueue::queue_full ? DropReason::source_queue_full
                                                      : DropReason::mbuf_pool_empty)]++;
   // Generated but refused: part of the offered load all the same.
-  if (measured && gen_ps < h.measure_end()) st.refused_units += message_units(p_->format, bytes);
+  if (measured && gen_ps < h.measure_end()) st.refused_units += message_units(p_.format, bytes);
 }
 
 // Segments a message into packets of at most max_payload bytes and appends
@@ -92,12 +92,12 @@ template <class H>
 Endpoints::Enqueue Endpoints::enqueue_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes,
                                               uint8_t cls, uint8_t flags, ps_t gen_ps,
                                               const uint8_t* payload, int32_t flow) {
-  const Fabric& f = *p_->fabric;
-  const uint32_t max_payload = p_->max_payload;
+  const Fabric& f = *p_.fabric;
+  const uint32_t max_payload = p_.max_payload;
   // e's processor sends it (a slice port's generator sends for its processor).
   const uint32_t p = f.processor(e);
   Nic& ep = ep_[p];
-  const uint32_t nseg = bytes == 0 ? 1 : (bytes + max_payload - 1) / max_payload;
+  const uint32_t nseg = bytes <= max_payload ? 1 : (bytes + max_payload - 1) / max_payload;
   const int qi = cls == static_cast<uint8_t>(TrafficClass::response) ? 1 : 0;
   auto seg_hash = [&](uint32_t seq, uint32_t s) {
     return flow >= 0 ? static_cast<uint16_t>(flow & 0x7fff)
@@ -151,7 +151,7 @@ Endpoints::Enqueue Endpoints::enqueue_message(H& h, uint32_t e, uint32_t dst, ui
     pm.src = p;
     pm.dst = dst;
     pm.msg_seq = seq;
-    pm.units = static_cast<uint16_t>(p_->format.units_for(sb));
+    pm.units = static_cast<uint16_t>(p_.format.units_for(sb));
     pm.payload_bytes = static_cast<uint16_t>(sb);
     pm.seg = static_cast<uint16_t>(s);
     pm.nseg = static_cast<uint16_t>(nseg);
@@ -176,10 +176,10 @@ Endpoints::Enqueue Endpoints::enqueue_message(H& h, uint32_t e, uint32_t dst, ui
 template <class H>
 void Endpoints::build_packet(H& h, rte_mbuf* m, const uint8_t* payload) {
   const PacketMeta& pm = *meta(m);
-  if (encode_packet(p_->codec, m, pm, payload) == 0)
+  if (encode_packet(p_.codec, m, pm, payload) == 0)
     h.fail("packet " + std::to_string(pm.id) + " could not be encoded (" +
            std::to_string(pm.payload_bytes) + " payload bytes)");
-  if (p_->link_crc) link_crc_seal(p_->codec, m);
+  if (p_.link_crc) link_crc_seal(p_.codec, m);
 }
 
 // The injection link sends the first packet (responses first) whose VC has
@@ -194,7 +194,7 @@ void Endpoints::try_inject(H& h, uint32_t e) {
     arm_wake(h, e, ep.inj_free);
     return;
   }
-  const uint32_t nv = p_->nv;
+  const uint32_t nv = p_.nv;
   for (int qi = 1; qi >= 0; qi--) {
     SourceQueue& q = ep.srcq[qi];
     if (q.len == 0) continue;
@@ -231,7 +231,7 @@ void Endpoints::try_inject(H& h, uint32_t e) {
     // cache: fetch its metadata while this one is serialised.
     if (q.len)
       rte_prefetch0(q.front() ? static_cast<const void*>(meta(q.front())) : &q.front_meta());
-    const FabricEndpoint& fe = p_->fabric->endpoints[e];
+    const FabricEndpoint& fe = p_.fabric->endpoints[e];
     const ps_t dur = units * fe.unit_ps;
     credits_[size_t(e) * nv + v].take(units);
     meta(m)->inj_ps = now;
@@ -253,7 +253,7 @@ void Endpoints::try_inject(H& h, uint32_t e) {
 template <class H>
 void Endpoints::add_credit_stream(H& h, uint32_t e, uint32_t v, uint32_t units, ps_t first,
                                   ps_t every, bool resumed) {
-  CreditCounter& cc = credits_[size_t(e) * p_->nv + v];
+  CreditCounter& cc = credits_[size_t(e) * p_.nv + v];
   if (resumed) {
     cc.add_resumed(units, first, every);
   } else if (!cc.add_stream(units, first, every)) {
@@ -272,7 +272,7 @@ inline void Endpoints::arrive(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
   // (A multi-packet message is answered only when its last packet completes
   // it, so with replies its packets are delivered in time order too.)
   if ((pm->flags & (kPktFrame | kPktNeedsReply)) ||
-      (pm->nseg > 1 && p_->traffic->reply_fraction > 0)) {
+      (pm->nseg > 1 && p_.traffic->reply_fraction > 0)) {
     Event ev = event_at(t, EventType::ep_deliver, e);
     ev.vc = pm->vc;
     ev.m = m;
@@ -285,7 +285,7 @@ inline void Endpoints::arrive(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
 // The tail of packet m reaches endpoint e at time t.
 template <class H>
 void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
-  const Fabric& f = *p_->fabric;
+  const Fabric& f = *p_.fabric;
   PacketMeta* pm = meta(m);
   // A slice port delivers to its processor: reassembly, replies and frames
   // are the processor's (Fabric::slices).
@@ -298,8 +298,8 @@ void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
   }
   // (A packet whose damage the link CRC missed carries it here, as on a
   // real fabric: link/link_retry.h, undetected.)
-  if (p_->check_deliveries && !(pm->flags & kPktFlippedBits) &&
-      !decode_check(p_->codec, m, *pm)) {
+  if (p_.check_deliveries && !(pm->flags & kPktFlippedBits) &&
+      !decode_check(p_.codec, m, *pm)) {
     h.fail("packet " + std::to_string(pm->id) + " arrived with an encoding that does not "
            "match its metadata");
   }
@@ -312,7 +312,7 @@ void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
     st.network_latency_ps.add(t - pm->inj_ps);
     st.hops.add(pm->hops);
   }
-  if (*p_->on_deliver) (*p_->on_deliver)(pm->id, pm->src, pm->dst, t - pm->gen_ps, pm->hops);
+  if (*p_.on_deliver) (*p_.on_deliver)(pm->id, pm->src, pm->dst, t - pm->gen_ps, pm->hops);
   if (pm->flags & kPktFrame) {
     h.frame_segment(p, m);  // keeps the mbuf until the frame is whole
     return;
@@ -325,7 +325,7 @@ void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
   if (ra == MessageReassembly::Result::complete) {
     st.delivered_messages++;
     if (pm->flags & kPktNeedsReply) {
-      make_message(h, p, pm->src, p_->traffic->reply_bytes,
+      make_message(h, p, pm->src, p_.traffic->reply_bytes,
                    static_cast<uint8_t>(TrafficClass::response), false,
                    (pm->flags & kPktMeasured) != 0, t);
       inject_processor(h, p);

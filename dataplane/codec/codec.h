@@ -19,10 +19,10 @@
 #include <string_view>
 
 #include "dataplane/codec/codec_info.h"
+#include "dataplane/codec/packet_format.h"
 #include "dataplane/codec/t3e_codec.h"
 #include "dataplane/codec/yarc_codec.h"
 #include "dataplane/core/packet_meta.h"
-#include "dataplane/engine/engine_base.h"
 
 namespace fabemu {
 

@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "dataplane/codec/codec.h"
-#include "dataplane/engine/engine_base.h"
+#include "dataplane/codec/packet_format.h"
+#include "dataplane/core/packet_meta.h"
 
 namespace fabemu {
 

@@ -6,9 +6,9 @@
 
 #include "dataplane/codec/codec_info.h"
 #include "dataplane/codec/crc16.h"
+#include "dataplane/codec/packet_format.h"
 #include "dataplane/codec/t3e_flit.h"
 #include "dataplane/core/packet_meta.h"
-#include "dataplane/engine/engine_base.h"
 
 namespace fabemu {
 

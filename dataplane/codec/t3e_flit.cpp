@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "dataplane/engine/engine_base.h"
+#include "dataplane/codec/packet_format.h"
 #include "dataplane/core/packet_meta.h"
 
 namespace fabemu {

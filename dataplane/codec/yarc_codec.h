@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "dataplane/codec/codec_info.h"
+#include "dataplane/codec/packet_format.h"
 #include "dataplane/codec/yarc_phit.h"
 #include "dataplane/core/packet_meta.h"
-#include "dataplane/engine/engine_base.h"
 
 namespace fabemu {
 

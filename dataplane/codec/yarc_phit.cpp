@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "dataplane/codec/crc16.h"
+#include "dataplane/codec/packet_format.h"
 #include "dataplane/core/packet_meta.h"
-#include "dataplane/engine/engine_base.h"
 
 namespace fabemu {
 

@@ -41,14 +41,14 @@ void Endpoints::init(const EndpointParams& p, const std::vector<uint32_t>& owned
   }
 }
 
-void Endpoints::seed(TimingWheel& wheel) {
+void Endpoints::seed(TimingWheel& wheel, EventKind generate) {
   const TrafficConfig& tc = *p_.traffic;
   if (tc.load <= 0) return;
   for (uint32_t e : owned_) {
     Nic& ep = ep_[e];
     if (ep_[p_.fabric->processor(e)].binding >= 0) continue;  // its traffic comes from its port
     const ps_t first = tc.single_batch ? 0 : (ep.rng.geometric(p_.gen) - 1) * p_.gen_slot_ps;
-    wheel.push(event_at(first, EventType::ep_generate, e));
+    wheel.push(event_at(first, generate, e));
   }
 }
 

@@ -10,6 +10,7 @@
 //   bool shedding();                      // real time, run.overload: shed
 //   RunStats& stats(); PacketPool& pool();
 //   void schedule(const Event&);          // on this worker's wheel
+//   static EventKind kind(EndpointEvent);  // its kinds as the run numbers them
 //   void on_inject(PacketMeta&);          // the routing's source-side lookup
 //   void enter_router(uint32_t e, rte_mbuf*, uint8_t vc, ps_t arrive);
 //   void defer_credits(uint32_t e, uint32_t vc, uint32_t units, ps_t first, ps_t every);
@@ -35,6 +36,7 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/core/rng.h"
+#include "dataplane/endpoint/endpoint_event.h"
 #include "dataplane/endpoint/nic.h"
 #include "dataplane/endpoint/packet_pool.h"
 #include "dataplane/endpoint/traffic.h"
@@ -94,8 +96,9 @@ class Endpoints {
   void init(const EndpointParams& p, const std::vector<uint32_t>& owned,
             const std::vector<uint32_t>& cap, const std::vector<uint32_t>& link);
   // The first generation of every owned synthetic source (a port-bound
-  // processor's traffic comes from its port).
-  void seed(TimingWheel& wheel);
+  // processor's traffic comes from its port), as events of kind `generate`
+  // (the host's number for EndpointEvent::generate).
+  void seed(TimingWheel& wheel, EventKind generate);
 
   Nic& nic(uint32_t e) { return ep_[e]; }
   const Nic& nic(uint32_t e) const { return ep_[e]; }
@@ -146,7 +149,7 @@ class Endpoints {
     Nic& ep = ep_[e];
     if (t >= ep.wake_ps) return;
     ep.wake_ps = t;
-    h.schedule(event_at(t, EventType::ep_wake, e));
+    h.schedule(event_at(t, H::kind(EndpointEvent::wake), e));
   }
 
   EndpointParams p_;  // a copy: one load from here per use, on every packet

@@ -33,7 +33,8 @@ void Endpoints::on_generate(H& h, uint32_t e) {
                  measured, now);
   }
   if (!tc.single_batch)
-    h.schedule(event_at(now + ep.rng.geometric(p_.gen) * p_.gen_slot_ps, EventType::ep_generate, e));
+    h.schedule(event_at(now + ep.rng.geometric(p_.gen) * p_.gen_slot_ps,
+                        H::kind(EndpointEvent::generate), e));
   inject_processor(h, src);
 }
 
@@ -273,7 +274,7 @@ inline void Endpoints::arrive(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
   // it, so with replies its packets are delivered in time order too.)
   if ((pm->flags & (kPktFrame | kPktNeedsReply)) ||
       (pm->nseg > 1 && p_.traffic->reply_fraction > 0)) {
-    Event ev = event_at(t, EventType::ep_deliver, e);
+    Event ev = event_at(t, H::kind(EndpointEvent::deliver), e);
     ev.vc = pm->vc;
     ev.m = m;
     h.schedule(ev);

@@ -61,6 +61,7 @@
 #include "dataplane/engine/engine_factory.h"
 #include "dataplane/engine/engine_memory.h"
 #include "dataplane/engine/engine_sizing.h"
+#include "dataplane/engine/event_kinds.h"
 #include "dataplane/ethernet/bridge.h"
 #include "dataplane/ethernet/eth_port.h"
 #include "dataplane/link/go_back_n.h"
@@ -210,7 +211,7 @@ class Engine final : public EngineBase {
   // first at `first`, then one every `every` ps.
   static Event credit_event(uint32_t a, uint16_t port, uint32_t v, uint32_t units, ps_t first,
                             ps_t every) {
-    Event ev = event_at(first, EventType::credit, a);
+    Event ev = event_at(first, event_kind(LinkEvent::credit), a);
     ev.unit_ps = every;
     ev.port = port;
     ev.vc = static_cast<uint8_t>(v);
@@ -318,7 +319,9 @@ class Engine final : public EngineBase {
     w.router.for_each_packet(f);
     w.eps.for_each_queued(f);
     auto packet_event = [&](const Event& ev) {
-      if (ev.m && (ev.type == EventType::remote_arrive || ev.type == EventType::ep_deliver)) f(ev.m);
+      if (ev.m && (ev.kind == event_kind(LinkEvent::remote_arrive) ||
+                   ev.kind == event_kind(EndpointEvent::deliver)))
+        f(ev.m);
     };
     w.wheel.for_each(packet_event);
     for (const Event& ev : w.inbox) packet_event(ev);

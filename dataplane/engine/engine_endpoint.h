@@ -18,6 +18,11 @@ struct Engine<R, L>::EndpointHost {
   RunStats& stats() { return w.st; }
   PacketPool& pool() { return w.pool; }
   void schedule(const Event& ev) { w.wheel.push(ev); }
+  // The components' event kinds as this run numbers them (event_kinds.h).
+  template <class K>
+  static constexpr EventKind kind(K k) {
+    return event_kind(k);
+  }
   void on_inject(PacketMeta& pm) { R::on_inject(*w.tables.tables, e.f_, pm); }
   // Endpoint ep's packet enters VC v of the router input its link feeds.
   void enter_router(uint32_t ep, rte_mbuf* m, uint8_t v, ps_t arrive) {

@@ -24,7 +24,7 @@ struct Engine<R, L>::BridgeHost : EndpointHost {
   void share_learned(uint64_t mac, uint32_t ep) {
     Event ev{};
     ev.t = w.now;
-    ev.type = EventType::mac_learn;
+    ev.kind = event_kind(BridgeEvent::mac_learn);
     ev.a = ep;
     ev.unit_ps = mac;
     for (uint32_t o = 0; o < e.workers_.size(); o++)

@@ -10,15 +10,15 @@ namespace fabemu {
 
 template <class R, class L>
 inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
-  switch (e.type) {
-    case EventType::out_wake:
-    case EventType::link_wake:
-    case EventType::tile: {  // the router model's own
+  switch (e.kind) {
+    case event_kind(RouterEvent::out_wake):
+    case event_kind(RouterEvent::link_wake):
+    case event_kind(RouterEvent::tile): {  // the router model's own
       Hop host{*this, w};
       w.router.on_event(host, e);
       break;
     }
-    case EventType::route: {
+    case event_kind(RouterEvent::route): {
       QEntry& q = w.router.head(e.a);
       // (Link-level retry may have excised the packet meanwhile.)
       // (Or a fault dropped it.)
@@ -26,22 +26,22 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       if (compute_route(w, e.a, q)) finish_route(w, e.a, q, 0);
       break;
     }
-    case EventType::ep_generate: {
+    case event_kind(EndpointEvent::generate): {
       EndpointHost host{*this, w};
       w.eps.on_generate(host, e.a);
       break;
     }
-    case EventType::ep_wake: {
+    case event_kind(EndpointEvent::wake): {
       EndpointHost host{*this, w};
       w.eps.on_wake(host, e);
       break;
     }
-    case EventType::ep_deliver: {
+    case event_kind(EndpointEvent::deliver): {
       EndpointHost host{*this, w};
       w.eps.on_deliver(host, e.a, e.m, e.t);
       break;
     }
-    case EventType::credit:
+    case event_kind(LinkEvent::credit):
       // A stream that had to wait for room in the counter's queue: the
       // streams before it have arrived by now.
       if (e.port == kEndpointPort)
@@ -49,23 +49,23 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       else
         add_credit_stream(w, e.a, e.vc, e.amount, e.t, e.unit_ps, true);
       break;
-    case EventType::port_replay: {
+    case event_kind(BridgeEvent::port_replay): {
       BridgeHost host{{*this, w}};
       w.bridge.on_replay(host, e.a);
       break;
     }
-    case EventType::link_timeout: {
+    case event_kind(LinkEvent::retry_timeout): {
       static_assert(LinkRetryHost<LinkHop>);
       LinkHop host{{*this, w}};
       w.retry.go_back(host, e.a);
       break;
     }
-    case EventType::progress_check:
+    case event_kind(LinkEvent::progress_check):
       check_progress(w);
       break;
-    case EventType::remote_arrive:
-    case EventType::mac_learn:
-    case EventType::link_control:
+    case event_kind(LinkEvent::remote_arrive):
+    case event_kind(BridgeEvent::mac_learn):
+    case event_kind(LinkEvent::control):
       break;  // applied when taken from the ring (apply_remote)
   }
 }
@@ -110,7 +110,7 @@ inline void Engine<R, L>::setup_head(Worker& w, uint32_t c, ps_t not_before) {
   QEntry& e = w.router.head(c);
   if (!compute_route(w, c, e)) return;
   if (w.rc.adaptive && w.rc.count > 1 && e.arrive > w.now) {
-    w.wheel.push(event_at(e.arrive, EventType::route, c));
+    w.wheel.push(event_at(e.arrive, event_kind(RouterEvent::route), c));
     return;
   }
   finish_route(w, c, e, not_before);
@@ -267,7 +267,7 @@ __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worke
     } else if (!ol.remote) {
       enter_input(w, ol.peer_channel0 + ov, m, now + ol.wire_ps);
     } else {
-      Event ev = event_at(now + ol.wire_ps, EventType::remote_arrive,
+      Event ev = event_at(now + ol.wire_ps, event_kind(LinkEvent::remote_arrive),
                           static_cast<uint32_t>(ol.peer_router));
       ev.m = m;
       ev.port = ol.peer_port;

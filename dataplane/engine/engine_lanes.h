@@ -171,7 +171,7 @@ template <class R, class L>
 void Engine<R, L>::link_control(Worker& w, uint32_t o, LinkControl op, uint8_t vc, uint16_t seq,
                                 ps_t unit) {
   const OutLink& ol = w.out[o];
-  Event ev = event_at(w.now + ol.wire_ps, EventType::link_control, ol.peer_channel0 / nv_);
+  Event ev = event_at(w.now + ol.wire_ps, event_kind(LinkEvent::control), ol.peer_channel0 / nv_);
   ev.unit_ps = unit;
   ev.port = static_cast<uint16_t>(op);
   ev.vc = vc;

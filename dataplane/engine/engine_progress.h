@@ -57,8 +57,8 @@ void Engine<R, L>::check_progress(Worker& w) {
   // Often enough (a sixteenth of the period) that the VC that stopped first
   // times out first: its port's discards let the VCs behind it move again
   // before their own timers run out, as the hardware's countdowns would.
-  w.wheel.push(
-      event_at(now + std::max<ps_t>(1, period / kProgressChecks), EventType::progress_check, 0));
+  w.wheel.push(event_at(now + std::max<ps_t>(1, period / kProgressChecks),
+                        event_kind(LinkEvent::progress_check), 0));
 }
 
 // The endpoint beyond output o stops accepting (what it is sent waits in its

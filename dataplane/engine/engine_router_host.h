@@ -14,6 +14,11 @@ struct Engine<R, L>::Hop {
 
   FABEMU_ALWAYS_INLINE ps_t now() const { return w.now; }
   FABEMU_ALWAYS_INLINE void schedule(const Event& ev) { w.wheel.push(ev); }
+  // The components' event kinds as this run numbers them (event_kinds.h).
+  template <class K>
+  static constexpr EventKind kind(K k) {
+    return event_kind(k);
+  }
   // A synchronous allocator's cycle: one longest packet on a router link.
   FABEMU_ALWAYS_INLINE ps_t cycle_ps() const { return e.alloc_cycle_ps_; }
   FABEMU_ALWAYS_INLINE OutLink& out(uint32_t o) { return w.out[o]; }

@@ -56,8 +56,8 @@ void Engine<R, L>::take_inbox(Worker& w, bool late_ok) {
 
 template <class R, class L>
 void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
-  switch (ev.type) {
-    case EventType::remote_arrive: {
+  switch (ev.kind) {
+    case event_kind(LinkEvent::remote_arrive): {
       const uint32_t c = w.router.channel(router_local_[ev.a], ev.port, ev.vc);
       if (lcb_) {
         LinkHop host{{*this, w}};
@@ -67,14 +67,14 @@ void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
       }
       break;
     }
-    case EventType::credit:
+    case event_kind(LinkEvent::credit):
       add_credit_stream(w, router_local_[ev.a] * max_ports_ + ev.port, ev.vc, ev.amount, ev.t,
                         ev.unit_ps);
       break;
-    case EventType::mac_learn:
+    case event_kind(BridgeEvent::mac_learn):
       w.bridge.learn_remote(ev.unit_ps, ev.a, rte_rdtsc());
       break;
-    case EventType::link_control:  // in order with the link's packets, as they are taken
+    case event_kind(LinkEvent::control):  // in order with the link's packets, as they are taken
       on_link_control(w, ev);
       break;
     default:
@@ -542,8 +542,8 @@ RunStats Engine<R, L>::run() {
     return s;
   }
   for (auto& w : workers_) {
-    w->eps.seed(w->wheel);
-    w->bridge.seed_replay(w->wheel);
+    w->eps.seed(w->wheel, event_kind(EndpointEvent::generate));
+    w->bridge.seed_replay(w->wheel, event_kind(BridgeEvent::port_replay));
   }
   if (cfg_.realtime) {
     ps_per_cycle_ = 1e12 / double(rte_get_tsc_hz()) / cfg_.time_scale;

@@ -103,7 +103,7 @@ void Bridge::release() {
   tx_pool_ = nullptr;
 }
 
-void Bridge::seed_replay(TimingWheel& wheel) {
+void Bridge::seed_replay(TimingWheel& wheel, EventKind replay) {
   const std::vector<PortEndpointConfig>& pcs = ports_->ports();
   for (uint32_t b = 0; b < pcs.size(); b++) {
     const PortEndpointConfig& pc = pcs[b];
@@ -113,8 +113,8 @@ void Bridge::seed_replay(TimingWheel& wheel) {
       ports_->replay[b].done = true;  // a host that only listens
       continue;
     }
-    wheel.push(event_at(static_cast<ps_t>(double(pc.replay->t_ps[0]) / pc.replay_speed),
-                        EventType::port_replay, b));
+    wheel.push(
+        event_at(static_cast<ps_t>(double(pc.replay->t_ps[0]) / pc.replay_speed), replay, b));
   }
 }
 

@@ -18,6 +18,7 @@
 //   ps_t now(), measure_start(), gen_end(); bool shedding(), generating();
 //   RunStats& stats(); Nic& nic(uint32_t e);
 //   void schedule(const Event&);
+//   static EventKind kind(BridgeEvent);    // its kinds as the run numbers them
 //   Endpoints::Enqueue enqueue_frame(uint32_t from, uint32_t to, uint32_t len, uint8_t flags,
 //                                    const uint8_t* bytes, uint16_t flow);
 //   void inject(uint32_t from);            // its injection ports send what they can
@@ -40,6 +41,7 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/endpoint/endpoints.h"
+#include "dataplane/ethernet/bridge_event.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/ethernet/mac_table.h"
 #include "dataplane/ethernet/port_config.h"
@@ -101,9 +103,10 @@ class Bridge {
   BridgePorts::Device& device(uint32_t d) { return ports_->devices[d]; }
   void set_tx_pool(rte_mempool* pool) { tx_pool_ = pool; }
   void release();  // the transmit pool
-  // The first frame of each replayed host this worker runs.
-  void seed_replay(TimingWheel& wheel);
-  // Another worker learned an address (EventType::mac_learn).
+  // The first frame of each replayed host this worker runs, as an event of
+  // kind `replay` (the host's number for BridgeEvent::port_replay).
+  void seed_replay(TimingWheel& wheel, EventKind replay);
+  // Another worker learned an address (BridgeEvent::mac_learn).
   void learn_remote(uint64_t mac, uint32_t endpoint, uint64_t tsc) {
     mac_.learn(mac, static_cast<int32_t>(endpoint), tsc);
   }

@@ -323,7 +323,7 @@ void Bridge::on_replay(H& h, uint32_t b) {
     }
   }
   const ps_t t = rc.base + static_cast<ps_t>(double(tr.t_ps[rc.next]) / pc.replay_speed);
-  h.schedule(event_at(std::max(t, now), EventType::port_replay, b));
+  h.schedule(event_at(std::max(t, now), H::kind(BridgeEvent::port_replay), b));
 }
 
 }  // namespace fabemu

@@ -28,6 +28,7 @@
 #include "dataplane/core/retry_timing.h"
 #include "dataplane/link/go_back_n.h"
 #include "dataplane/link/link.h"
+#include "dataplane/link/link_event.h"
 #include "dataplane/link/retry_config.h"
 #include "dataplane/sim/event.h"
 #include "dataplane/stats/stats.h"
@@ -41,6 +42,7 @@ concept LinkRetryHost = requires(H& h, const H& ch, const Event& ev, uint32_t i,
                                  DropReason why, const std::string& text) {
   { ch.now() } -> std::same_as<ps_t>;
   h.schedule(ev);                                    // the time-out, at ev.t
+  { H::kind(LinkEvent::retry_timeout) } -> std::same_as<EventKind>;  // as the run numbers it
   { h.out(i) } -> std::same_as<OutLink&>;            // output i's link
   { h.in(i) } -> std::convertible_to<const InLink&>;  // the link into input i
   { h.link_stats(i) } -> std::same_as<LinkStats&>;   // link i's counters
@@ -333,7 +335,7 @@ void LinkRetry::expect_timeout(H& h, uint32_t o, ps_t start) {
   GoBackNSender& tx = tx_[o];
   if (tx.recovering()) return;
   tx.expect_timeout(start);
-  h.schedule(event_at(tx.rewind_at(), EventType::link_timeout, o));
+  h.schedule(event_at(tx.rewind_at(), H::kind(LinkEvent::retry_timeout), o));
 }
 
 // What output o's link sends from `start` reaches the far end a wire later.
@@ -344,8 +346,8 @@ inline void LinkRetry::cross(H& h, uint32_t o, rte_mbuf* m, uint8_t ov, ps_t sta
     receive(h, ol.peer_channel0 + ov, m, start + ol.wire_ps, seq, false);
     return;
   }
-  Event ev =
-      event_at(start + ol.wire_ps, EventType::remote_arrive, static_cast<uint32_t>(ol.peer_router));
+  Event ev = event_at(start + ol.wire_ps, H::kind(LinkEvent::remote_arrive),
+                      static_cast<uint32_t>(ol.peer_router));
   ev.m = m;
   ev.port = ol.peer_port;
   ev.vc = ov;

@@ -22,6 +22,7 @@
 #include "dataplane/link/link.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/output_queues.h"
+#include "dataplane/router/router_event.h"
 #include "dataplane/routing/route.h"
 #include "dataplane/sim/event.h"
 
@@ -302,7 +303,7 @@ class InputQueuedOps {
     ps_t& wake = self().wake(o);
     if (t >= wake) return;
     wake = t;
-    h.schedule(event_at(t, EventType::out_wake, o));
+    h.schedule(event_at(t, H::kind(RouterEvent::out_wake), o));
   }
   // Switch speedup: one pending wake-up per output link.
   template <class H>
@@ -310,11 +311,11 @@ class InputQueuedOps {
     ps_t& wake = self().output_queues().link_wake(o);
     if (t >= wake) return;
     wake = t;
-    h.schedule(event_at(t, EventType::link_wake, o));
+    h.schedule(event_at(t, H::kind(RouterEvent::link_wake), o));
   }
   template <class H>
   void on_event(H& h, const Event& ev) {
-    if (ev.type == EventType::out_wake) {
+    if (ev.kind == H::kind(RouterEvent::out_wake)) {
       ps_t& wake = self().wake(ev.a);
       if (wake == ev.t) wake = kNever;
       iq::try_output(self(), h, ev.a);

@@ -25,6 +25,7 @@
 
 #include "dataplane/router/arbiter/islip.h"
 #include "dataplane/router/input_queued.h"
+#include "dataplane/router/router_event.h"
 
 namespace fabemu {
 
@@ -118,7 +119,8 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   }
   template <class H>
   void on_event(H& h, const Event& ev) {
-    if (ev.type != EventType::out_wake) return InputQueuedOps<IslipRouter>::on_event(h, ev);
+    if (ev.kind != H::kind(RouterEvent::out_wake))
+      return InputQueuedOps<IslipRouter>::on_event(h, ev);
     ps_t& w = wake(ev.a);
     if (w == ev.t) w = kNever;
     // ev.a: the router's output 0. (The division stays: a router index

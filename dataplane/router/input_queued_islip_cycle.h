@@ -21,7 +21,7 @@ inline void IslipRouter::arm_cycle(H& h, uint32_t lr, ps_t t) {
   t = (t + cyc - 1) / cyc * cyc;
   if (t >= wake) return;
   wake = t;
-  h.schedule(event_at(t, EventType::out_wake, o0));
+  h.schedule(event_at(t, H::kind(RouterEvent::out_wake), o0));
 }
 
 template <class H>

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "dataplane/router/input_queued.h"
+#include "dataplane/router/router_event.h"
 
 namespace fabemu {
 
@@ -61,7 +62,7 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
   }
   template <class H>
   void on_event(H& h, const Event& ev) {
-    if (ev.type == EventType::link_wake) {
+    if (ev.kind == H::kind(RouterEvent::link_wake)) {
       if (link_wake_[ev.a] == ev.t) link_wake_[ev.a] = kNever;
       try_link(h, ev.a);
       return;
@@ -73,7 +74,7 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
   void arm_link(H& h, uint32_t o, ps_t t) {
     if (t >= link_wake_[o]) return;
     link_wake_[o] = t;
-    h.schedule(event_at(t, EventType::link_wake, o));
+    h.schedule(event_at(t, H::kind(RouterEvent::link_wake), o));
   }
   template <class H>
   void credits_back(H& h, uint32_t o, uint32_t v, const CreditCounter& cc) {

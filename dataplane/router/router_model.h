@@ -18,13 +18,14 @@
 #include <string>
 #include <utility>
 
+#include "dataplane/router/router_event.h"
+#include "dataplane/sim/event.h"
 #include "dataplane/sim/time.h"
 
 struct rte_mbuf;
 
 namespace fabemu {
 
-struct Event;
 struct QEntry;
 struct RouteCandidates;
 struct RunStats;
@@ -42,6 +43,7 @@ concept RouterHost = requires(H& h, const H& ch, const Event& ev, uint32_t i, ui
                               uint8_t vc, ps_t t, ps_t* until, rte_mbuf* m, bool* withhold) {
   { ch.now() } -> std::same_as<ps_t>;
   h.schedule(ev);                                  // an event of the model's own, at ev.t
+  { H::kind(RouterEvent::out_wake) } -> std::same_as<EventKind>;  // as the run numbers its kinds
   { ch.cycle_ps() } -> std::same_as<ps_t>;         // a synchronous allocator's cycle
   { h.out(i) } -> std::same_as<OutLink&>;          // output i's link: free_ps, unit_ps, counters
   { ch.in(i) } -> std::same_as<const InLink&>;     // the link into input i (numbered like outputs)

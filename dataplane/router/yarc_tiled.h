@@ -34,7 +34,8 @@
 // which adapts the engine's router host, router_model.h) that owns time and
 // the links:
 //   ps_t now() const;
-//   void schedule(const Event&);    // a router event (EventType::tile) for on_tile_event()
+//   static EventKind kind(RouterEvent);  // its number for the router's kinds (router_event.h)
+//   void schedule(const Event&);    // a router event (RouterEvent::tile) for on_tile_event()
 //   void route_head(uint32_t c);    // input channel c has a new head: route it, then
 //                                   // call enter_tiles (at once or later)
 //   void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every);
@@ -57,6 +58,7 @@
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/router/arbiter/matrix.h"
 #include "dataplane/router/input_queued.h"
+#include "dataplane/router/router_event.h"
 #include "dataplane/router/yarc_column_buffers.h"
 #include "dataplane/router/yarc_row_buffers.h"
 #include "dataplane/router/yarc_subswitch.h"
@@ -82,7 +84,7 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
     return std::min(unit, pipeline / TileStages::kTotal);
   }
 
-  // What an EventType::tile event is about (Event::port); Event::a indexes it.
+  // What a RouterEvent::tile event is about (Event::port); Event::a indexes it.
   enum TileEvent : uint16_t {
     kRowBus,         // a row bus looks at its input's heads again (a = input)
     kColumnChannel,  // a column channel arbitrates again (a = channel)
@@ -238,6 +240,7 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
     H& h;
     YarcTiledRouter& rt;
     ps_t now() const { return h.now(); }
+    static constexpr EventKind kind(RouterEvent k) { return H::kind(k); }
     void schedule(const Event& ev) { h.schedule(ev); }
     void route_head(uint32_t c) { h.route_head(c, 0); }
     // Credits leave the input buffer from `first`; they reach the sender
@@ -278,7 +281,8 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
   }
   template <class H>
   void on_event(H& h, const Event& ev) {
-    if (ev.type != EventType::tile) return InputQueuedOps<YarcTiledRouter>::on_event(h, ev);
+    if (ev.kind != H::kind(RouterEvent::tile))
+      return InputQueuedOps<YarcTiledRouter>::on_event(h, ev);
     TileHostOf<H> host{h, *this};
     on_tile_event(host, ev);
   }
@@ -379,10 +383,11 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
   void arm(Host& h, ps_t& wake, ps_t t, TileEvent kind, uint32_t a) {
     if (t == kNever || t >= wake) return;
     wake = t;
-    h.schedule(tile_event(t, kind, a));
+    h.schedule(tile_event(h, t, kind, a));
   }
-  static Event tile_event(ps_t t, TileEvent kind, uint32_t a) {
-    Event e = event_at(t, EventType::tile, a);
+  template <class Host>
+  static Event tile_event(const Host&, ps_t t, TileEvent kind, uint32_t a) {
+    Event e = event_at(t, Host::kind(RouterEvent::tile), a);
     e.port = kind;
     return e;
   }

@@ -118,7 +118,7 @@ void YarcTiledRouter::give_row_credits(Host& h, Transit& t, const CreditRun& r) 
   t.rb_owed = static_cast<uint16_t>(t.rb_owed - r.n);
   WormholeBuffers& b = rows_.buffers();
   if (!b.give_back(t.rb, r, h.now())) {
-    Event ev = tile_event(r.first, kRowCredits, t.rb);
+    Event ev = tile_event(h, r.first, kRowCredits, t.rb);
     ev.amount = static_cast<uint16_t>(r.n);
     ev.unit_ps = r.every;
     h.schedule(ev);
@@ -248,7 +248,7 @@ void YarcTiledRouter::give_column_credits(Host& h, uint32_t cb, Transit& t, cons
   t.cb_owed = static_cast<uint16_t>(t.cb_owed - r.n);
   WormholeBuffers& b = cols_.buffers();
   if (!b.give_back(cb, r, h.now())) {
-    Event ev = tile_event(r.first, kColumnCredits, cb);
+    Event ev = tile_event(h, r.first, kColumnCredits, cb);
     ev.amount = static_cast<uint16_t>(r.n);
     ev.unit_ps = r.every;
     h.schedule(ev);

@@ -58,10 +58,12 @@ class TiledRouterDriver {
     out_.assign(o.ports, Output{});
     if (o.saturate)
       for (uint32_t p = 0; p < (o.sources ? o.sources : o.ports); p++)
-        if ((o.source_mask >> p) & 1u) arm(src_[p].wake, 0, EventType::ep_wake, p);
+        if ((o.source_mask >> p) & 1u) arm(src_[p].wake, 0, kSourceWake, p);
   }
 
-  // Host interface (yarc_tiled.h).
+  // Host interface (yarc_tiled.h). The router's kinds keep their numbers;
+  // the driver's own come after them (kSourceWake, kOutputWake).
+  static constexpr EventKind kind(RouterEvent k) { return static_cast<EventKind>(k); }
   ps_t now() const { return now_; }
   void schedule(const Event& e) { push(e); }
   void route_head(uint32_t c) {
@@ -76,12 +78,12 @@ class TiledRouterDriver {
     s.credits[v].settle(now_);
     EXPECT_TRUE(s.credits[v].add_stream(units, first, every)) << "source credit streams overflow";
     s.returned[v] += units;
-    if (o_.saturate) arm(s.wake, std::max(now_, first), EventType::ep_wake, in);
+    if (o_.saturate) arm(s.wake, std::max(now_, first), kSourceWake, in);
   }
   YarcTiledRouter::HeadLeaves head_leaves(uint32_t) { return YarcTiledRouter::HeadLeaves::go; }
   void exit_chosen(rte_mbuf*, uint32_t, uint32_t, uint8_t, uint32_t) {}
   void wake_output(uint32_t o, ps_t t) {
-    arm(out_[o].wake, std::max({t, now_, out_[o].free}), EventType::out_wake, o);
+    arm(out_[o].wake, std::max({t, now_, out_[o].free}), kOutputWake, o);
   }
 
   // One packet from input `in` on VC v to output `out` now (saturate off).
@@ -112,15 +114,15 @@ class TiledRouterDriver {
       const Event e = q_.top().e;
       q_.pop();
       now_ = e.t;
-      switch (e.type) {
-        case EventType::tile:
+      switch (e.kind) {
+        case kind(RouterEvent::tile):
           router_.on_tile_event(*this, e);
           break;
-        case EventType::out_wake:
+        case kOutputWake:
           if (out_[e.a].wake == e.t) out_[e.a].wake = kNever;
           try_output(e.a);
           break;
-        case EventType::ep_wake:
+        case kSourceWake:
           if (src_[e.a].wake == e.t) src_[e.a].wake = kNever;
           try_source(e.a);
           break;
@@ -182,6 +184,8 @@ class TiledRouterDriver {
   }
 
  private:
+  // Its own events: a source or an output may send again.
+  enum : EventKind { kSourceWake = 16, kOutputWake };
   struct Source {
     Rng rng;
     std::vector<CreditCounter> credits;  // [vc]
@@ -203,10 +207,10 @@ class TiledRouterDriver {
   };
   void push(const Event& e) { q_.push(Queued{e, seq_++}); }
   // One pending wake-up per source or output: the earliest.
-  void arm(ps_t& wake, ps_t t, EventType type, uint32_t a) {
+  void arm(ps_t& wake, ps_t t, EventKind what, uint32_t a) {
     if (t >= wake) return;
     wake = t;
-    push(event_at(t, type, a));
+    push(event_at(t, what, a));
   }
 
   // A source sends a packet whenever its link is free and the input buffer
@@ -214,18 +218,18 @@ class TiledRouterDriver {
   void try_source(uint32_t in) {
     Source& s = src_[in];
     if (s.link_free > now_) {
-      arm(s.wake, s.link_free, EventType::ep_wake, in);
+      arm(s.wake, s.link_free, kSourceWake, in);
       return;
     }
     ps_t when = kNever;
     CreditCounter& cc = s.credits[s.next_vc];
     if (!cc.available(o_.units, now_, &when)) {
-      if (when != kNever) arm(s.wake, when, EventType::ep_wake, in);
+      if (when != kNever) arm(s.wake, when, kSourceWake, in);
       return;
     }
     inject(in, dest_(in, s.rng), s.next_vc, o_.units);
     s.next_vc = (s.next_vc + 1) % o_.vcs_used;
-    arm(s.wake, s.link_free, EventType::ep_wake, in);
+    arm(s.wake, s.link_free, kSourceWake, in);
   }
   void inject(uint32_t in, uint32_t out, uint32_t v, uint32_t units, uint64_t allowed = 0) {
     Source& s = src_[in];
@@ -250,7 +254,7 @@ class TiledRouterDriver {
     Output& out = out_[o];
     if (router_.requests(o) == 0 || out.stopped) return;
     if (out.free > now_) {
-      arm(out.wake, out.free, EventType::out_wake, o);
+      arm(out.wake, out.free, kOutputWake, o);
       return;
     }
     ps_t wake = kNever;
@@ -260,7 +264,7 @@ class TiledRouterDriver {
       return t.ready <= now_;
     });
     if (won < 0) {
-      if (wake != kNever) arm(out.wake, wake, EventType::out_wake, o);
+      if (wake != kNever) arm(out.wake, wake, kOutputWake, o);
       return;
     }
     const YarcTiledRouter::Granted g = router_.output_grant(*this, o, static_cast<uint32_t>(won));
@@ -274,7 +278,7 @@ class TiledRouterDriver {
     }
     out.free = now_ + g.units * o_.link_ps;
     if (now_ >= measure_from_) out.units += g.units;
-    if (router_.requests(o)) arm(out.wake, out.free, EventType::out_wake, o);
+    if (router_.requests(o)) arm(out.wake, out.free, kOutputWake, o);
   }
 
   struct Sent {

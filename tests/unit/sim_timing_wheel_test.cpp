@@ -22,7 +22,6 @@ Event ev(ps_t t, uint32_t id) {
   Event e{};
   e.t = t;
   e.a = id;
-  e.type = EventType::out_wake;
   return e;
 }
 

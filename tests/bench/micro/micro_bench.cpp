@@ -40,7 +40,6 @@ void BM_TimingWheelPushPop(benchmark::State& state) {
     d = rng() % 16 == 0 ? rng() % (10'000 * kPsPerNs) : rng() % (200 * kPsPerNs);
   TimingWheel w;
   Event e{};
-  e.type = EventType::out_wake;
   for (size_t i = 0; i < pending; i++) {
     e.t = delay[i % kSamples] + rng() % (200 * kPsPerNs);
     e.a = static_cast<uint32_t>(i);

@@ -1,0 +1,23 @@
+// The link's event kinds: what crosses a link (a packet to another core,
+// credits back) and what its sender times (link-level retry, lanes, the
+// forward-progress timer). The engine composes them into the kernel's
+// one-byte kind (engine/event_kinds.h); the link gets it from its host
+// (LinkRetryHost::kind, link_retry.h).
+#pragma once
+#include <cstdint>
+
+namespace fabemu {
+
+enum class LinkEvent : uint8_t {
+  credit,          // credits reach an output (a = output, vc, amount, unit_ps); only when the
+                   // output's stream queue was full, or from another core
+  remote_arrive,   // cross-core: a packet's head reaches input channel a (global index), m;
+                   // amount: its link sequence number (link-level retry)
+  retry_timeout,   // link-level retry: the sender of output a goes back N (link/go_back_n.h)
+  control,         // a link's sender to its far end (a = the far input; port = what: a new unit
+                   // time, down, up, skip a sequence number; engine/engine_lanes.h), in order
+                   // with the link's packets
+  progress_check,  // the forward-progress timers of a worker's outputs (engine_progress.h)
+};
+
+}  // namespace fabemu

@@ -1,0 +1,19 @@
+// The router's event kinds: the model's own wake-ups and the routing of a
+// head at its arrival. The engine composes them into the kernel's one-byte
+// kind (engine/event_kinds.h); a model gets it from its host
+// (RouterHost::kind, router_model.h).
+#pragma once
+#include <cstdint>
+
+namespace fabemu {
+
+enum class RouterEvent : uint8_t {
+  out_wake,   // look at a router output again: link free, credits or a requester ready (a = output)
+  link_wake,  // switch speedup: an output link looks at its output queues again (a = output)
+  tile,       // inside a tiled router: a row bus, column channel or buffer's credits (port = what,
+              // a = which; router/yarc_tiled.h)
+  route,      // an adaptively routed head reaches its input: route it with the state of now
+              // (a = channel)
+};
+
+}  // namespace fabemu

@@ -300,14 +300,18 @@ void SpecValidator::validate_router_model(Spec& s, const RoutingInfo& routing) c
     if (!m.available || m.available(routing)) there.push_back(m.name);
   if (std::find(there.begin(), there.end(), s.router.model) == there.end()) {
     const std::string& where = models.find(s.router.model)->where;
-    if (!written("router.model")) {
+    const bool baseline_there =
+        std::find(there.begin(), there.end(), models.baseline().name) != there.end();
+    if (!written("router.model") && baseline_there) {
       s.router.model = models.baseline().name;
     } else {
       blame({"router.model", "routing", "topology.family"},
             fmt::format("router.model {} is not available for routing '{}' of topology.family "
                         "{} (models there: {}){}: set router.model to {} or remove it",
-                        s.router.model, s.routing, printable(s.topology.family), join(there),
-                        where.empty() ? "" : "; " + where, join(there)));
+                        s.router.model, s.routing, printable(s.topology.family),
+                        there.empty() ? "none" : join(there), where.empty() ? "" : "; " + where,
+                        there.empty() ? "a model listed in FABEMU_ENGINES beside the routing"
+                                      : join(there)));
     }
   }
   if (const auto [m, key] = foreign_key(models, s.router.model); key)

@@ -46,7 +46,10 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
     rr_.assign(nout, 0);
     link_wake_.assign(nout, kNever);
     read_out_.assign(nout * s.nv, 0);
+    // Never more packets than the input buffers hold (above): reserved now,
+    // the queues never allocate while running (pages touched only as used).
     pool_.clear();
+    pool_.reserve(size_t(nout) * s.nv * s.qcap);
     free_ = kNil;
   }
 
@@ -237,7 +240,7 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
 
   void enqueue(uint32_t o, uint32_t v, const Entry& e) {
     uint32_t n = free_;
-    if (n == kNil) {  // grows to the most packets ever queued, then reuses
+    if (n == kNil) {  // up to the most packets ever queued (reserved), then reuses
       n = static_cast<uint32_t>(pool_.size());
       pool_.push_back(e);
     } else {

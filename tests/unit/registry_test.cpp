@@ -24,7 +24,13 @@ TEST(RouterModelRegistry, AvailabilityFollowsTheRoutingsEngines) {
   ASSERT_TRUE(tiled && tiled->available);
   EXPECT_TRUE(tiled->available(*updown));
   EXPECT_FALSE(tiled->available(*dor));
-  EXPECT_FALSE(router_models().find("input_queued")->available);  // every routing
+  // The baseline too follows the engines (every routing lists it).
+  const RouterModelInfo* iq = router_models().find("input_queued");
+  ASSERT_TRUE(iq->available);
+  for (const RoutingInfo* r : {updown, dor}) EXPECT_TRUE(iq->available(*r));
+  RoutingInfo without_iq = *dor;
+  without_iq.router_models = {"output_queued_ideal"};
+  EXPECT_FALSE(iq->available(without_iq));
   const SwitchAllocatorInfo* islip = switch_allocators().find("islip");
   EXPECT_FALSE(islip->available(*dor));
   EXPECT_TRUE(switch_allocators().find("per_output")->own_keys.empty());

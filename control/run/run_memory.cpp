@@ -27,6 +27,7 @@
 #include "dataplane/router/yarc_tiled.h"
 #include "dataplane/routing/greedy_snapshot.h"
 #include "dataplane/sim/event.h"
+#include "dataplane/sim/kernel_worker.h"
 #include "dataplane/sim/timing_wheel.h"
 #include "dataplane/stats/stats.h"
 

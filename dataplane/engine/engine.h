@@ -1,6 +1,7 @@
 // Engine<R, Link>: wires the components of one run together and runs them.
 //
 //   sim/       the kernel: timing wheel, worker windows, real-time clock
+//              (its host: engine_kernel_host.h)
 //   router/    the router model R names (router/router_model.h), chosen at
 //              compile time; it owns its allocation and reaches the rest of
 //              the run through a RouterHost (engine_router_host.h)
@@ -17,9 +18,9 @@
 // is a pair of SPSC rte_rings carrying packet arrivals one way and credit
 // returns the other, each stamped with its emulated time. Workers advance in
 // windows no longer than the smallest cross-core lookahead (conservative
-// parallel discrete-event simulation: wire, plus pipeline or credit latency,
-// cross_core_lookahead()), so a run is deterministic for a given seed and
-// placement.
+// parallel discrete-event simulation, sim/window_kernel.h: wire, plus
+// pipeline or credit latency, cross_core_lookahead()), so a run is
+// deterministic for a given seed and placement.
 //
 // Few events per hop: a link that grants a packet enters it into the input
 // FIFO at the far end at once, stamped with its arrival time, and (when it
@@ -75,8 +76,10 @@
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/routing/selection.h"
 #include "dataplane/routing/table_slot.h"
-#include "dataplane/sim/spin_barrier.h"
+#include "dataplane/sim/kernel_worker.h"
+#include "dataplane/sim/realtime_kernel.h"
 #include "dataplane/sim/timing_wheel.h"
+#include "dataplane/sim/window_kernel.h"
 
 namespace fabemu {
 
@@ -108,10 +111,10 @@ class Engine final : public EngineBase {
  private:
   static constexpr uint16_t kEndpointPort = 0xFFFF;  // credit events for an endpoint
 
-  struct Worker {
-    int id = 0;
+  // The kernel's part of a worker (its events, time, rings and counters:
+  // sim/kernel_worker.h) and the components'.
+  struct Worker : KernelWorker {
     unsigned lcore = 0;
-    TimingWheel wheel;
     PacketPool pool;
     FreeLater free_later;               // delivered packets, freed a few deliveries on
     Router router;                      // every router this worker owns (their model)
@@ -140,7 +143,7 @@ class Engine final : public EngineBase {
     size_t next_fault = 0;
     uint32_t rt_faults_seen = 0;
     // Virtual time: how far this worker may go at its next window edge
-    // (Published::rt_faults, tables_generation).
+    // (WindowReport::rt_faults, tables_generation).
     uint32_t rt_faults_upto = 0;
     uint64_t tables_upto = 0;
     std::vector<ps_t> down_since;
@@ -154,26 +157,10 @@ class Engine final : public EngineBase {
     uint64_t fault_lost = 0;
     Endpoints eps;                      // the endpoints of its routers (endpoint/endpoints.h)
     RunStats st;
-    std::vector<rte_ring*> tx;      // to worker w (nullptr for self)
-    std::vector<rte_ring*> rx;      // from worker w
-    std::vector<std::vector<Event>> outbox;  // staged per destination worker
-    ps_t outbox_min = kNever;       // earliest event staged this window
-    std::vector<Event> inbox;
-    ps_t now = 0;
-    uint8_t window_parity = 0;  // of the virtual-time window being run
-    bool failed = false;
     RouteCandidates rc;
-    Bridge bridge;  // its ports and copy of the MAC table (ethernet/bridge.h)
-    LatencyHistogram lateness_iv;  // since the last progress tick
-    uint64_t over_bound_iv = 0;
-    // Real time: how far this core's oldest due event is behind the wall
-    // clock (0 when it has caught up), and whether it sheds new work
-    // (run.overload: shed) because that is over the bound.
-    ps_t behind = 0;
-    bool shedding = false;
+    Bridge bridge;           // its ports and copy of the MAC table (ethernet/bridge.h)
     std::vector<int> cpus;   // the CPUs its thread was allowed during the run
     uint64_t preempted = 0;  // involuntary context switches during the run
-    uint64_t edge_wait_tsc = 0;  // TSC cycles spent at window edges waiting for the others
     GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
   };
 
@@ -311,7 +298,7 @@ class Engine final : public EngineBase {
     return n;
   }
 
-  // ---- the run (engine_run.h, engine_realtime.h) ---------------------------
+  // ---- the run (engine_run.h; the kernel's host: engine_kernel_host.h) -------
   // Every packet buffer a worker still holds: input buffers, source queues,
   // pending events and events received from other cores.
   template <class F>
@@ -329,9 +316,7 @@ class Engine final : public EngineBase {
     for (const auto& held : w.sink_held) f(held.second);
   }
   void send_remote(Worker& w, const Event& ev, uint32_t dest_worker) {
-    w.outbox[dest_worker].push_back(ev);
-    w.outbox[dest_worker].back().window = w.window_parity;
-    if (ev.t < w.outbox_min) w.outbox_min = ev.t;
+    w.send_remote(ev, dest_worker);
   }
   void apply_remote(Worker& w, Event& ev);
   void add_busy(ps_t& busy, ps_t start, ps_t dur) const {
@@ -345,16 +330,14 @@ class Engine final : public EngineBase {
       w.st.error = why;
     }
   }
+  struct KernelHost;
   static int worker_main(void* arg);
-  void worker_loop(Worker& w);
-  void worker_loop_realtime(Worker& w);
   void run_worker(Worker& w);
-  bool run_due_events(Worker& w, ps_t until, uint64_t tsc_limit);
-  void note_behind(Worker& w, ps_t now, bool caught_up);
-  void publish_live(Worker& w, uint64_t tick);
-  void flush_outbox(Worker& w);
-  void drain_inbox(Worker& w);
-  void take_inbox(Worker& w, bool late_ok);
+  std::vector<KernelWorker*> kernel_workers() const {
+    std::vector<KernelWorker*> ks;
+    for (const auto& w : workers_) ks.push_back(w.get());
+    return ks;
+  }
   std::string check_credits() const;
   std::string where_stranded();  // (engine_run.h)
   RunStats merge();
@@ -380,28 +363,24 @@ class Engine final : public EngineBase {
   // paper's single-flit packets take one cycle).
   ps_t alloc_cycle_ps_ = 1;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::unique_ptr<SpinBarrier> barrier_;
-  // Published per window by each worker (two sets, by window parity, so one
-  // barrier per window suffices), read by all after the barrier.
-  struct alignas(64) Published {
-    ps_t next_time;
+  // What each worker publishes at a window edge beside the kernel's
+  // (sim/window_kernel.h), read by all after the barrier.
+  struct WindowReport {
     uint64_t injected, delivered;
     // Link-level retry: damaged packets moved on, not yet discarded at their
     // destination (the drain waits for them); counts for the progress line.
     int64_t marked_in_flight;
     uint64_t crc_errors, retries, lanes_dropped, given_up;
     uint64_t lost;  // packets lost to faults (counted; the drain does not wait for them)
-    bool failed;
-    bool stop;  // worker 0's reading of cfg_.stop, so that every worker stops in one window
     // Worker 0's reading of the changes made while running (complete ones
     // only, EngineBase::change_while_running): every worker adopts up to
     // these at the next window edge.
     uint32_t rt_faults;
     uint64_t tables_generation;
   };
-  std::vector<Published> pub_[2];
-  void snapshot_changes(Published& p);  // engine_faults.h
-  std::chrono::steady_clock::time_point wall_start_;
+  WindowKernel<WindowReport> windows_;
+  RealtimeKernel realtime_;
+  void snapshot_changes(WindowReport& r);  // engine_faults.h
 
   BridgePorts bridge_;  // port-bound endpoints: devices, bindings, replayed hosts
   bool capturing_ = false;               // cfg_.capture has queues
@@ -415,17 +394,11 @@ class Engine final : public EngineBase {
   std::vector<ps_t> rt_applied_at_;  // [index in rt_faults_], by worker 0
   std::atomic<uint32_t> rt_faults_n_{0};
 
-  // Real time: emulated ps = (TSC - tsc0_) * ps_per_cycle_.
-  enum Phase : int { kRunning, kDraining, kDone };
-  std::atomic<int> phase_{kRunning};
-  uint64_t tsc0_ = 0;
-  double ps_per_cycle_ = 0;
-  ps_t drain_deadline_ = kNever;
+  // Real time: what each worker publishes beside the kernel's
+  // (sim/realtime_kernel.h), for worker 0's drain and live figures.
   struct alignas(64) LivePub {
     std::atomic<uint64_t> injected{0}, delivered{0};
-    std::atomic<uint64_t> tick{0};
-    std::atomic<uint64_t> lateness_p99{0}, lateness_max{0}, frame_p99{0}, over_bound{0};
-    std::atomic<uint64_t> behind{0};  // Worker::behind, for worker 0's overload policy
+    std::atomic<uint64_t> frame_p99{0};
     std::atomic<uint64_t> captured{0}, capture_drops{0};
     std::unique_ptr<std::atomic<uint64_t>[]> rx, tx;  // per binding
   };
@@ -454,10 +427,10 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_faults.h"
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_hop.h"
+#include "dataplane/engine/engine_kernel_host.h"
 #include "dataplane/engine/engine_lanes.h"
 #include "dataplane/engine/engine_link_host.h"
 #include "dataplane/engine/engine_progress.h"
-#include "dataplane/engine/engine_realtime.h"
-#include "dataplane/engine/engine_run.h"
 #include "dataplane/engine/engine_router_host.h"
+#include "dataplane/engine/engine_run.h"
 #include "dataplane/engine/engine_setup.h"

@@ -38,7 +38,7 @@ std::vector<ps_t> Engine<R, L>::injected_applied_at() const {
 // given while running, read only while no change is half made (a change
 // caught half made waits for the next window).
 template <class R, class L>
-void Engine<R, L>::snapshot_changes(Published& p) {
+void Engine<R, L>::snapshot_changes(WindowReport& p) {
   const Worker& w0 = *workers_[0];
   p.rt_faults = w0.rt_faults_upto;
   p.tables_generation = w0.tables_upto;

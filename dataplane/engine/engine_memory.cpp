@@ -12,6 +12,7 @@
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/router/yarc_wormhole.h"
 #include "dataplane/sim/event.h"
+#include "dataplane/sim/kernel_worker.h"
 
 namespace fabemu {
 

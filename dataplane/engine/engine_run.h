@@ -1,59 +1,13 @@
-// Engine<R, Link>, continued: the virtual-time run. Each worker processes
-// the events of one window [start, start + lookahead), hands what crosses
-// cores to the rings, meets the others at one barrier, takes what they sent
-// and moves on to the next window with an event anywhere. Also the end of a
-// run: the credit-conservation check, the merge of the workers' counters and
-// the release of what they hold. Included from engine.h only.
+// Engine<R, Link>, continued: the run. Each worker runs on its own core the
+// kernel's loop (sim/window_kernel.h, or sim/realtime_kernel.h in real
+// time) with the engine as its host (engine_kernel_host.h). Also the end of
+// a run: the credit-conservation check, the merge of the workers' counters
+// and the release of what they hold. Included from engine.h only.
 #pragma once
 
 namespace fabemu {
 
-template <class R, class L>
-void Engine<R, L>::flush_outbox(Worker& w) {
-  for (size_t d = 0; d < w.outbox.size(); d++) {
-    auto& ob = w.outbox[d];
-    size_t sent = 0;
-    while (sent < ob.size()) {
-      sent += rte_ring_enqueue_burst_elem(w.tx[d], ob.data() + sent, sizeof(Event),
-                                          static_cast<unsigned>(ob.size() - sent), nullptr);
-      if (sent < ob.size()) drain_inbox(w);  // let the peer make room; keep its messages
-    }
-    ob.clear();
-  }
-  w.outbox_min = kNever;
-}
-
-template <class R, class L>
-void Engine<R, L>::drain_inbox(Worker& w) {
-  Event buf[64];
-  for (size_t s = 0; s < w.rx.size(); s++) {
-    if (!w.rx[s]) continue;
-    unsigned n;
-    while ((n = rte_ring_dequeue_burst_elem(w.rx[s], buf, sizeof(Event), 64, nullptr)) > 0)
-      w.inbox.insert(w.inbox.end(), buf, buf + n);
-  }
-}
-
-// Applies what other cores sent, in the order each sent it. late_ok (real
-// time): an event whose time has passed here runs now, late. In virtual
-// time only what was sent in the window just ended is taken: a core that
-// left the barrier first may already have sent the next window's, which
-// wait for the next edge (so runs do not depend on which core was faster).
-template <class R, class L>
-void Engine<R, L>::take_inbox(Worker& w, bool late_ok) {
-  size_t kept = 0;
-  for (Event& ev : w.inbox) {
-    if (late_ok) {
-      if (ev.t < w.now) ev.t = w.now;
-    } else if (ev.window != w.window_parity) {
-      w.inbox[kept++] = ev;
-      continue;
-    }
-    apply_remote(w, ev);
-  }
-  w.inbox.resize(kept);
-}
-
+// An event another worker sent (KernelWorker::take_inbox).
 template <class R, class L>
 void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
   switch (ev.kind) {
@@ -115,155 +69,19 @@ void Engine<R, L>::run_worker(Worker& w) {
   getrusage(RUSAGE_THREAD, &r0);
   // A worker that failed to be placed still enters its loop: the loops tell
   // the other workers that it failed, so that none waits for it.
-  if (cfg_.realtime)
-    worker_loop_realtime(w);
-  else
-    worker_loop(w);
+  KernelHost host{*this, w};
+  if (cfg_.realtime) {
+    w.st.end_ps = realtime_.run(host, w);
+  } else {
+    const WindowsEnd end = windows_.run(host, w);
+    w.st.end_ps = end.end_ps;
+    w.st.interrupted = end.interrupted;
+    w.st.drained = end.drained;
+    w.st.stalled = end.stalled;
+  }
   getrusage(RUSAGE_THREAD, &r1);
   w.preempted = static_cast<uint64_t>(r1.ru_nivcsw - r0.ru_nivcsw);
   if (place) pthread_setaffinity_np(self, sizeof(saved), &saved);
-}
-
-template <class R, class L>
-void Engine<R, L>::worker_loop(Worker& w) {
-  const int nw = static_cast<int>(workers_.size());
-  ps_t wstart = 0;
-  auto last_progress = std::chrono::steady_clock::now();
-  const ps_t total_ps = gen_end_;
-  const bool check_each_event = cfg_.check_invariants && nw == 1;
-  for (int parity = 0;; parity ^= 1) {
-    w.window_parity = static_cast<uint8_t>(parity);
-    // Tables published or scheduled by control/ take effect at a window
-    // edge; a scheduled change ends the window it falls in.
-    // Changes while running (the control socket) come with faults_ only.
-    tables_.refresh(w.tables, wstart, faults_ ? w.tables_upto : UINT64_MAX);
-    // Faults likewise: a scheduled one ends the window before it.
-    if (faults_) [[unlikely]] {
-      apply_faults(w, wstart, w.rt_faults_upto);
-      if (w.id == 0) emulated_now_.store(wstart, std::memory_order_relaxed);
-    }
-    const ps_t wend =
-        std::min({wstart + window_, std::max(wstart + 1, tables_.next_change(w.tables)),
-                  std::max(wstart + 1, next_fault_at(w))});
-    // Every event of this window.
-    for (;;) {
-      const ps_t t = w.wheel.next_time();
-      if (t >= wend) break;
-      const Event ev = w.wheel.pop();
-      w.now = ev.t;
-      dispatch(w, ev);
-      w.st.events++;
-      if (check_each_event) {
-        std::string bad = check_credits();
-        w.st.invariant_checks++;
-        if (!bad.empty()) fail(w, "credit conservation broken at t=" + std::to_string(w.now) +
-                                      " ps: " + bad);
-      }
-      if (w.failed) break;
-    }
-    // What this worker sent counts towards the next event anywhere.
-    const ps_t sent_min = w.outbox_min;
-    if (nw > 1) flush_outbox(w);
-    const bool stop = w.id == 0 && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed);
-    // Damaged packets that moved on count until their destination discards them.
-    pub_[parity][w.id] = Published{std::min(w.wheel.next_time(), sent_min),
-                                   w.st.injected_packets,
-                                   w.st.delivered_packets,
-                                   int64_t(w.retry.bad_out) - int64_t(w.st.transmit_error_discards),
-                                   w.retry.crc_errors,
-                                   w.retry.retries,
-                                   w.lanes_dropped,
-                                   w.retry.given_up,
-                                   w.fault_lost,
-                                   w.failed,
-                                   stop,
-                                   0,
-                                   0};
-    if (faults_ && w.id == 0) [[unlikely]]
-      snapshot_changes(pub_[parity][0]);
-    if (nw > 1) {
-      const uint64_t t0 = rte_rdtsc();
-      barrier_->wait([&] { drain_inbox(w); });
-      w.edge_wait_tsc += rte_rdtsc() - t0;
-      drain_inbox(w);
-      take_inbox(w, false);
-    }
-    if (cfg_.check_invariants && nw > 1) {
-      barrier_->wait();  // every worker has taken its inbox
-      if (w.id == 0) {
-        std::string bad = check_credits();
-        w.st.invariant_checks++;
-        if (!bad.empty()) fail(w, "credit conservation broken at a window edge t=" +
-                                      std::to_string(wend) + " ps: " + bad);
-        pub_[parity][0].failed = w.failed;
-      }
-      barrier_->wait();
-    }
-    ps_t gnext = kNever;
-    uint64_t inj = 0, del = 0;
-    int64_t marked = 0;
-    uint64_t lost = 0;
-    bool any_failed = false;
-    for (int i = 0; i < nw; i++) {
-      const Published& p = pub_[parity][i];
-      gnext = std::min(gnext, p.next_time);
-      inj += p.injected;
-      del += p.delivered;
-      marked += p.marked_in_flight;
-      lost += p.lost;
-      any_failed |= p.failed;
-    }
-    if (faults_) [[unlikely]] {
-      w.rt_faults_upto = pub_[parity][0].rt_faults;
-      w.tables_upto = pub_[parity][0].tables_generation;
-    }
-    if (w.id == 0 && cfg_.progress && cfg_.progress_s > 0) {
-      const auto now = std::chrono::steady_clock::now();
-      if (std::chrono::duration<double>(now - last_progress).count() >= cfg_.progress_s) {
-        last_progress = now;
-        EngineConfig::Progress pr;
-        pr.fraction = std::min(1.0, double(wend) / double(std::max<ps_t>(1, total_ps)));
-        pr.now = wend;
-        pr.delivered = del;
-        pr.retry = lcb_;
-        for (int i = 0; i < nw; i++) {
-          pr.crc_errors += pub_[parity][i].crc_errors;
-          pr.retries += pub_[parity][i].retries;
-          pr.lanes_dropped += pub_[parity][i].lanes_dropped;
-          pr.given_up += pub_[parity][i].given_up;
-        }
-        cfg_.progress(pr);
-      }
-    }
-    if (any_failed) break;
-    if (pub_[parity][0].stop) {  // a signal: stop here, report what was measured
-      w.st.interrupted = true;
-      w.st.end_ps = wend;
-      break;
-    }
-    // Drained: the sources are done (their time is over, or nothing is left
-    // to happen anywhere, as after a single batch) and every packet arrived.
-    if ((wend >= gen_end_ || gnext == kNever) && inj == del + lost && marked == 0) {
-      w.st.drained = true;
-      w.st.end_ps = wend;
-      break;
-    }
-    // No event anywhere: only a scheduled fault or table change (a sink
-    // that starts again, a link back up) may still move what remains.
-    const ps_t scheduled =
-        gnext == kNever ? std::min(next_fault_at(w), tables_.next_change(w.tables)) : kNever;
-    if (wend >= drain_end_ || (gnext == kNever && scheduled >= drain_end_)) {
-      // Packets remain and nothing will ever move them.
-      w.st.stalled = gnext == kNever && (inj != del + lost || marked != 0);
-      w.st.end_ps = wend;
-      break;
-    }
-    wstart = std::max(wend, std::min(gnext, scheduled));
-    // A window edge falls on every fault's instant, events or not (what was
-    // on the wire then is judged then).
-    if (faults_) [[unlikely]]
-      wstart = std::min(wstart, std::max(wend, next_fault_at(w)));
-  }
 }
 
 template <class R, class L>
@@ -443,7 +261,7 @@ RunStats Engine<R, L>::merge() {
     out.end_ps = std::max(out.end_ps, s.end_ps);
     out.worker_cpus.push_back(wp->cpus);
     out.worker_preempted.push_back(wp->preempted);
-    out.worker_events.push_back(s.events);
+    out.worker_events.push_back(wp->events);
     out.worker_packet_hops.push_back(s.packet_hops);
     out.worker_edge_wait_s.push_back(double(wp->edge_wait_tsc) / double(rte_get_tsc_hz()));
     out.drained = out.drained && s.drained;
@@ -457,25 +275,25 @@ RunStats Engine<R, L>::merge() {
     out.measured_delivered += s.measured_delivered;
     out.offered_units += s.offered_units;
     out.refused_units += s.refused_units;
-    out.max_behind_ps = std::max(out.max_behind_ps, s.max_behind_ps);
-    out.overload_episodes += s.overload_episodes;
-    out.overload_stopped = out.overload_stopped || s.overload_stopped;
+    out.max_behind_ps = std::max(out.max_behind_ps, wp->max_behind_ps);
+    out.overload_episodes += wp->overload_episodes;
+    out.overload_stopped = out.overload_stopped || wp->overload_stopped;
     out.accepted_units += s.accepted_units;
     for (int i = 0; i < static_cast<int>(DropReason::count); i++) out.drops[i] += s.drops[i];
     out.packet_hops += s.packet_hops;
     wp->router.add_counters(out);  // the router model's own
     out.transmit_error_discards += s.transmit_error_discards;
-    out.events += s.events;
+    out.events += wp->events;
     out.captured += s.captured;
     out.capture_drops += s.capture_drops;
     out.latency_ps.merge(s.latency_ps);
     out.network_latency_ps.merge(s.network_latency_ps);
     out.hops.merge(s.hops);
     out.invariant_checks += s.invariant_checks;
-    out.lateness_ps.merge(s.lateness_ps);
+    out.lateness_ps.merge(wp->lateness_ps);
     out.poll_gap_ps.merge(s.poll_gap_ps);
-    out.worker_lateness_ps.push_back(s.lateness_ps);
-    out.events_over_bound += s.events_over_bound;
+    out.worker_lateness_ps.push_back(wp->lateness_ps);
+    out.events_over_bound += wp->events_over_bound;
     for (size_t b = 0; b < out.ports.size(); b++) out.ports[b].merge(s.ports[b]);
     if (out.invariant_failure.empty() && s.error.rfind("credit", 0) == 0)
       out.invariant_failure = s.error;
@@ -520,11 +338,7 @@ void Engine<R, L>::release() {
     w->inbox.clear();
     w->wheel = TimingWheel{};
   }
-  for (auto& w : workers_) {
-    for (rte_ring* r : w->tx)
-      if (r) rte_ring_free(r);
-    w->tx.assign(w->tx.size(), nullptr);
-  }
+  disconnect_workers(kernel_workers());
   for (auto& w : workers_) {
     w->pool.release();
     w->bridge.release();
@@ -545,10 +359,7 @@ RunStats Engine<R, L>::run() {
     w->eps.seed(w->wheel, event_kind(EndpointEvent::generate));
     w->bridge.seed_replay(w->wheel, event_kind(BridgeEvent::port_replay));
   }
-  if (cfg_.realtime) {
-    ps_per_cycle_ = 1e12 / double(rte_get_tsc_hz()) / cfg_.time_scale;
-    tsc0_ = rte_rdtsc();
-  }
+  if (cfg_.realtime) realtime_.start_clock();
   const auto t0 = std::chrono::steady_clock::now();
   const int nw = static_cast<int>(workers_.size());
   std::vector<std::pair<Engine*, Worker*>> args;
@@ -566,7 +377,7 @@ RunStats Engine<R, L>::run() {
   for (int i = 1; i < nw; i++) rte_eal_wait_lcore(workers_[i]->lcore);
   // Frames that did not make it are counted before their buffers go.
   for (auto& w : workers_) {
-    drain_inbox(*w);
+    w->drain_inbox();
     for_each_packet_left(*w, [&](rte_mbuf* m) { note_undelivered(m); });
   }
   for (auto& w : workers_) {

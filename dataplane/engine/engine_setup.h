@@ -118,8 +118,10 @@ bool Engine<R, L>::setup(std::string* err) {
     workers_.push_back(std::make_unique<Worker>());
     workers_.back()->id = i;
   }
-  pub_[0].assign(nw, Published{});
-  pub_[1].assign(nw, Published{});
+  windows_.init({nw, window_, gen_end_, drain_end_, cfg_.check_invariants, cfg_.stop});
+  realtime_.init({nw, cfg_.time_scale, cfg_.duration_s, cfg_.progress_s, cfg_.drain_ps,
+                  cfg_.lateness_bound_ps, cfg_.overload_bound_ps, cfg_.overload == Overload::shed,
+                  cfg_.overload == Overload::stop, cfg_.stop, cfg_.on_overload});
   live_ = std::make_unique<LivePub[]>(nw);
   for (int i = 0; i < nw; i++) {
     live_[i].rx = std::make_unique<std::atomic<uint64_t>[]>(cfg_.ports.size() + 1);
@@ -129,7 +131,6 @@ bool Engine<R, L>::setup(std::string* err) {
       live_[i].tx[b].store(0);
     }
   }
-  barrier_ = std::make_unique<SpinBarrier>(nw);
   // Lcores: the main lcore runs worker 0, the next enabled lcores the rest.
   unsigned lc = rte_get_main_lcore();
   workers_[0]->lcore = lc;
@@ -144,24 +145,9 @@ bool Engine<R, L>::setup(std::string* err) {
   }
   for (auto& w : workers_)
     if (!setup_worker(*w, err)) return false;
-  // Cross-core rings, one per ordered pair.
-  for (int a = 0; a < nw; a++) {
-    for (int b = 0; b < nw; b++) {
-      if (a == b) continue;
-      const std::string name = "fx" + std::to_string(inst_) + "_" + std::to_string(a) + "_" +
-                               std::to_string(b);
-      rte_ring* ring = rte_ring_create_elem(name.c_str(), sizeof(Event), kCrossCoreRingEvents,
-                                            rte_lcore_to_socket_id(workers_[b]->lcore),
-                                            RING_F_SP_ENQ | RING_F_SC_DEQ);
-      if (!ring) {
-        *err = "cannot create cross-core ring " + name + ": " + rte_strerror(rte_errno);
-        return false;
-      }
-      workers_[a]->tx[b] = ring;
-      workers_[b]->rx[a] = ring;
-    }
-  }
-  return true;
+  std::vector<unsigned> lcores;
+  for (const auto& w : workers_) lcores.push_back(w->lcore);
+  return connect_workers(kernel_workers(), lcores, inst_, err);  // the cross-core rings
 }
 
 // How long after a sender on one core does something on a link can it
@@ -285,12 +271,11 @@ bool Engine<R, L>::setup_traffic(std::string* err) {
 template <class R, class L>
 bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   static_assert(RouterModel<Router, Hop>, "the router model lacks an operation (router_model.h)");
-  const int nw = static_cast<int>(workers_.size());
   for (uint32_t r = 0; r < nrouters_; r++)
     if (router_worker_[r] == w.id) w.routers.push_back(static_cast<int32_t>(r));
   const uint32_t nlr = static_cast<uint32_t>(w.routers.size());
   tables_.attach(w.tables);
-  w.tables_upto = w.tables.generation;  // changes while running: Published
+  w.tables_upto = w.tables.generation;  // changes while running: WindowReport
   w.route_rng.clear();
   for (int32_t r : w.routers) w.route_rng.emplace_back(cfg_.seed, 0x524f555445000000ull + uint64_t(r));
   RouterShape shape;
@@ -317,11 +302,6 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   if (w.greedy) w.snap.init(nlr, size_t(nout) * nv_, Router::kLazySnapshot);
   w.st = RunStats{};
   w.st.links = link_proto_;
-  w.tx.assign(nw, nullptr);
-  w.rx.assign(nw, nullptr);
-  w.outbox.assign(nw, {});
-  for (auto& ob : w.outbox) ob.reserve(kStagedEvents);
-  w.inbox.reserve(kStagedEvents);
   for (uint32_t lr = 0; lr < nlr; lr++) {
     const uint32_t r = static_cast<uint32_t>(w.routers[lr]);
     for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {

@@ -80,8 +80,8 @@ inline uint64_t output_queue_packets(const EngineConfig& cfg,
 
 inline constexpr uint32_t kReassemblySlots = 1024;         // per endpoint
 // A worker's transmit pool: buffers for the devices it polls.
-inline uint32_t tx_pool_buffers(size_t devices) { return static_cast<uint32_t>(4095 + 2048 * devices); }
-inline constexpr uint32_t kCrossCoreRingEvents = 1 << 16;  // per ordered pair of workers
-inline constexpr uint32_t kStagedEvents = 4096;            // outbox per peer, and inbox
+inline uint32_t tx_pool_buffers(size_t devices) {
+  return static_cast<uint32_t>(4095 + 2048 * devices);
+}
 
 }  // namespace fabemu

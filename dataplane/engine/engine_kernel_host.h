@@ -1,0 +1,196 @@
+// Engine<R, L>, continued: the engine as the kernel's host for one worker
+// (sim/window_kernel.h WindowHost, sim/realtime_kernel.h RealtimeHost): what
+// its events mean, what changes at a window edge, what the drain waits for,
+// and in real time its ports, housekeeping and live figures. Made on the
+// stack of the worker's thread for the whole run. Included from engine.h
+// only.
+#pragma once
+
+namespace fabemu {
+
+template <class R, class L>
+struct Engine<R, L>::KernelHost {
+  KernelHost(Engine& engine, Worker& worker) : e(engine), w(worker) {}
+  Engine& e;
+  Worker& w;
+
+  FABEMU_ALWAYS_INLINE void dispatch(const Event& ev) { e.dispatch(w, ev); }
+  void apply_remote(Event& ev) { e.apply_remote(w, ev); }
+
+  // ---- virtual time ----------------------------------------------------------
+  using Report = WindowReport;
+  using Publication = WindowPublication<WindowReport>;
+
+  // Tables published or scheduled by control/ take effect at a window edge,
+  // and so do faults; changes while running (the control socket) come with
+  // faults_ only.
+  void begin_window(ps_t start) {
+    e.tables_.refresh(w.tables, start, e.faults_ ? w.tables_upto : UINT64_MAX);
+    if (e.faults_) [[unlikely]] {
+      e.apply_faults(w, start, w.rt_faults_upto);
+      if (w.id == 0) e.emulated_now_.store(start, std::memory_order_relaxed);
+    }
+  }
+  ps_t next_change() const { return std::min(e.tables_.next_change(w.tables), e.next_fault_at(w)); }
+  ps_t next_edge() const { return e.next_fault_at(w); }
+  void check_invariants(ps_t t, bool at_edge) {
+    const std::string bad = e.check_credits();
+    w.st.invariant_checks++;
+    if (!bad.empty())
+      e.fail(w, std::string("credit conservation broken at ") + (at_edge ? "a window edge " : "") +
+                    "t=" + std::to_string(t) + " ps: " + bad);
+  }
+  // Damaged packets that moved on count until their destination discards them.
+  void report(WindowReport& r) {
+    r = WindowReport{w.st.injected_packets,
+                     w.st.delivered_packets,
+                     int64_t(w.retry.bad_out) - int64_t(w.st.transmit_error_discards),
+                     w.retry.crc_errors,
+                     w.retry.retries,
+                     w.lanes_dropped,
+                     w.retry.given_up,
+                     w.fault_lost,
+                     0,
+                     0};
+    if (e.faults_ && w.id == 0) [[unlikely]]
+      e.snapshot_changes(r);
+  }
+  void end_window(const Publication* pubs, int n, ps_t end) {
+    if (e.faults_) [[unlikely]] {
+      w.rt_faults_upto = pubs[0].report.rt_faults;
+      w.tables_upto = pubs[0].report.tables_generation;
+    }
+    if (w.id == 0 && e.cfg_.progress && e.cfg_.progress_s > 0) show_progress(pubs, n, end);
+  }
+  // Packets lost to faults are counted and not waited for.
+  bool all_arrived(const Publication* pubs, int n) const {
+    uint64_t injected = 0, delivered = 0, lost = 0;
+    int64_t marked = 0;
+    for (int i = 0; i < n; i++) {
+      injected += pubs[i].report.injected;
+      delivered += pubs[i].report.delivered;
+      lost += pubs[i].report.lost;
+      marked += pubs[i].report.marked_in_flight;
+    }
+    return injected == delivered + lost && marked == 0;
+  }
+  std::chrono::steady_clock::time_point last_progress = std::chrono::steady_clock::now();
+  void show_progress(const Publication* pubs, int n, ps_t end) {
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_progress).count() < e.cfg_.progress_s) return;
+    last_progress = now;
+    EngineConfig::Progress pr;
+    pr.fraction = std::min(1.0, double(end) / double(std::max<ps_t>(1, e.gen_end_)));
+    pr.now = end;
+    pr.retry = e.lcb_;
+    for (int i = 0; i < n; i++) {
+      const WindowReport& r = pubs[i].report;
+      pr.delivered += r.delivered;
+      pr.crc_errors += r.crc_errors;
+      pr.retries += r.retries;
+      pr.lanes_dropped += r.lanes_dropped;
+      pr.given_up += r.given_up;
+    }
+    e.cfg_.progress(pr);
+  }
+
+  // ---- real time ---------------------------------------------------------------
+  // How far its sources got (behind the wall clock when overloaded).
+  void draining() {
+    if (w.eps.generating()) w.eps.stop_generating(w.now);
+  }
+  // Receive, catch up to now, then inject what was received at now.
+  template <class CatchUp>
+  void receive(bool running, CatchUp&& catch_up) {
+    if (w.bridge.polls_devices() && running) {
+      const uint64_t t = rte_rdtsc();
+      if (last_poll) w.st.poll_gap_ps.add(e.realtime_.emulated_span(t - last_poll));
+      last_poll = t;
+    }
+    for (uint32_t d : w.bridge.polled()) {
+      const uint16_t port = e.bridge_.devices[d].port_id;
+      const uint16_t n = running ? rte_eth_rx_burst(port, 0, rx, kBurst) : 0;
+      catch_up();
+      for (uint16_t i = 0; i < n; i++) {
+        BridgeHost host{{e, w}};
+        w.bridge.ingest_frame(host, d, rx[i]);
+        rte_pktmbuf_free(rx[i]);
+      }
+    }
+    if (!w.bridge.polls_devices()) catch_up();
+    w.bridge.flush_tx(w.st);
+  }
+  // New routing tables and faults take effect here; the devices' link
+  // state; the counters worker 0 drains by.
+  void keep_house(uint64_t tsc) {
+    const ps_t now = e.realtime_.emulated(tsc);
+    e.tables_.refresh(w.tables, now);
+    if (e.faults_) e.apply_faults(w, std::max(w.now, now));
+    if (e.faults_ && w.id == 0) e.emulated_now_.store(now, std::memory_order_relaxed);
+    for (uint32_t d : w.bridge.polled()) {
+      if (tsc - link_check[d] < hz / 10) continue;
+      link_check[d] = tsc;
+      e.bridge_.devices[d].link_up = eth_port_link_up(e.bridge_.devices[d].port_id);
+    }
+    LivePub& lp = e.live_[w.id];
+    lp.injected.store(w.st.injected_packets, std::memory_order_relaxed);
+    // (Packets lost to faults count as done for the drain.)
+    lp.delivered.store(w.st.delivered_packets + w.fault_lost, std::memory_order_release);
+  }
+  // Its counters and the frame p99 of the period (before the kernel's tick).
+  void publish_live() {
+    LivePub& lp = e.live_[w.id];
+    for (size_t b = 0; b < e.cfg_.ports.size(); b++) {
+      lp.rx[b].store(w.st.ports[b].rx_frames, std::memory_order_relaxed);
+      lp.tx[b].store(w.st.ports[b].tx_frames, std::memory_order_relaxed);
+    }
+    LatencyHistogram& frame_iv = w.bridge.frame_latency_iv();
+    lp.frame_p99.store(frame_iv.count ? frame_iv.percentile(99) : 0, std::memory_order_relaxed);
+    lp.captured.store(w.st.captured, std::memory_order_relaxed);
+    lp.capture_drops.store(w.st.capture_drops, std::memory_order_relaxed);
+    frame_iv = LatencyHistogram{};
+  }
+  void show_live(uint64_t tsc) {
+    if (!e.cfg_.live) return;
+    live.wall_s = double(tsc - e.realtime_.tsc0()) / double(hz);
+    live.now_ps = w.now;
+    live.rx_frames.assign(e.cfg_.ports.size(), 0);
+    live.tx_frames.assign(e.cfg_.ports.size(), 0);
+    live.port_names.clear();
+    for (const auto& pc : e.cfg_.ports) live.port_names.push_back(pc.name);
+    live.frame_latency_p99_ps = 0;
+    live.captured = live.capture_drops = 0;
+    live.capturing = e.capturing_;
+    e.realtime_.read_live(live);  // (first: it acquires what each worker published)
+    for (size_t i = 0; i < e.workers_.size(); i++) {
+      const LivePub& lp = e.live_[i];
+      for (size_t b = 0; b < e.cfg_.ports.size(); b++) {
+        live.rx_frames[b] += lp.rx[b].load(std::memory_order_relaxed);
+        live.tx_frames[b] += lp.tx[b].load(std::memory_order_relaxed);
+      }
+      live.frame_latency_p99_ps =
+          std::max(live.frame_latency_p99_ps, lp.frame_p99.load(std::memory_order_relaxed));
+      live.captured += lp.captured.load(std::memory_order_relaxed);
+      live.capture_drops += lp.capture_drops.load(std::memory_order_relaxed);
+    }
+    e.cfg_.live(live);
+  }
+  bool settled() const {
+    uint64_t injected = 0, delivered = 0;
+    for (size_t i = 0; i < e.workers_.size(); i++) {
+      delivered += e.live_[i].delivered.load(std::memory_order_acquire);
+      injected += e.live_[i].injected.load(std::memory_order_relaxed);
+    }
+    return injected == delivered;
+  }
+  void finish() { w.bridge.flush_tx(w.st); }
+
+  static constexpr uint16_t kBurst = 32;
+  const uint64_t hz = rte_get_tsc_hz();
+  rte_mbuf* rx[kBurst];
+  uint64_t last_poll = 0;
+  std::vector<uint64_t> link_check = std::vector<uint64_t>(e.bridge_.devices.size(), 0);
+  LiveStats live;
+};
+
+}  // namespace fabemu

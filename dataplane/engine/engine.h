@@ -29,22 +29,16 @@
 // written into the upstream counter as a stream when downstream grants the
 // packet; an output is woken only when it was waiting for them.
 #pragma once
-#include <pthread.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
-#include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_prefetch.h>
-#include <rte_ring.h>
-#include <sched.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -80,6 +74,7 @@
 #include "dataplane/sim/realtime_kernel.h"
 #include "dataplane/sim/timing_wheel.h"
 #include "dataplane/sim/window_kernel.h"
+#include "dataplane/sim/worker_threads.h"
 
 namespace fabemu {
 
@@ -114,7 +109,6 @@ class Engine final : public EngineBase {
   // The kernel's part of a worker (its events, time, rings and counters:
   // sim/kernel_worker.h) and the components'.
   struct Worker : KernelWorker {
-    unsigned lcore = 0;
     PacketPool pool;
     FreeLater free_later;               // delivered packets, freed a few deliveries on
     Router router;                      // every router this worker owns (their model)
@@ -158,9 +152,7 @@ class Engine final : public EngineBase {
     Endpoints eps;                      // the endpoints of its routers (endpoint/endpoints.h)
     RunStats st;
     RouteCandidates rc;
-    Bridge bridge;           // its ports and copy of the MAC table (ethernet/bridge.h)
-    std::vector<int> cpus;   // the CPUs its thread was allowed during the run
-    uint64_t preempted = 0;  // involuntary context switches during the run
+    Bridge bridge;        // its ports and copy of the MAC table (ethernet/bridge.h)
     GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
   };
 
@@ -331,7 +323,6 @@ class Engine final : public EngineBase {
     }
   }
   struct KernelHost;
-  static int worker_main(void* arg);
   void run_worker(Worker& w);
   std::vector<KernelWorker*> kernel_workers() const {
     std::vector<KernelWorker*> ks;

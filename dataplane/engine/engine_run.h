@@ -37,51 +37,19 @@ void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
   }
 }
 
-template <class R, class L>
-int Engine<R, L>::worker_main(void* arg) {
-  auto* pair = static_cast<std::pair<Engine*, Worker*>*>(arg);
-  pair->first->run_worker(*pair->second);
-  return 0;
-}
-
-// Runs worker w on the calling thread (worker 0: the main thread) on the
-// CPUs the run gave it, notes where it ran and how often the kernel took its
-// CPU away, and gives the thread its old CPUs back.
+// Runs worker w's loop on its thread (sim/worker_threads.h).
 template <class R, class L>
 void Engine<R, L>::run_worker(Worker& w) {
-  const pthread_t self = pthread_self();
-  cpu_set_t saved;
-  CPU_ZERO(&saved);
-  const bool place = w.id < static_cast<int>(cfg_.worker_cpus.size()) && !cfg_.worker_cpus[w.id].empty() &&
-                     pthread_getaffinity_np(self, sizeof(saved), &saved) == 0;
-  if (place) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int c : cfg_.worker_cpus[w.id]) CPU_SET(c, &set);
-    if (pthread_setaffinity_np(self, sizeof(set), &set) != 0)
-      fail(w, "cannot place worker " + std::to_string(w.id) + " on CPU(s) " +
-                  cpu_list_text(cfg_.worker_cpus[w.id]) + ": " + std::strerror(errno));
-  }
-  cpu_set_t now;
-  CPU_ZERO(&now);
-  if (pthread_getaffinity_np(self, sizeof(now), &now) == 0) w.cpus = cpu_list(now);
-  rusage r0{}, r1{};
-  getrusage(RUSAGE_THREAD, &r0);
-  // A worker that failed to be placed still enters its loop: the loops tell
-  // the other workers that it failed, so that none waits for it.
   KernelHost host{*this, w};
   if (cfg_.realtime) {
     w.st.end_ps = realtime_.run(host, w);
-  } else {
-    const WindowsEnd end = windows_.run(host, w);
-    w.st.end_ps = end.end_ps;
-    w.st.interrupted = end.interrupted;
-    w.st.drained = end.drained;
-    w.st.stalled = end.stalled;
+    return;
   }
-  getrusage(RUSAGE_THREAD, &r1);
-  w.preempted = static_cast<uint64_t>(r1.ru_nivcsw - r0.ru_nivcsw);
-  if (place) pthread_setaffinity_np(self, sizeof(saved), &saved);
+  const WindowsEnd end = windows_.run(host, w);
+  w.st.end_ps = end.end_ps;
+  w.st.interrupted = end.interrupted;
+  w.st.drained = end.drained;
+  w.st.stalled = end.stalled;
 }
 
 template <class R, class L>
@@ -361,20 +329,21 @@ RunStats Engine<R, L>::run() {
   }
   if (cfg_.realtime) realtime_.start_clock();
   const auto t0 = std::chrono::steady_clock::now();
-  const int nw = static_cast<int>(workers_.size());
-  std::vector<std::pair<Engine*, Worker*>> args;
-  for (auto& w : workers_) args.emplace_back(this, w.get());
-  for (int i = 1; i < nw; i++) {
-    const int rc = rte_eal_remote_launch(&Engine::worker_main, &args[i], workers_[i]->lcore);
-    if (rc != 0) {
-      RunStats s;
-      s.error = "cannot launch worker " + std::to_string(i) + " on lcore " +
-                std::to_string(workers_[i]->lcore) + " (busy?)";
-      return s;
-    }
+  // A worker that failed to be placed still enters its loop: the loops tell
+  // the other workers that it failed, so that none waits for it.
+  const bool launched = run_worker_threads(
+      kernel_workers(), cfg_.worker_cpus,
+      [&](KernelWorker& k, const std::string& placement_error) {
+        Worker& w = *workers_[k.id];
+        if (!placement_error.empty()) fail(w, placement_error);
+        run_worker(w);
+      },
+      &err);
+  if (!launched) {
+    RunStats s;
+    s.error = err;
+    return s;
   }
-  run_worker(*workers_[0]);
-  for (int i = 1; i < nw; i++) rte_eal_wait_lcore(workers_[i]->lcore);
   // Frames that did not make it are counted before their buffers go.
   for (auto& w : workers_) {
     w->drain_inbox();

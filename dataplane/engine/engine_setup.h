@@ -131,18 +131,7 @@ bool Engine<R, L>::setup(std::string* err) {
       live_[i].tx[b].store(0);
     }
   }
-  // Lcores: the main lcore runs worker 0, the next enabled lcores the rest.
-  unsigned lc = rte_get_main_lcore();
-  workers_[0]->lcore = lc;
-  for (int i = 1; i < nw; i++) {
-    lc = rte_get_next_lcore(lc, 1, 0);
-    if (lc >= RTE_MAX_LCORE) {
-      *err = "run.workers is " + std::to_string(nw) + " but DPDK has only " +
-             std::to_string(rte_lcore_count()) + " lcore(s); lower run.workers";
-      return false;
-    }
-    workers_[i]->lcore = lc;
-  }
+  if (!assign_lcores(kernel_workers(), err)) return false;
   for (auto& w : workers_)
     if (!setup_worker(*w, err)) return false;
   std::vector<unsigned> lcores;

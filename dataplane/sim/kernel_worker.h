@@ -26,6 +26,12 @@ inline constexpr uint32_t kStagedEvents = 4096;            // outbox per peer, a
 
 struct KernelWorker {
   int id = 0;
+  // Its thread (sim/worker_threads.h): the DPDK lcore, the CPUs it was
+  // allowed during the run, involuntary context switches during the run.
+  unsigned lcore = 0;
+  std::vector<int> cpus;
+  uint64_t preempted = 0;
+
   TimingWheel wheel;
   ps_t now = 0;
   bool failed = false;  // the run stops at the next window edge (or round)

@@ -80,8 +80,6 @@ inline uint64_t output_queue_packets(const EngineConfig& cfg,
 
 inline constexpr uint32_t kReassemblySlots = 1024;         // per endpoint
 // A worker's transmit pool: buffers for the devices it polls.
-inline uint32_t tx_pool_buffers(size_t devices) {
-  return static_cast<uint32_t>(4095 + 2048 * devices);
-}
+inline uint32_t tx_pool_buffers(size_t devices) { return static_cast<uint32_t>(4095 + 2048 * devices); }
 
 }  // namespace fabemu

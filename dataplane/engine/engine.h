@@ -60,7 +60,7 @@
 #include "dataplane/ethernet/bridge.h"
 #include "dataplane/ethernet/eth_port.h"
 #include "dataplane/link/go_back_n.h"
-#include "dataplane/link/lanes.h"
+#include "dataplane/link/lane_control.h"
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_numbering.h"
 #include "dataplane/link/link_retry.h"
@@ -126,11 +126,9 @@ class Engine final : public EngineBase {
     // Link-level retry (dataplane/link/link_retry.h): per output the
     // go-back-N sender and its bit errors, per input the receiver.
     LinkRetry retry;
-    // Lanes of its router links (engine_lanes.h; only when they can change):
-    // whether any of its lanes errs on its own, and lanes dropped for retries.
-    LaneTable lanes;
-    bool lane_noise = false;
-    uint64_t lanes_dropped = 0;
+    // Lanes of its router links (dataplane/link/lane_control.h; set up only
+    // when they can change).
+    LaneControl lanes;
     // Faults (engine_faults.h): the next scheduled one, those given while
     // running already applied, per output the time its link went down
     // (kNever: up), and the packets lost to faults (the drain counts them).
@@ -218,18 +216,13 @@ class Engine final : public EngineBase {
     return w.retry.damaged_head(host, c, withhold);
   }
 
-  // ---- lanes (engine_lanes.h) -------------------------------------------------
-  // What a link's sender tells its far end, in order with its packets.
-  enum class LinkControl : uint16_t { width, down, up, skip };
-  void setup_lanes(Worker& w);
-  void apply_lane_fault(Worker& w, const EngineFault& f);
-  uint32_t lane_errors(Worker& w, uint32_t o, uint32_t bits, uint32_t* pos, uint32_t n);
-  void retrain_lanes(Worker& w, uint32_t o);
-  bool lanes_after_timeout(Worker& w, uint32_t o);
-  void lane_changed(Worker& w, uint32_t o, uint32_t k, LaneCause why);
-  void link_control(Worker& w, uint32_t o, LinkControl op, uint8_t vc = 0, uint16_t seq = 0,
-                    ps_t unit = 0);
-  void on_link_control(Worker& w, const Event& ev);
+  // ---- lanes (dataplane/link/lane_control.h) ----------------------------------
+  // A link-control message reaches its far end (in order with the link's
+  // packets; LinkControl).
+  void on_link_control(Worker& w, const Event& ev) {
+    LinkHop host{{*this, w}};
+    w.lanes.on_control(host, ev);
+  }
 
   // ---- faults (engine_faults.h) ---------------------------------------------------
   void apply_faults(Worker& w, ps_t now, uint32_t rt_upto = UINT32_MAX);
@@ -376,7 +369,7 @@ class Engine final : public EngineBase {
   BridgePorts bridge_;  // port-bound endpoints: devices, bindings, replayed hosts
   bool capturing_ = false;               // cfg_.capture has queues
   bool lcb_ = false;                     // link-level retry on router-to-router links
-  bool lanes_ = false;                   // router links' lanes can change (engine_lanes.h)
+  bool lanes_ = false;                   // router links' lanes can change (lane_control.h)
   bool faults_ = false;                  // cfg_.faults_possible: the fault checks are armed
   // Faults given while running (inject_faults), appended under the lock;
   // the count tells the workers there are new ones.
@@ -419,7 +412,6 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_hop.h"
 #include "dataplane/engine/engine_kernel_host.h"
-#include "dataplane/engine/engine_lanes.h"
 #include "dataplane/engine/engine_link_host.h"
 #include "dataplane/engine/engine_progress.h"
 #include "dataplane/engine/engine_router_host.h"

@@ -81,8 +81,21 @@ void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
     return;
   }
   if (f.op == EngineFault::Op::lane_down || f.op == EngineFault::Op::lane_up ||
-      f.op == EngineFault::Op::lane_ber) {  // the sender's, one direction (engine_lanes.h)
-    if (mine && lanes_) apply_lane_fault(w, f);
+      f.op == EngineFault::Op::lane_ber) {  // the sender's, one direction (lane_control.h)
+    if (mine && lanes_) {
+      const uint32_t o = router_local_[f.router] * max_ports_ + uint32_t(f.port);
+      const uint64_t link = uint64_t(f.router) * max_ports_ + uint32_t(f.port);
+      LaneFault lf;
+      lf.op = f.op == EngineFault::Op::lane_down ? LaneFault::Op::down
+              : f.op == EngineFault::Op::lane_up ? LaneFault::Op::up
+                                                  : LaneFault::Op::ber;
+      lf.lane = f.lane;
+      lf.ber = f.ber;
+      lf.streams = 0x4C414E0000000000ull + link * kMaxLanes;
+      lf.link_alive = f.link_alive;
+      LinkHop host{{*this, w}};
+      w.lanes.apply_fault(host, o, lf);
+    }
     return;
   }
   const FabricPort& fp = f_.routers[size_t(f.router)].ports[size_t(f.port)];
@@ -100,7 +113,10 @@ void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
   if (mine) {
     set_output_dead(w, o, down);
     if (fp.endpoint >= 0) set_input_dead(w, o, down);  // the endpoint's link, both ways
-    if (!down && lanes_) retrain_lanes(w, o);
+    if (!down && lanes_) {
+      LinkHop host{{*this, w}};
+      w.lanes.retrain(host, o);
+    }
   }
   if (fp.peer_router >= 0 && router_worker_[fp.peer_router] == w.id)
     set_input_dead(w, router_local_[fp.peer_router] * max_ports_ + uint32_t(fp.peer_port), down);

@@ -55,7 +55,7 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       break;
     }
     case event_kind(LinkEvent::retry_timeout): {
-      static_assert(LinkRetryHost<LinkHop>);
+      static_assert(LinkRetryHost<LinkHop> && LaneControlHost<LinkHop>);
       LinkHop host{{*this, w}};
       w.retry.go_back(host, e.a);
       break;

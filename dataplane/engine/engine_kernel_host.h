@@ -47,7 +47,7 @@ struct Engine<R, L>::KernelHost {
                      int64_t(w.retry.bad_out) - int64_t(w.st.transmit_error_discards),
                      w.retry.crc_errors,
                      w.retry.retries,
-                     w.lanes_dropped,
+                     w.lanes.dropped(),
                      w.retry.given_up,
                      w.fault_lost,
                      0,

@@ -1,9 +1,10 @@
 // Engine<R, L>, continued: what the link component of a worker may ask of
-// the run (dataplane/link/link_retry.h, LinkRetryHost): time and events,
-// the links' senders and counters, a packet into a router input or onto the
-// ring to another core, the router model's input buffers and wake-ups,
-// credits, discards and failure. Made on the stack where the engine calls
-// the link; every call inlines. Included from engine.h only.
+// the run (dataplane/link/link_retry.h, LinkRetryHost; lane_control.h,
+// LaneControlHost): time and events, the links' senders and counters, a
+// packet into a router input or onto the ring to another core, the router
+// model's input buffers, wake-ups and link rates, a link's death, credits,
+// discards and failure. Made on the stack where the engine calls the link;
+// every call inlines. Included from engine.h only.
 #pragma once
 
 namespace fabemu {
@@ -54,14 +55,34 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   int32_t router_id(uint32_t i) const { return w.routers[i / e.max_ports_]; }
   uint32_t port_of(uint32_t i) const { return i % e.max_ports_; }
 
-  // Lanes (engine_lanes.h).
+  // Lanes (dataplane/link/lane_control.h).
   bool lanes_on() const { return e.lanes_; }
   uint32_t lane_errors(uint32_t o, uint32_t bits, uint32_t* pos, uint32_t n) {
-    return e.lane_errors(w, o, bits, pos, n);
+    return w.lanes.errors(o, bits, pos, n);
   }
-  bool lanes_after_timeout(uint32_t o) { return e.lanes_after_timeout(w, o); }
+  bool lanes_after_timeout(uint32_t o) { return w.lanes.after_timeout(*this, o); }
+  InLink& in(uint32_t i) { return w.in[i]; }
+  void set_output_dead(uint32_t o, bool down) { e.set_output_dead(w, o, down); }
+  void set_input_dead(uint32_t i, bool down) { e.set_input_dead(w, i, down); }
+  void set_link_units(uint32_t i, ps_t in_unit, ps_t out_unit) {
+    w.router.set_link_units(i, in_unit, out_unit);
+  }
+  void note_mixed_rates() { w.mixed_rates = true; }  // finish_route minds it
+  LinkRetry* retry() { return e.lcb_ ? &w.retry : nullptr; }
+
+  // What output o's link tells its far end, in order with its packets: on
+  // this core at once, else through the ring.
+  void send_control(uint32_t o, LinkControl op, uint8_t vc, uint16_t seq, ps_t unit) {
+    const OutLink& ol = w.out[o];
+    const Event ev =
+        link_control_event(Hop::kind(LinkEvent::control), ol, e.nv_, w.now, op, vc, seq, unit);
+    if (ol.remote)
+      e.send_remote(w, ev, ol.peer_worker);
+    else
+      w.lanes.on_control(*this, ev);
+  }
   void send_skip(uint32_t o, uint8_t vc, uint32_t seq) {
-    e.link_control(w, o, LinkControl::skip, vc, static_cast<uint16_t>(seq));
+    send_control(o, LinkControl::skip, vc, static_cast<uint16_t>(seq), 0);
   }
 };
 

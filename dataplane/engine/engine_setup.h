@@ -360,7 +360,10 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
                             cfg_.format.min_units, cfg_.seed, static_cast<CodecKind>(cfg_.codec),
                             err))
     return false;
-  setup_lanes(w);
+  if (lanes_) {
+    LinkHop host{{*this, w}};
+    w.lanes.init(host, w.out.size(), f_.lanes, cfg_.retry, cfg_.format.max_units);
+  }
   if (faults_) {
     w.down_since.assign(w.out.size(), kNever);
     w.sink_stopped.assign(w.out.size(), 0);

@@ -81,7 +81,7 @@ struct LinkLanes {
   ps_t full_unit_ps = 0;    // one unit on every lane
   uint16_t lanes = 0;       // 0: not a router-to-router link
   // Every lane died of its retries (not of faults): the link is down, both
-  // directions, until a lane comes back (engine_lanes.h).
+  // directions, until a lane comes back (lane_control.h).
   bool lane_dead = false;
 
   uint64_t alive() const { return all_lanes(lanes) & ~fault_down & ~dropped; }

@@ -14,6 +14,7 @@
 
 #include "dataplane/core/fabric.h"
 #include "dataplane/link/credit_counter.h"
+#include "dataplane/sim/event.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -62,6 +63,24 @@ struct InLink {
   uint32_t stats = 0;       // the link whose occupancy this buffer reports
   bool dead = false;        // a fault: what arrives is discarded (engine_faults.h)
 };
+
+// What a link's sender tells its far end, in order with its packets: a new
+// unit time, down, up (lane_control.h), a sequence number skipped
+// (link_retry.h).
+enum class LinkControl : uint16_t { width, down, up, skip };
+
+// The message, an event of `kind` (the run's number for LinkEvent::control):
+// reaches the far input (numbered like outputs on its worker) a wire after
+// `now`.
+inline Event link_control_event(EventKind kind, const OutLink& ol, uint32_t nv, ps_t now,
+                                LinkControl op, uint8_t vc, uint16_t seq, ps_t unit) {
+  Event ev = event_at(now + ol.wire_ps, kind, ol.peer_channel0 / nv);
+  ev.unit_ps = unit;
+  ev.port = static_cast<uint16_t>(op);
+  ev.vc = vc;
+  ev.amount = seq;
+  return ev;
+}
 
 // The engine's link-layer template parameter (Engine<R, L>): the ideal
 // link; the data-link layer proper is chosen per run (see above).

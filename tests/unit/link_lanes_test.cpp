@@ -1,5 +1,5 @@
-// Lanes of router links (dataplane/link/lanes.h, dataplane/engine/
-// engine_lanes.h): bits striped over the live lanes, a link's unit time at
+// Lanes of router links (dataplane/link/lanes.h, dataplane/link/
+// lane_control.h): bits striped over the live lanes, a link's unit time at
 // its width, per-lane retry counts against a threshold within a window;
 // through whole fabrics, a link narrowed by lane faults runs exactly at its
 // width and loses nothing, a noisy lane is dropped and then another

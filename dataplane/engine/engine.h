@@ -64,6 +64,7 @@
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_numbering.h"
 #include "dataplane/link/link_retry.h"
+#include "dataplane/link/progress_timer.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/router_model.h"
 #include "dataplane/routing/greedy_snapshot.h"
@@ -139,13 +140,9 @@ class Engine final : public EngineBase {
     uint32_t rt_faults_upto = 0;
     uint64_t tables_upto = 0;
     std::vector<ps_t> down_since;
-    // The forward-progress timer and stopped sinks (engine_progress.h):
-    // [output * nv + vc] since when its packets wait (kNever: none wait),
-    // [output] whether the endpoint beyond it stopped accepting, and what
-    // it received meanwhile (output, packet).
-    std::vector<ps_t> waiting_since;
-    std::vector<uint8_t> sink_stopped;
-    std::vector<std::pair<uint32_t, rte_mbuf*>> sink_held;
+    // The forward-progress timer and stopped sinks
+    // (dataplane/link/progress_timer.h; set up only with faults).
+    ForwardProgressTimer progress;
     uint64_t fault_lost = 0;
     Endpoints eps;                      // the endpoints of its routers (endpoint/endpoints.h)
     RunStats st;
@@ -226,9 +223,6 @@ class Engine final : public EngineBase {
 
   // ---- faults (engine_faults.h) ---------------------------------------------------
   void apply_faults(Worker& w, ps_t now, uint32_t rt_upto = UINT32_MAX);
-  void check_progress(Worker& w);              // engine_progress.h
-  static constexpr ps_t kProgressChecks = 16;  // looks per timer period
-  void set_sink(Worker& w, uint32_t o, bool stopped);
   void finish_eject(Worker& w, const OutLink& ol, rte_mbuf* m, ps_t now, ps_t dur);
   void apply_fault(Worker& w, const EngineFault& f);
   ps_t next_fault_at(const Worker& w) const {
@@ -298,7 +292,7 @@ class Engine final : public EngineBase {
     w.wheel.for_each(packet_event);
     for (const Event& ev : w.inbox) packet_event(ev);
     w.retry.for_each_held(f);
-    for (const auto& held : w.sink_held) f(held.second);
+    w.progress.for_each_held(f);
   }
   void send_remote(Worker& w, const Event& ev, uint32_t dest_worker) {
     w.send_remote(ev, dest_worker);
@@ -413,7 +407,6 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_hop.h"
 #include "dataplane/engine/engine_kernel_host.h"
 #include "dataplane/engine/engine_link_host.h"
-#include "dataplane/engine/engine_progress.h"
 #include "dataplane/engine/engine_router_host.h"
 #include "dataplane/engine/engine_run.h"
 #include "dataplane/engine/engine_setup.h"

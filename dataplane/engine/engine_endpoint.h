@@ -61,8 +61,8 @@ template <class R, class L>
 inline void Engine<R, L>::eject(Worker& w, const OutLink& ol, uint32_t o, rte_mbuf* m, ps_t now,
                                 ps_t dur) {
   PacketMeta* pm = meta(m);
-  if (faults_ && w.sink_stopped[o]) [[unlikely]] {  // waits in its receive buffer
-    w.sink_held.push_back({o, m});
+  if (faults_ && w.progress.sink_stopped(o)) [[unlikely]] {  // waits in its receive buffer
+    w.progress.hold(o, m);
     return;
   }
   add_credit_stream(w, o, pm->vc, pm->units, now + ol.wire_ps + ol.unit_ps + ol.wire_ps,

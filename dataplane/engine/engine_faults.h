@@ -106,7 +106,10 @@ void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
     return;
   }
   if (f.op == EngineFault::Op::sink_stop || f.op == EngineFault::Op::sink_start) {
-    if (mine) set_sink(w, o, f.op == EngineFault::Op::sink_stop);
+    if (mine) {
+      LinkHop host{{*this, w}};
+      w.progress.set_sink(host, o, f.op == EngineFault::Op::sink_stop);
+    }
     return;
   }
   const bool down = f.op == EngineFault::Op::port_down;

@@ -60,9 +60,12 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       w.retry.go_back(host, e.a);
       break;
     }
-    case event_kind(LinkEvent::progress_check):
-      check_progress(w);
+    case event_kind(LinkEvent::progress_check): {
+      static_assert(ProgressTimerHost<LinkHop>);
+      LinkHop host{{*this, w}};
+      w.progress.check(host);
       break;
+    }
     case event_kind(LinkEvent::remote_arrive):
     case event_kind(BridgeEvent::mac_learn):
     case event_kind(LinkEvent::control):
@@ -298,7 +301,7 @@ template <class R, class L>
 inline void Engine<R, L>::add_credit_stream(Worker& w, uint32_t o, uint32_t v, uint32_t units,
                                             ps_t first, ps_t every, bool resumed) {
   CreditCounter& cc = w.vcs[size_t(o) * nv_ + v].credits;
-  // Credits back: what is beyond the port accepts again (engine_progress.h).
+  // Credits back: what is beyond the port accepts again (progress_timer.h).
   if (faults_ && w.out[o].progress_timeout) [[unlikely]]
     w.out[o].progress_timeout = false;
   snap_keep(w, o, v);

@@ -84,6 +84,32 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   void send_skip(uint32_t o, uint8_t vc, uint32_t seq) {
     send_control(o, LinkControl::skip, vc, static_cast<uint16_t>(seq), 0);
   }
+
+  // The forward-progress timer (dataplane/link/progress_timer.h): the VCs
+  // a packet asks output o for (the arbiter's requesters; none is granted
+  // here, and the round-robin pointer stays where it was).
+  uint32_t waiting_vcs(uint32_t o) {
+    Router& rt = w.router;
+    uint32_t waiting = 0;
+    if (rt.requests(o)) {
+      const uint32_t ch0 = (o - o % e.max_ports_) * e.nv_;
+      rt.arbitrate(o, [&](uint32_t i) {
+        const uint32_t c = ch0 + rt.requester_port(i) * e.nv_ + rt.requester_vc(i);
+        waiting |= 1u << rt.offered(o, i, c).out_vc;
+        return false;
+      });
+    }
+    return waiting;
+  }
+  void wake_requesters(uint32_t o) {
+    if (w.router.requests(o)) e.arm_wake(w, o, w.now);
+  }
+  void finish_eject(uint32_t o, rte_mbuf* m, ps_t now, ps_t dur) {
+    e.finish_eject(w, w.out[o], m, now, dur);
+  }
+  void add_credit_stream(uint32_t o, uint32_t v, uint32_t units, ps_t first, ps_t every) {
+    e.add_credit_stream(w, o, v, units, first, every);
+  }
 };
 
 }  // namespace fabemu

@@ -366,12 +366,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   }
   if (faults_) {
     w.down_since.assign(w.out.size(), kNever);
-    w.sink_stopped.assign(w.out.size(), 0);
-    if (cfg_.forward_progress_ps) {
-      w.waiting_since.assign(w.out.size() * nv_, kNever);
-      w.wheel.push(event_at(cfg_.forward_progress_ps / kProgressChecks,
-                            event_kind(LinkEvent::progress_check), 0));
-    }
+    LinkHop host{{*this, w}};
+    w.progress.init(host, w.out.size(), nv_, cfg_.forward_progress_ps);
   }
   const uint32_t limit = worker_buffer_limit(cfg_, f_, w.id);  // engine_memory.h
   // Data room: DPDK's headroom plus the longest encoded packet (codec.h).

@@ -1,5 +1,5 @@
-// BlackWidow's forward-progress timer (section 7.7; dataplane/engine/
-// engine_progress.h): an endpoint that stops accepting backs the fabric up
+// BlackWidow's forward-progress timer (section 7.7; dataplane/link/
+// progress_timer.h): an endpoint that stops accepting backs the fabric up
 // into its router, whose ejection VC times out; the router reports that port
 // and discards what is bound for it, so the rest of the fabric keeps flowing.
 #include <gtest/gtest.h>

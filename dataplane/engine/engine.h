@@ -148,6 +148,7 @@ class Engine final : public EngineBase {
     RunStats st;
     RouteCandidates rc;
     Bridge bridge;        // its ports and copy of the MAC table (ethernet/bridge.h)
+    CaptureRecorder capture;  // records what crosses its tapped links and ports (capture_tap.h)
     GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
   };
 
@@ -265,11 +266,6 @@ class Engine final : public EngineBase {
   struct BridgeHost;
   void note_undelivered(rte_mbuf* m);
 
-  // ---- capture taps (engine_capture.h) ---------------------------------------
-  CaptureRecord* capture_slot(Worker& w);
-  void capture_packet(Worker& w, uint32_t link, const rte_mbuf* m, ps_t t, uint8_t vc, uint64_t seq);
-  void capture_frame(Worker& w, uint32_t b, const uint8_t* frame, uint32_t avail, uint32_t len,
-                     CaptureDir dir);
   // Packets sent on router output o so far (its link's sequence number).
   uint64_t output_packets(const Worker& w, uint32_t o) const {
     uint64_t n = 0;
@@ -400,7 +396,6 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 
 }  // namespace fabemu
 
-#include "dataplane/engine/engine_capture.h"
 #include "dataplane/engine/engine_endpoint.h"
 #include "dataplane/engine/engine_faults.h"
 #include "dataplane/engine/engine_frames.h"

@@ -16,6 +16,7 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   using Hop::w;
 
   LinkStats& link_stats(uint32_t link) { return w.st.links[link]; }
+  RunStats& stats() { return w.st; }  // (the capture tap's counters)
   uint64_t packets_sent(uint32_t o) const { return e.output_packets(w, o); }
   void add_busy(ps_t& busy, ps_t start, ps_t dur) const { e.add_busy(busy, start, dur); }
   rte_mbuf* alloc() {

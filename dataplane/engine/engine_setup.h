@@ -360,6 +360,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
                             cfg_.format.min_units, cfg_.seed, static_cast<CodecKind>(cfg_.codec),
                             err))
     return false;
+  if (capturing_) w.capture.init(cfg_.capture, static_cast<uint32_t>(w.id));
   if (lanes_) {
     LinkHop host{{*this, w}};
     w.lanes.init(host, w.out.size(), f_.lanes, cfg_.retry, cfg_.format.max_units);

@@ -1,8 +1,8 @@
 // The capture tap of a link or port: what a worker records when a packet is
-// put on a tapped fabric link or a frame crosses a tapped port, and the
-// queue that takes the record off the worker core to the writer thread
-// (pcap-tools/capture_writer.h), which turns it into a pcapng block
-// (pcap-tools/FORMAT.md).
+// put on a tapped fabric link or a frame crosses a tapped port
+// (CaptureRecorder), and the queue that takes the record off the worker
+// core to the writer thread (pcap-tools/capture_writer.h), which turns it
+// into a pcapng block (pcap-tools/FORMAT.md).
 //
 // Records are fixed-size slots in an arena; two single-producer,
 // single-consumer rte_rings pass them between the worker and the writer
@@ -10,14 +10,20 @@
 // nothing and copies only the packet's encoding (cut to the snapshot
 // length) and a few metadata words.
 #pragma once
+#include <rte_mbuf.h>
+#include <rte_pause.h>
 #include <rte_ring.h>
 
+#include <algorithm>
+#include <concepts>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "dataplane/core/packet_meta.h"
 #include "dataplane/sim/time.h"
 
 namespace fabemu {
@@ -147,5 +153,124 @@ struct CaptureTaps {
   bool lossless = true;
   std::vector<CaptureQueue*> queues;  // [worker] (owned by the writer); empty: no capture
 };
+
+// The services of the run a worker's tap uses.
+template <class H>
+concept CaptureRecorderHost = requires(H& h, const H& ch) {
+  { ch.now() } -> std::same_as<ps_t>;
+  h.stats().captured++;       // records handed to the writer
+  h.stats().capture_drops++;  // records lost because the writer was behind (real time)
+};
+
+// What one worker records of the links and ports the run taps
+// (CaptureTaps): a packet is recorded where its sender puts it on a tapped link (the grant of
+// a router output, the injection of an endpoint); a port's frames where the
+// host's frame is received and where the fabric's is queued for
+// transmission. The record goes to the writer thread through the worker's
+// queue; nothing here changes the emulation's state, so a run with capture
+// on has the same results as one without. Its host H is given to each call
+// (CaptureRecorderHost): nothing virtual.
+class CaptureRecorder {
+ public:
+  // Worker `worker` of a run that taps `taps` (their queues not empty).
+  void init(const CaptureTaps& taps, uint32_t worker) {
+    taps_ = &taps;
+    queue_ = taps.queues[worker];
+  }
+
+  // Packet m leaves on link `link` at `t` on VC vc; `seq` packets left on
+  // the link before it.
+  template <class H>
+  void packet(H& h, uint32_t link, const rte_mbuf* m, ps_t t, uint8_t vc, uint64_t seq);
+  // A host's Ethernet frame at port binding b, `len` bytes long of which
+  // `avail` are at `frame`: received from the host (inbound) or queued to
+  // it (outbound).
+  template <class H>
+  void frame(H& h, uint32_t b, const uint8_t* frame, uint32_t avail, uint32_t len,
+             CaptureDir dir);
+
+ private:
+  template <class H>
+  CaptureRecord* slot(H& h);
+
+  const CaptureTaps* taps_ = nullptr;
+  CaptureQueue* queue_ = nullptr;
+};
+
+// A free record of the queue: waits for the writer in virtual time; in real
+// time nullptr (counted) when the writer is behind.
+template <class H>
+inline CaptureRecord* CaptureRecorder::slot(H& h) {
+  CaptureRecord* r = queue_->get();
+  if (r) return r;
+  if (!taps_->lossless) {
+    h.stats().capture_drops++;
+    return nullptr;
+  }
+  while (!(r = queue_->get())) rte_pause();
+  return r;
+}
+
+template <class H>
+void CaptureRecorder::packet(H& h, uint32_t link, const rte_mbuf* m, ps_t t, uint8_t vc,
+                        uint64_t seq) {
+  const CaptureTaps& ct = *taps_;
+  const int32_t iface = ct.link_iface[link];
+  if (iface < 0) return;
+  const PacketMeta* pm = meta(m);
+  const bool response = pm->cls == static_cast<uint8_t>(TrafficClass::response);
+  const uint8_t cls = (pm->flags & kPktFrame) ? 4 : response ? 2 : 1;
+  if (!(ct.vc_mask >> vc & 1) || !(ct.classes & cls) || (!ct.src.empty() && !ct.src[pm->src]) ||
+      (!ct.dst.empty() && !ct.dst[pm->dst]))
+    return;
+  CaptureRecord* r = slot(h);
+  if (!r) return;
+  const uint32_t len = rte_pktmbuf_data_len(m);
+  const uint32_t n = std::min(len, queue_->data_bytes());
+  r->t_ps = t;
+  r->packet_id = pm->id;
+  r->iface = static_cast<uint32_t>(iface);
+  r->link = link;
+  r->seq = static_cast<uint32_t>(seq);
+  r->src = pm->src;
+  r->dst = pm->dst;
+  r->msg_seq = pm->msg_seq;
+  r->orig_bytes = len;
+  r->cap_bytes = n;
+  r->seg = pm->seg;
+  r->nseg = pm->nseg;
+  r->units = pm->units;
+  r->kind = CaptureKind::packet;
+  r->dir = CaptureDir::outbound;
+  r->vc = vc;
+  r->flags = static_cast<uint8_t>((n < len ? kCapTruncated : 0) |
+                                  ((pm->flags & kPktLastSegment) ? kCapLastSegment : 0) |
+                                  ((pm->flags & kPktFrame) ? kCapFrameSegment : 0) |
+                                  (response ? kCapResponse : 0) |
+                                  ((pm->flags & kPktMeasured) ? kCapMeasured : 0));
+  std::memcpy(r->data(), rte_pktmbuf_mtod(m, const uint8_t*), n);
+  queue_->put(r);
+  h.stats().captured++;
+}
+
+template <class H>
+void CaptureRecorder::frame(H& h, uint32_t b, const uint8_t* frame, uint32_t avail, uint32_t len,
+                       CaptureDir dir) {
+  const int32_t iface = taps_->device_iface[b];
+  if (iface < 0) return;
+  CaptureRecord* r = slot(h);
+  if (!r) return;
+  const uint32_t n = std::min(avail, queue_->data_bytes());
+  std::memset(r, 0, sizeof(*r));
+  r->t_ps = h.now();
+  r->iface = static_cast<uint32_t>(iface);
+  r->orig_bytes = len;
+  r->cap_bytes = n;
+  r->kind = CaptureKind::frame;
+  r->dir = dir;
+  std::memcpy(r->data(), frame, n);
+  queue_->put(r);
+  h.stats().captured++;
+}
 
 }  // namespace fabemu

@@ -56,7 +56,7 @@ struct Engine<R, L>::Hop {
     e.return_credits(w, c, units, first, every);
   }
 
-  // Faults (engine_faults.h, engine_progress.h): what output o grants is
+  // Faults (engine_faults.h, link/progress_timer.h): what output o grants is
   // discarded while its link is dead or its forward-progress timer expired.
   FABEMU_ALWAYS_INLINE bool discards(uint32_t o) const {
     return e.faults_ && (w.out[o].dead || w.out[o].progress_timeout);

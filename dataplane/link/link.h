@@ -36,7 +36,7 @@ struct alignas(64) OutLink {
   bool dead = false;        // a fault: what is granted to it is discarded (engine_faults.h)
   // Its forward-progress timer expired (a VC waited router.forward_progress_ns
   // without a packet leaving): what is granted to it is discarded, until
-  // credits come back (engine_progress.h).
+  // credits come back (progress_timer.h).
   bool progress_timeout = false;
   ps_t serialize(uint32_t units) const { return units * unit_ps; }
 };

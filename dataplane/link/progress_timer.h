@@ -87,7 +87,8 @@ class ForwardProgressTimer {
   }
 
  private:
-  std::vector<ps_t> waiting_since_;  // [output * nv + vc] since when its packets wait (kNever: none)
+  // [output * nv + vc] since when its packets wait (kNever: none wait)
+  std::vector<ps_t> waiting_since_;
   std::vector<uint8_t> sink_stopped_;              // [output]
   std::vector<std::pair<uint32_t, rte_mbuf*>> held_;  // (output, packet) a stopped sink received
   uint32_t nv_ = 1;

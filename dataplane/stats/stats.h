@@ -101,7 +101,7 @@ struct LinkStats {
   ps_t down_ps = 0;
   bool down_at_end = false;
   ps_t down_since = kNever;        // when it went down the last time (down_at_end)
-  // Forward-progress timer (engine_progress.h): times it expired on this
+  // Forward-progress timer (dataplane/link/progress_timer.h): times it expired on this
   // link's sender, the first time, and the VCs (a bit each).
   uint32_t progress_timeouts = 0;
   ps_t first_progress_timeout = kNever;

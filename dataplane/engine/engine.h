@@ -217,10 +217,7 @@ class Engine final : public EngineBase {
   // ---- lanes (dataplane/link/lane_control.h) ----------------------------------
   // A link-control message reaches its far end (in order with the link's
   // packets; LinkControl).
-  void on_link_control(Worker& w, const Event& ev) {
-    LinkHop host{{*this, w}};
-    w.lanes.on_control(host, ev);
-  }
+  void on_link_control(Worker& w, const Event& ev);
 
   // ---- faults (engine_faults.h) ---------------------------------------------------
   void apply_faults(Worker& w, ps_t now, uint32_t rt_upto = UINT32_MAX);
@@ -266,6 +263,14 @@ class Engine final : public EngineBase {
   struct BridgeHost;
   void note_undelivered(rte_mbuf* m);
 
+  // ---- the forward-progress timer and capture taps (dataplane/link/) -------
+  // Out of line where the event dispatch or a grant calls them: the host
+  // each makes for its component stays off the hot path's frame.
+  void check_progress(Worker& w);
+  void capture_packet(Worker& w, uint32_t link, const rte_mbuf* m, ps_t t, uint8_t vc,
+                      uint64_t seq);
+  void capture_frame(Worker& w, uint32_t b, const uint8_t* frame, uint32_t avail, uint32_t len,
+                     CaptureDir dir);
   // Packets sent on router output o so far (its link's sequence number).
   uint64_t output_packets(const Worker& w, uint32_t o) const {
     uint64_t n = 0;

@@ -37,7 +37,7 @@ struct Engine<R, L>::EndpointHost {
   void add_busy(ps_t& busy, ps_t start, ps_t dur) const { e.add_busy(busy, start, dur); }
   bool capturing() const { return e.capturing_; }
   void capture(uint32_t link, const rte_mbuf* m, ps_t t, uint8_t v, uint64_t seq) {
-    w.capture.packet(*this, link, m, t, v, seq);
+    e.capture_packet(w, link, m, t, v, seq);
   }
   void free_later(rte_mbuf* m) { w.free_later.push(m); }
   void frame_segment(uint32_t ep, rte_mbuf* m) {

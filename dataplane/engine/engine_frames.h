@@ -32,7 +32,7 @@ struct Engine<R, L>::BridgeHost : EndpointHost {
   }
   void capture_frame(uint32_t b, const uint8_t* frame, uint32_t avail, uint32_t len,
                      CaptureDir dir) {
-    w.capture.frame(*this, b, frame, avail, len, dir);
+    e.capture_frame(w, b, frame, avail, len, dir);
   }
 };
 

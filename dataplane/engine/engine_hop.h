@@ -60,12 +60,9 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       w.retry.go_back(host, e.a);
       break;
     }
-    case event_kind(LinkEvent::progress_check): {
-      static_assert(ProgressTimerHost<LinkHop>);
-      LinkHop host{{*this, w}};
-      w.progress.check(host);
+    case event_kind(LinkEvent::progress_check):
+      check_progress(w);
       break;
-    }
     case event_kind(LinkEvent::remote_arrive):
     case event_kind(BridgeEvent::mac_learn):
     case event_kind(LinkEvent::control):
@@ -260,11 +257,8 @@ __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worke
   R::on_forward(*w.tables.tables, f_.table_router(w.routers[lr]),
                 static_cast<uint8_t>(o - w.router.output(lr, 0)), *pm);
   pm->vc = ov;
-  if (capturing_) [[unlikely]] {
-    static_assert(CaptureRecorderHost<LinkHop>);
-    LinkHop host{{*this, w}};
-    w.capture.packet(host, ol.stats, m, now, ov, output_packets(w, o) - 1);
-  }
+  if (capturing_) [[unlikely]]
+    capture_packet(w, ol.stats, m, now, ov, output_packets(w, o) - 1);
   if (ol.peer_router >= 0) {
     pm->hops++;
     if (lcb_) [[unlikely]] {

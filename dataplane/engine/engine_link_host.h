@@ -113,4 +113,32 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   }
 };
 
+template <class R, class L>
+void Engine<R, L>::on_link_control(Worker& w, const Event& ev) {
+  LinkHop host{{*this, w}};
+  w.lanes.on_control(host, ev);
+}
+
+template <class R, class L>
+[[gnu::noinline]] void Engine<R, L>::check_progress(Worker& w) {
+  static_assert(ProgressTimerHost<LinkHop>);
+  LinkHop host{{*this, w}};
+  w.progress.check(host);
+}
+
+template <class R, class L>
+void Engine<R, L>::capture_packet(Worker& w, uint32_t link, const rte_mbuf* m, ps_t t, uint8_t vc,
+                                  uint64_t seq) {
+  static_assert(CaptureRecorderHost<LinkHop>);
+  LinkHop host{{*this, w}};
+  w.capture.packet(host, link, m, t, vc, seq);
+}
+
+template <class R, class L>
+void Engine<R, L>::capture_frame(Worker& w, uint32_t b, const uint8_t* frame, uint32_t avail,
+                                 uint32_t len, CaptureDir dir) {
+  LinkHop host{{*this, w}};
+  w.capture.frame(host, b, frame, avail, len, dir);
+}
+
 }  // namespace fabemu

@@ -15,9 +15,9 @@ enum class LinkEvent : uint8_t {
                    // amount: its link sequence number (link-level retry)
   retry_timeout,   // link-level retry: the sender of output a goes back N (link/go_back_n.h)
   control,         // a link's sender to its far end (a = the far input; port = what: a new unit
-                   // time, down, up, skip a sequence number; engine/engine_lanes.h), in order
+                   // time, down, up, skip a sequence number; link/lane_control.h), in order
                    // with the link's packets
-  progress_check,  // the forward-progress timers of a worker's outputs (engine_progress.h)
+  progress_check,  // the forward-progress timers of a worker's outputs (link/progress_timer.h)
 };
 
 }  // namespace fabemu

@@ -53,6 +53,7 @@
 #include "dataplane/core/rng.h"
 #include "dataplane/endpoint/endpoints.h"
 #include "dataplane/engine/engine_base.h"
+#include "dataplane/engine/engine_core.h"
 #include "dataplane/engine/engine_factory.h"
 #include "dataplane/engine/engine_memory.h"
 #include "dataplane/engine/engine_sizing.h"
@@ -79,21 +80,16 @@
 
 namespace fabemu {
 
-// A process-wide counter: DPDK object names (pools, rings) must be unique.
-int next_engine_instance();
-
 template <class R, class LinkLayer = NoLinkLayer>
-class Engine final : public EngineBase {
+class Engine final : public EngineCore {
  public:
   using Tables = typename R::Tables;
   using Router = typename RouterModelOf<R>::type;
 
   Engine(Tables tables, const Fabric& fabric, const EngineConfig& cfg)
-      : tables_(std::make_shared<const Tables>(std::move(tables))), f_(fabric), cfg_(cfg) {}
+      : EngineCore(fabric, cfg), tables_(std::make_shared<const Tables>(std::move(tables))) {}
 
   RunStats run() override;
-  bool inject_faults(const std::vector<EngineFault>& changes, size_t* first = nullptr) override;
-  std::vector<ps_t> injected_applied_at() const override;
 
   // New routing tables (routing/table_slot.h): publish_tables from any
   // thread while running, adopted by each worker at its next window edge;
@@ -152,11 +148,9 @@ class Engine final : public EngineBase {
     GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
   };
 
-  // ---- setup (engine_setup.h) ---------------------------------------------
+  // ---- setup (engine_setup.h; the rest in engine_core.cpp) ------------------
   bool setup(std::string* err);
-  bool setup_links(std::string* err);
   ps_t cross_core_lookahead(const FabricPort& link) const;
-  bool setup_traffic(std::string* err);
   void setup_endpoints(Worker& w);
   bool setup_worker(Worker& w, std::string* err);
 
@@ -319,28 +313,10 @@ class Engine final : public EngineBase {
   }
   std::string check_credits() const;
   std::string where_stranded();  // (engine_run.h)
-  RunStats merge();
+  RunStats merge();  // (engine_merge.cpp, but for the router models' counters)
   void release();
 
   TableSlot<Tables> tables_;
-  Fabric f_;
-  EngineConfig cfg_;
-  EndpointParams endpoints_;  // what every worker's endpoints share
-  uint32_t nv_ = 0, max_ports_ = 0, nrouters_ = 0, nep_ = 0;
-  Divisor nv_div_, ports_div_;  // nv_, max_ports_: channel -> input, output -> router per hop
-  uint32_t qcap_ = 0;
-  int inst_ = 0;
-  std::vector<uint32_t> cap_;            // buffer units per VC
-  std::vector<uint16_t> router_worker_;  // global router -> worker
-  std::vector<uint32_t> router_local_;   // global router -> index on its worker
-  std::vector<LinkStats> link_proto_;
-  std::vector<uint32_t> out_link_;       // global output -> link index
-  std::vector<uint32_t> ep_link_;        // endpoint -> injection link index
-  ps_t measure_start_ = 0, measure_end_ = 0, gen_end_ = 0, drain_end_ = 0;
-  ps_t window_ = 0;
-  // A greedy allocator's cycle: one longest packet on a router link (the
-  // paper's single-flit packets take one cycle).
-  ps_t alloc_cycle_ps_ = 1;
   std::vector<std::unique_ptr<Worker>> workers_;
   // What each worker publishes at a window edge beside the kernel's
   // (sim/window_kernel.h), read by all after the barrier.
@@ -360,18 +336,6 @@ class Engine final : public EngineBase {
   WindowKernel<WindowReport> windows_;
   RealtimeKernel realtime_;
   void snapshot_changes(WindowReport& r);  // engine_faults.h
-
-  BridgePorts bridge_;  // port-bound endpoints: devices, bindings, replayed hosts
-  bool capturing_ = false;               // cfg_.capture has queues
-  bool lcb_ = false;                     // link-level retry on router-to-router links
-  bool lanes_ = false;                   // router links' lanes can change (lane_control.h)
-  bool faults_ = false;                  // cfg_.faults_possible: the fault checks are armed
-  // Faults given while running (inject_faults), appended under the lock;
-  // the count tells the workers there are new ones.
-  mutable std::mutex rt_faults_mu_;
-  std::vector<EngineFault> rt_faults_;
-  std::vector<ps_t> rt_applied_at_;  // [index in rt_faults_], by worker 0
-  std::atomic<uint32_t> rt_faults_n_{0};
 
   // Real time: what each worker publishes beside the kernel's
   // (sim/realtime_kernel.h), for worker 0's drain and live figures.

@@ -17,23 +17,6 @@
 
 namespace fabemu {
 
-template <class R, class L>
-bool Engine<R, L>::inject_faults(const std::vector<EngineFault>& changes, size_t* first) {
-  if (!faults_) return false;
-  std::lock_guard<std::mutex> g(rt_faults_mu_);
-  if (first) *first = rt_faults_.size();
-  rt_faults_.insert(rt_faults_.end(), changes.begin(), changes.end());
-  rt_applied_at_.resize(rt_faults_.size(), kNever);
-  rt_faults_n_.store(static_cast<uint32_t>(rt_faults_.size()), std::memory_order_release);
-  return true;
-}
-
-template <class R, class L>
-std::vector<ps_t> Engine<R, L>::injected_applied_at() const {
-  std::lock_guard<std::mutex> g(rt_faults_mu_);
-  return rt_applied_at_;
-}
-
 // Worker 0, publishing its window: how many faults and which tables were
 // given while running, read only while no change is half made (a change
 // caught half made waits for the next window).

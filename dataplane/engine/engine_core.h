@@ -1,0 +1,96 @@
+// EngineCore: what an engine holds and does regardless of its routing
+// policy and router model, compiled once (engine_core.cpp, engine_merge.cpp)
+// rather than in every Engine<R, L> instance: the fabric and configuration,
+// router placement, link numbering, the traffic parameters, the faults given
+// while running, and the cold code of a run's start and end (checks,
+// placement, links, traffic; the report merge). Engine<R, L> (engine.h)
+// derives from it and keeps the hot path and what needs its Worker.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dataplane/core/divisor.h"
+#include "dataplane/endpoint/endpoints.h"
+#include "dataplane/engine/engine_base.h"
+#include "dataplane/ethernet/bridge.h"
+#include "dataplane/link/link.h"
+#include "dataplane/link/link_retry.h"
+#include "dataplane/sim/kernel_worker.h"
+
+namespace fabemu {
+
+// A process-wide counter: DPDK object names (pools, rings) must be unique.
+int next_engine_instance();
+
+class EngineCore : public EngineBase {
+ public:
+  bool inject_faults(const std::vector<EngineFault>& changes, size_t* first = nullptr) override;
+  std::vector<ps_t> injected_applied_at() const override;
+
+ protected:
+  EngineCore(const Fabric& fabric, const EngineConfig& cfg) : f_(fabric), cfg_(cfg) {}
+
+  // ---- setup (engine_core.cpp) ---------------------------------------------
+  // Checks the fabric, places routers on workers, numbers the links (the
+  // window: the smallest `lookahead` of a link between workers) and sets up
+  // traffic and the bridge's ports. The workers are the engine's to make.
+  using Lookahead = std::function<ps_t(const FabricPort& link)>;
+  bool setup_fabric(const Lookahead& lookahead, std::string* err);
+  bool setup_links(const Lookahead& lookahead, std::string* err);
+  bool setup_traffic(std::string* err);
+
+  // ---- the end of a run (engine_merge.cpp) ----------------------------------
+  // What a worker ran and counted, for the merge.
+  struct WorkerResult {
+    const KernelWorker* kernel;
+    const RunStats* st;
+    uint64_t fault_lost;  // packets lost to faults
+    ps_t gen_stop_ps;     // when its sources stopped (real time)
+  };
+  // The workers' counters and the run's figures in one report (the router
+  // models' own counters are the engine's to add).
+  RunStats merge(const std::vector<WorkerResult>& workers) const;
+  // A worker's outputs' hot counters into its link statistics (vc_units:
+  // every packet of a VC on a link has its length counted there once, so
+  // units per VC come from the sent totals). Once, at the end of the run.
+  void fold_output_counters(std::vector<OutLink>& out, const std::vector<SenderVc>& vcs,
+                            LinkRetry& retry, const std::vector<ps_t>& down_since,
+                            RunStats& st) const;
+
+  Fabric f_;
+  EngineConfig cfg_;
+  EndpointParams endpoints_;  // what every worker's endpoints share
+  uint32_t nv_ = 0, max_ports_ = 0, nrouters_ = 0, nep_ = 0;
+  Divisor nv_div_, ports_div_;  // nv_, max_ports_: channel -> input, output -> router per hop
+  uint32_t qcap_ = 0;
+  int inst_ = 0;
+  std::vector<uint32_t> cap_;            // buffer units per VC
+  std::vector<uint16_t> router_worker_;  // global router -> worker
+  std::vector<uint32_t> router_local_;   // global router -> index on its worker
+  std::vector<LinkStats> link_proto_;
+  std::vector<uint32_t> out_link_;       // global output -> link index
+  std::vector<uint32_t> ep_link_;        // endpoint -> injection link index
+  ps_t measure_start_ = 0, measure_end_ = 0, gen_end_ = 0, drain_end_ = 0;
+  ps_t window_ = 0;
+  // A greedy allocator's cycle: one longest packet on a router link (the
+  // paper's single-flit packets take one cycle).
+  ps_t alloc_cycle_ps_ = 1;
+
+  BridgePorts bridge_;  // port-bound endpoints: devices, bindings, replayed hosts
+  bool capturing_ = false;               // cfg_.capture has queues
+  bool lcb_ = false;                     // link-level retry on router-to-router links
+  bool lanes_ = false;                   // router links' lanes can change (link/lane_control.h)
+  bool faults_ = false;                  // cfg_.faults_possible: the fault checks are armed
+  // Faults given while running (inject_faults), appended under the lock;
+  // the count tells the workers there are new ones.
+  mutable std::mutex rt_faults_mu_;
+  std::vector<EngineFault> rt_faults_;
+  std::vector<ps_t> rt_applied_at_;  // [index in rt_faults_], by worker 0
+  std::atomic<uint32_t> rt_faults_n_{0};
+};
+
+}  // namespace fabemu

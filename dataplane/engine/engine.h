@@ -151,7 +151,6 @@ class Engine final : public EngineCore {
   // ---- setup (engine_setup.h; the rest in engine_core.cpp) ------------------
   bool setup(std::string* err);
   ps_t cross_core_lookahead(const FabricPort& link) const;
-  void setup_endpoints(Worker& w);
   bool setup_worker(Worker& w, std::string* err);
 
   // ---- a hop: router and link (engine_hop.h) ------------------------------

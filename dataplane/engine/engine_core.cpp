@@ -1,7 +1,12 @@
 // EngineCore (engine_core.h): setup independent of the routing policy and
-// the router model (the fabric's checks, placement, links, traffic), and the
-// faults given while running.
+// the router model (the fabric's checks, placement, links, traffic, and a
+// worker's links, endpoints and pools), and the faults given while running.
 #include "dataplane/engine/engine_core.h"
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
 
 #include <algorithm>
 #include <atomic>
@@ -207,6 +212,124 @@ bool EngineCore::setup_traffic(std::string* err) {
   endpoints_.gen = Geometric(generation_probability(cfg_.format, cfg_.size_bytes, cfg_.size_weight,
                                                     cfg_.load, cfg_.batch_size));
   return true;
+}
+
+// The shape of a worker's `routers` local routers (their pipeline is the
+// routing policy's to give).
+RouterShape EngineCore::router_shape(uint32_t routers) const {
+  RouterShape shape;
+  shape.routers = routers;
+  shape.max_ports = max_ports_;
+  shape.nv = nv_;
+  shape.qcap = qcap_;
+  shape.input_speedup = cfg_.input_speedup;
+  shape.output_speedup = cfg_.output_speedup;
+  shape.output_queue_units = output_queue_caps(cfg_, cap_);
+  shape.islip_iterations = cfg_.islip_iterations;
+  shape.tile_degree = cfg_.tiles.degree;
+  shape.row_units = cfg_.tiles.row_units;
+  shape.column_units = cfg_.tiles.column_units;
+  shape.min_units = cfg_.format.min_units;
+  return shape;
+}
+
+// Worker `worker`'s router links (routers: local router -> global id;
+// output o = local router * max_ports_ + port, router/router_shape.h): each
+// output's sender side with its credits, and the input side of the same
+// port. Returns whether some router's inputs are slower than one of its
+// outputs (Worker::mixed_rates).
+bool EngineCore::wire_links(int worker, const std::vector<int32_t>& routers,
+                            std::vector<OutLink>& outputs, std::vector<InLink>& inputs,
+                            std::vector<SenderVc>& vcs) const {
+  const uint32_t nlr = static_cast<uint32_t>(routers.size());
+  const size_t nout = size_t(nlr) * max_ports_;
+  outputs.assign(nout, OutLink{});
+  inputs.assign(nout, InLink{});
+  vcs.assign(nout * nv_, SenderVc{});
+  bool mixed = false;
+  for (uint32_t lr = 0; lr < nlr; lr++) {
+    const uint32_t r = static_cast<uint32_t>(routers[lr]);
+    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
+      const FabricPort& fp = f_.routers[r].ports[p];
+      if (!fp.connected()) continue;
+      const uint32_t o = lr * max_ports_ + p;
+      OutLink& ol = outputs[o];
+      ol.unit_ps = fp.unit_ps;
+      ol.wire_ps = fp.wire_ps;
+      ol.peer_router = fp.peer_router;
+      ol.peer_port = static_cast<uint16_t>(fp.peer_port < 0 ? 0 : fp.peer_port);
+      ol.peer_endpoint = fp.endpoint;
+      ol.peer_worker = fp.peer_router >= 0 ? router_worker_[fp.peer_router] : worker;
+      ol.remote = ol.peer_worker != worker;
+      if (fp.peer_router >= 0)
+        ol.peer_channel0 = (router_local_[fp.peer_router] * max_ports_ + ol.peer_port) * nv_;
+      ol.stats = out_link_[size_t(r) * max_ports_ + p];
+      for (uint32_t v = 0; v < nv_; v++) vcs[size_t(o) * nv_ + v].credits = CreditCounter(cap_[v]);
+      // The input side of the same port: where its credits go back to.
+      InLink& in = inputs[o];
+      if (fp.endpoint >= 0) {
+        in.up_endpoint = fp.endpoint;
+        in.up_wire_ps = f_.endpoints[fp.endpoint].wire_ps;
+        in.unit_ps = f_.endpoints[fp.endpoint].unit_ps;
+        in.stats = ep_link_[fp.endpoint];
+      } else if (fp.peer_router >= 0) {
+        in.up_router = fp.peer_router;
+        in.up_port = static_cast<uint16_t>(fp.peer_port);
+        in.up_worker = router_worker_[fp.peer_router];
+        in.remote = in.up_worker != worker;
+        in.up_output = router_local_[fp.peer_router] * max_ports_ + in.up_port;
+        in.up_wire_ps = f_.routers[fp.peer_router].ports[fp.peer_port].wire_ps;
+        in.unit_ps = f_.routers[fp.peer_router].ports[fp.peer_port].unit_ps;
+        in.stats = out_link_[size_t(fp.peer_router) * max_ports_ + fp.peer_port];
+      }
+    }
+    // Links of several rates at one router (link.router_rate): a packet
+    // from a slower input must not leave on a faster output before its tail
+    // has arrived (finish_route).
+    ps_t in_max = 0, out_min = kNever;
+    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
+      if (!f_.routers[r].ports[p].connected()) continue;
+      const uint32_t o = lr * max_ports_ + p;
+      in_max = std::max(in_max, inputs[o].unit_ps);
+      out_min = std::min(out_min, outputs[o].unit_ps);
+    }
+    if (in_max > out_min) mixed = true;
+  }
+  return mixed;
+}
+
+// A worker's transmit buffers for the devices it polls.
+bool EngineCore::setup_tx_pool(const KernelWorker& w, Bridge& bridge, std::string* err) const {
+  const std::string tname = "ft" + std::to_string(inst_) + "_" + std::to_string(w.id);
+  rte_mempool* tx_pool = rte_pktmbuf_pool_create(
+      tname.c_str(), tx_pool_buffers(bridge.polled().size()), 256, kMbufPrivSize,
+      tx_data_room(bridge_.max_frame), rte_lcore_to_socket_id(w.lcore));
+  if (!tx_pool) {
+    *err = "cannot create the transmit buffer pool (" + tname + "): " + rte_strerror(rte_errno) +
+           "; give DPDK more memory (FABEMU_DPDK_MEM_MB)";
+    return false;
+  }
+  bridge.set_tx_pool(tx_pool);
+  return true;
+}
+
+// A worker's packet buffers (engine_memory.h), from its lcore's socket.
+bool EngineCore::setup_pool(const KernelWorker& w, PacketPool& pool, bool polls_devices,
+                            std::string* err) const {
+  const uint32_t limit = worker_buffer_limit(cfg_, f_, w.id);  // engine_memory.h
+  // Data room: DPDK's headroom plus the longest encoded packet (codec.h).
+  const uint16_t room = packet_data_room(static_cast<CodecKind>(cfg_.codec), cfg_.format.max_units);
+  const uint32_t first = pool_first_buffers(polls_devices);
+  return pool.init("fp" + std::to_string(inst_) + "_" + std::to_string(w.id), first, limit,
+                   kMbufPrivSize, room, static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err);
+}
+
+// The endpoints of the routers `worker` owns.
+void EngineCore::setup_endpoints(int worker, Endpoints& eps) const {
+  std::vector<uint32_t> owned;
+  for (uint32_t e = 0; e < nep_; e++)
+    if (router_worker_[f_.endpoints[e].router] == worker) owned.push_back(e);
+  eps.init(endpoints_, owned, cap_, ep_link_);
 }
 
 bool EngineCore::inject_faults(const std::vector<EngineFault>& changes, size_t* first) {

@@ -15,10 +15,12 @@
 
 #include "dataplane/core/divisor.h"
 #include "dataplane/endpoint/endpoints.h"
+#include "dataplane/endpoint/packet_pool.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/ethernet/bridge.h"
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_retry.h"
+#include "dataplane/router/router_shape.h"
 #include "dataplane/sim/kernel_worker.h"
 
 namespace fabemu {
@@ -42,6 +44,14 @@ class EngineCore : public EngineBase {
   bool setup_fabric(const Lookahead& lookahead, std::string* err);
   bool setup_links(const Lookahead& lookahead, std::string* err);
   bool setup_traffic(std::string* err);
+  // A worker's part (Engine::setup_worker does the rest): engine_core.cpp.
+  RouterShape router_shape(uint32_t routers) const;
+  bool wire_links(int worker, const std::vector<int32_t>& routers, std::vector<OutLink>& outputs,
+                  std::vector<InLink>& inputs, std::vector<SenderVc>& vcs) const;
+  void setup_endpoints(int worker, Endpoints& eps) const;
+  bool setup_tx_pool(const KernelWorker& w, Bridge& bridge, std::string* err) const;
+  bool setup_pool(const KernelWorker& w, PacketPool& pool, bool polls_devices,
+                  std::string* err) const;
 
   // ---- the end of a run (engine_merge.cpp) ----------------------------------
   // What a worker ran and counted, for the merge.

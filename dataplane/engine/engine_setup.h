@@ -1,7 +1,8 @@
 // Engine<R, Link>, continued: setup. What depends on the routing policy or
-// the router model: the cross-core lookahead, the workers and their
-// routers; the fabric's checks, placement, links and traffic are
-// EngineCore's (engine_core.cpp). Included from engine.h only.
+// the router model: the cross-core lookahead, the workers, their routers
+// and tables; the fabric's checks, placement, links and traffic, and a
+// worker's links, endpoints and pools are EngineCore's (engine_core.cpp).
+// Included from engine.h only.
 #pragma once
 
 namespace fabemu {
@@ -80,95 +81,22 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.tables_upto = w.tables.generation;  // changes while running: WindowReport
   w.route_rng.clear();
   for (int32_t r : w.routers) w.route_rng.emplace_back(cfg_.seed, 0x524f555445000000ull + uint64_t(r));
-  RouterShape shape;
-  shape.routers = nlr;
-  shape.max_ports = max_ports_;
-  shape.nv = nv_;
-  shape.qcap = qcap_;
-  shape.input_speedup = cfg_.input_speedup;
-  shape.output_speedup = cfg_.output_speedup;
-  shape.output_queue_units = output_queue_caps(cfg_, cap_);
-  shape.islip_iterations = cfg_.islip_iterations;
-  shape.tile_degree = cfg_.tiles.degree;
-  shape.row_units = cfg_.tiles.row_units;
-  shape.column_units = cfg_.tiles.column_units;
-  shape.min_units = cfg_.format.min_units;
+  RouterShape shape = router_shape(nlr);
   shape.pipeline_ps = nlr ? R::pipeline_ps(*w.tables.tables, f_.table_router(w.routers[0]), 0, 0) : 0;
   w.router.init(shape);
   const size_t nout = size_t(nlr) * max_ports_;
-  w.out.assign(nout, OutLink{});
-  w.in.assign(nout, InLink{});
-  w.vcs.assign(nout * nv_, SenderVc{});
   w.pending.assign(nout * nv_, 0);
   w.greedy = policy_allocator<R>(*w.tables.tables) == Allocator::greedy;
   if (w.greedy) w.snap.init(nlr, size_t(nout) * nv_, Router::kLazySnapshot);
   w.st = RunStats{};
   w.st.links = link_proto_;
-  for (uint32_t lr = 0; lr < nlr; lr++) {
-    const uint32_t r = static_cast<uint32_t>(w.routers[lr]);
-    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
-      const FabricPort& fp = f_.routers[r].ports[p];
-      if (!fp.connected()) continue;
-      const uint32_t o = w.router.output(lr, p);
-      OutLink& ol = w.out[o];
-      ol.unit_ps = fp.unit_ps;
-      ol.wire_ps = fp.wire_ps;
-      ol.peer_router = fp.peer_router;
-      ol.peer_port = static_cast<uint16_t>(fp.peer_port < 0 ? 0 : fp.peer_port);
-      ol.peer_endpoint = fp.endpoint;
-      ol.peer_worker = fp.peer_router >= 0 ? router_worker_[fp.peer_router] : w.id;
-      ol.remote = ol.peer_worker != w.id;
-      if (fp.peer_router >= 0)
-        ol.peer_channel0 = (router_local_[fp.peer_router] * max_ports_ + ol.peer_port) * nv_;
-      ol.stats = out_link_[size_t(r) * max_ports_ + p];
-      for (uint32_t v = 0; v < nv_; v++) w.vcs[size_t(o) * nv_ + v].credits = CreditCounter(cap_[v]);
-      // The input side of the same port: where its credits go back to.
-      InLink& in = w.in[o];
-      if (fp.endpoint >= 0) {
-        in.up_endpoint = fp.endpoint;
-        in.up_wire_ps = f_.endpoints[fp.endpoint].wire_ps;
-        in.unit_ps = f_.endpoints[fp.endpoint].unit_ps;
-        in.stats = ep_link_[fp.endpoint];
-      } else if (fp.peer_router >= 0) {
-        in.up_router = fp.peer_router;
-        in.up_port = static_cast<uint16_t>(fp.peer_port);
-        in.up_worker = router_worker_[fp.peer_router];
-        in.remote = in.up_worker != w.id;
-        in.up_output = router_local_[fp.peer_router] * max_ports_ + in.up_port;
-        in.up_wire_ps = f_.routers[fp.peer_router].ports[fp.peer_port].wire_ps;
-        in.unit_ps = f_.routers[fp.peer_router].ports[fp.peer_port].unit_ps;
-        in.stats = out_link_[size_t(fp.peer_router) * max_ports_ + fp.peer_port];
-      }
-    }
-    // Links of several rates at one router (link.router_rate): a packet
-    // from a slower input must not leave on a faster output before its tail
-    // has arrived (finish_route).
-    ps_t in_max = 0, out_min = kNever;
-    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
-      if (!f_.routers[r].ports[p].connected()) continue;
-      const uint32_t o = w.router.output(lr, p);
-      in_max = std::max(in_max, w.in[o].unit_ps);
-      out_min = std::min(out_min, w.out[o].unit_ps);
-    }
-    if (in_max > out_min) w.mixed_rates = true;
-  }
+  w.mixed_rates = wire_links(w.id, w.routers, w.out, w.in, w.vcs);
   for (uint32_t o = 0; o < w.out.size(); o++)  // the links' unit times, for models that mind them
     w.router.set_link_units(o, w.in[o].unit_ps, w.out[o].unit_ps);
-  setup_endpoints(w);
+  setup_endpoints(w.id, w.eps);
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
   w.bridge.init(bridge_, w.id, double(rte_get_tsc_hz()), w.eps, w.st);
-  if (w.bridge.polls_devices()) {
-    const std::string tname = "ft" + std::to_string(inst_) + "_" + std::to_string(w.id);
-    rte_mempool* tx_pool = rte_pktmbuf_pool_create(
-        tname.c_str(), tx_pool_buffers(w.bridge.polled().size()), 256, kMbufPrivSize,
-        tx_data_room(bridge_.max_frame), rte_lcore_to_socket_id(w.lcore));
-    if (!tx_pool) {
-      *err = "cannot create the transmit buffer pool (" + tname + "): " + rte_strerror(rte_errno) +
-             "; give DPDK more memory (FABEMU_DPDK_MEM_MB)";
-      return false;
-    }
-    w.bridge.set_tx_pool(tx_pool);
-  }
+  if (w.bridge.polls_devices() && !setup_tx_pool(w, w.bridge, err)) return false;
   if (lcb_ && !w.retry.init(w.out, w.routers, max_ports_, nv_, cfg_.retry, cfg_.format.max_units,
                             cfg_.format.min_units, cfg_.seed, static_cast<CodecKind>(cfg_.codec),
                             err))
@@ -183,21 +111,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     LinkHop host{{*this, w}};
     w.progress.init(host, w.out.size(), nv_, cfg_.forward_progress_ps);
   }
-  const uint32_t limit = worker_buffer_limit(cfg_, f_, w.id);  // engine_memory.h
-  // Data room: DPDK's headroom plus the longest encoded packet (codec.h).
-  const uint16_t room = packet_data_room(static_cast<CodecKind>(cfg_.codec), cfg_.format.max_units);
-  const uint32_t first = pool_first_buffers(w.bridge.polls_devices());
-  return w.pool.init("fp" + std::to_string(inst_) + "_" + std::to_string(w.id), first, limit,
-                     kMbufPrivSize, room, static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err);
+  return setup_pool(w, w.pool, w.bridge.polls_devices(), err);
 }
 
-// The endpoints of the routers worker w owns.
-template <class R, class L>
-void Engine<R, L>::setup_endpoints(Worker& w) {
-  std::vector<uint32_t> owned;
-  for (uint32_t e = 0; e < nep_; e++)
-    if (router_worker_[f_.endpoints[e].router] == w.id) owned.push_back(e);
-  w.eps.init(endpoints_, owned, cap_, ep_link_);
-}
 
 }  // namespace fabemu

@@ -7,7 +7,8 @@
 // with M = ceil(2^64 / d), the quotient of any 32-bit n is the high 64 bits
 // of M * n, exactly. (libdivide's general divider takes a load, a branch and
 // four more operations per quotient: measurably slower here.) d = 1 has no
-// 64-bit M; a mask adds n back instead, without a branch.
+// 64-bit M; a mask adds n back instead, without a branch. d must not be 0
+// (the engine refuses such a fabric before it makes one).
 #pragma once
 #include <cstdint>
 

@@ -39,13 +39,18 @@ bool EngineCore::setup_fabric(const Lookahead& lookahead, std::string* err) {
   max_ports_ = 0;
   for (const auto& r : f_.routers)
     max_ports_ = std::max<uint32_t>(max_ports_, static_cast<uint32_t>(r.ports.size()));
-  nv_div_ = Divisor(nv_);
-  ports_div_ = Divisor(max_ports_);
+  if (max_ports_ == 0) {
+    *err = "the fabric's routers have no ports (" + std::to_string(nrouters_) +
+           " routers): check the topology's size";
+    return false;
+  }
   if (max_ports_ > kMaxPorts) {
     *err = "a router has " + std::to_string(max_ports_) + " ports; at most " +
            std::to_string(kMaxPorts) + " are supported";
     return false;
   }
+  nv_div_ = Divisor(nv_);
+  ports_div_ = Divisor(max_ports_);
   cap_.assign(nv_, 0);
   uint32_t maxcap = 1;
   for (uint32_t v = 0; v < nv_; v++) {

@@ -19,11 +19,13 @@
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/core/rng.h"
 #include "dataplane/endpoint/nic.h"
+#include "dataplane/endpoint/packet_pool.h"
 #include "dataplane/engine/engine_memory.h"
-#include "dataplane/engine/engine_sizing.h"
+#include "dataplane/ethernet/bridge.h"
 #include "dataplane/link/link.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/output_queues.h"
+#include "dataplane/router/router_sizing.h"
 #include "dataplane/router/yarc_tiled.h"
 #include "dataplane/routing/greedy_snapshot.h"
 #include "dataplane/sim/event.h"
@@ -41,7 +43,7 @@ namespace {
 // 4 MB its first pool).
 constexpr uint64_t kProcessBytes = 26ull << 20;
 // Receive pool of one port (dataplane/ethernet/eth_port.cpp), in buffers;
-// a worker's transmit pool is tx_pool_buffers (engine_sizing.h).
+// a worker's transmit pool is tx_pool_buffers (ethernet/bridge.h).
 constexpr uint64_t kRxPoolBuffers = 8191;
 
 const std::vector<std::string> kSizeFields = {"topology.dims", "topology.endpoints_per_router",
@@ -138,7 +140,7 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
 
   // Per worker, as Engine::setup_worker allocates. Reassembly tables only
   // where a message can span packets.
-  const bool segmented = ports || messages_span_packets(cfg);
+  const bool segmented = ports || messages_span_packets(cfg, cfg.format, ports);
   uint64_t routers_b = 0, fifo_b = 0, links_b = 0, eps_b = 0, srcq_b = 0, srcq_meta_b = 0,
            pool_start = 0, pool_max = 0, staged_b = 0;
   for (int w = 0; w < nw; w++) {
@@ -164,8 +166,10 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
                              cfg.tiles.column_units, kPsPerNs),
           cfg.format.min_units);
     fifo_b += InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap) +
-              OutputQueues::state_bytes(static_cast<uint32_t>(nout), nv, cfg.output_speedup,
-                                        nout * output_queue_packets(cfg, vc_units));
+              OutputQueues::state_bytes(
+                  static_cast<uint32_t>(nout), nv, cfg.output_speedup,
+                  nout * output_queue_packets(cfg.output_speedup, cfg.output_queue_units,
+                                              cfg.format.min_units, vc_units));
     // Per output VC also the units routed and not yet sent, and a greedy
     // allocator's snapshot of them (counted whatever the allocator), and
     // per output the units its credit-blocked requesters wait for.

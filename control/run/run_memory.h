@@ -1,10 +1,10 @@
 // The memory a run will take, estimated before it starts from the spec and
 // the built fabric with the engine's own sizing functions
-// (dataplane/engine/engine_sizing.h), and compared with what the machine has
-// (MemAvailable, and the cgroup's limit when one is set). `check`, `describe`
-// and `run` refuse a run that does not fit, with the estimate and its
-// biggest parts, against the field that makes them big. Replayed files
-// (ports[].replay) are held in memory and count too.
+// (dataplane/router/router_sizing.h, dataplane/engine/engine_memory.h), and
+// compared with what the machine has (MemAvailable, and the cgroup's limit
+// when one is set). `check`, `describe` and `run` refuse a run that does not
+// fit, with the estimate and its biggest parts, against the field that makes
+// them big. Replayed files (ports[].replay) are held in memory and count too.
 #pragma once
 #include <cstdint>
 #include <string>

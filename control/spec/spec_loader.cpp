@@ -31,7 +31,6 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
 #include "dataplane/engine/engine_base.h"
-#include "dataplane/engine/engine_sizing.h"
 #include "dataplane/ethernet/ether.h"
 
 namespace fabemu {

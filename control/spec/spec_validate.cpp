@@ -33,9 +33,9 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
 #include "dataplane/engine/engine_base.h"
-#include "dataplane/engine/engine_sizing.h"
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/link/lanes.h"
+#include "dataplane/router/router_sizing.h"
 
 namespace fabemu {
 
@@ -443,8 +443,7 @@ void SpecValidator::validate_with_fabric(const Spec& s, int64_t endpoints) const
 void SpecValidator::validate_generation(const Spec& s, const Fabric& f) const {
   if (s.traffic.load <= 0 || f.endpoints.empty()) return;
   const EngineConfig cfg = make_engine_config(s, f);
-  const double p =
-      generation_probability(cfg.format, cfg.size_bytes, cfg.size_weight, cfg.load, cfg.batch_size);
+  const double p = generation_probability(cfg.format, cfg);
   const double gap_s = double(f.endpoints[0].unit_ps) / p * 1e-12;
   if (gap_s > 1000)
     blame({"traffic.load", "traffic.batch_size", "traffic.sizes"},

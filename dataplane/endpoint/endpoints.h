@@ -75,7 +75,7 @@ struct EndpointParams {
   // Traffic: Bernoulli trials, one per injection-link unit time (gen_slot_ps),
   // each succeeding with p = load / (mean units per message), so that the
   // offered load is the configured fraction of the injection bandwidth. The
-  // engine gives p (engine_sizing.h, generation_probability).
+  // engine gives p (traffic.h, generation_probability).
   Geometric gen;  // slots to the next message (per-slot probability)
   // Derived by init(): destinations, message sizes, the trials' slot and
   // the payload one packet carries.

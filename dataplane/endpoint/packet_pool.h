@@ -15,6 +15,11 @@
 
 namespace fabemu {
 
+// A worker's pool starts with this many buffers and doubles as the fabric
+// fills, up to its limit (engine/engine_memory.h); with ports it starts
+// larger: no growth while frames flow.
+inline uint32_t pool_first_buffers(bool ports) { return ports ? 32768 : 8192; }
+
 class PacketPool {
  public:
   // name: unique prefix; priv: private area bytes; room: data room bytes.

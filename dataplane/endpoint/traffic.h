@@ -2,10 +2,12 @@
 // Deterministic patterns are precomputed per endpoint; random ones draw from
 // the endpoint's own generator.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "dataplane/codec/packet_format.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/rng.h"
 
@@ -28,6 +30,30 @@ struct TrafficConfig {
   uint32_t hotspot = 0;
   double hotspot_fraction = 0.1;
 };
+
+// Whether some message can span packets, so that endpoints need reassembly
+// tables (kReassemblySlots each): frames (`ports`) always can; synthetic
+// traffic when its largest message (or reply) is longer than one packet's
+// payload.
+inline constexpr uint32_t kReassemblySlots = 1024;
+inline bool messages_span_packets(const TrafficConfig& t, const PacketFormat& f, bool ports) {
+  uint32_t largest = t.reply_fraction > 0 ? t.reply_bytes : 0;
+  for (uint32_t b : t.size_bytes) largest = std::max(largest, b);
+  return ports || largest > f.max_payload_bytes();
+}
+
+// The chance that an endpoint starts a message (or a batch) in one unit time
+// of its injection link, so that it offers `load` of the link's bandwidth:
+// load / (mean units of a message, segments and headers included) / batch.
+inline double generation_probability(const PacketFormat& f, const TrafficConfig& t) {
+  const uint32_t max_payload = f.max_payload_bytes();
+  double wsum = 0, mean_units = 0;
+  for (double w : t.size_weight) wsum += w;
+  for (size_t i = 0; i < t.size_bytes.size() && max_payload; i++)
+    mean_units += double(message_units(f, t.size_bytes[i])) * t.size_weight[i] / wsum;
+  if (mean_units <= 0) return 1.0;
+  return std::min(1.0, t.load / mean_units / std::max<uint32_t>(1, t.batch_size));
+}
 
 class TrafficPattern {
  public:

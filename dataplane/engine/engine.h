@@ -56,18 +56,21 @@
 #include "dataplane/engine/engine_core.h"
 #include "dataplane/engine/engine_factory.h"
 #include "dataplane/engine/engine_memory.h"
-#include "dataplane/engine/engine_sizing.h"
 #include "dataplane/engine/event_kinds.h"
 #include "dataplane/ethernet/bridge.h"
 #include "dataplane/ethernet/eth_port.h"
+#include "dataplane/link/credit_audit.h"
 #include "dataplane/link/go_back_n.h"
 #include "dataplane/link/lane_control.h"
 #include "dataplane/link/link.h"
+#include "dataplane/link/link_counters.h"
 #include "dataplane/link/link_numbering.h"
 #include "dataplane/link/link_retry.h"
 #include "dataplane/link/progress_timer.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/router_model.h"
+#include "dataplane/router/router_sizing.h"
+#include "dataplane/router/stranded.h"
 #include "dataplane/routing/greedy_snapshot.h"
 #include "dataplane/routing/routing_policy.h"
 #include "dataplane/routing/selection.h"
@@ -77,6 +80,7 @@
 #include "dataplane/sim/timing_wheel.h"
 #include "dataplane/sim/window_kernel.h"
 #include "dataplane/sim/worker_threads.h"
+#include "dataplane/stats/live_board.h"
 
 namespace fabemu {
 
@@ -312,7 +316,7 @@ class Engine final : public EngineCore {
   }
   std::string check_credits() const;
   std::string where_stranded();  // (engine_run.h)
-  RunStats merge();  // (engine_merge.cpp, but for the router models' counters)
+  RunStats merge();              // (EngineCore::merge, and the router models' counters)
   void release();
 
   TableSlot<Tables> tables_;
@@ -338,13 +342,7 @@ class Engine final : public EngineCore {
 
   // Real time: what each worker publishes beside the kernel's
   // (sim/realtime_kernel.h), for worker 0's drain and live figures.
-  struct alignas(64) LivePub {
-    std::atomic<uint64_t> injected{0}, delivered{0};
-    std::atomic<uint64_t> frame_p99{0};
-    std::atomic<uint64_t> captured{0}, capture_drops{0};
-    std::unique_ptr<std::atomic<uint64_t>[]> rx, tx;  // per binding
-  };
-  std::unique_ptr<LivePub[]> live_;
+  LiveBoard live_;
 };
 
 template <class R>

@@ -77,7 +77,7 @@ struct EngineConfig : TrafficConfig, BridgeConfig {
   uint32_t input_speedup = 1;   // packets an input port may have crossing the switch at once
   uint32_t output_speedup = 1;  // packets an output may accept at once (> 1: output queues)
   uint32_t output_queue_units = 0;  // capacity of each output VC queue (output_speedup > 1);
-                                    // 0: engine_sizing.h, output_queue_caps
+                                    // 0: router/router_sizing.h, output_queue_caps
   // router.switch_allocator islip (router/input_queued_islip.h): iSLIP
   // iterations per cycle.
   uint32_t islip_iterations = 1;

@@ -12,8 +12,10 @@
 #include <atomic>
 
 #include "dataplane/engine/engine_memory.h"
-#include "dataplane/engine/engine_sizing.h"
 #include "dataplane/link/link_numbering.h"
+#include "dataplane/router/router_sizing.h"
+#include "dataplane/sim/placement.h"
+#include "dataplane/stats/run_merge.h"
 
 namespace fabemu {
 
@@ -71,37 +73,14 @@ bool EngineCore::setup_fabric(const Lookahead& lookahead, std::string* err) {
     return false;
   }
 
-  // Placement: which worker owns each router, and its index there.
   const int nw = std::max(1, cfg_.workers);
-  router_worker_.assign(nrouters_, 0);
-  router_local_.assign(nrouters_, 0);
-  std::vector<uint32_t> per_worker(nw, 0);
-  for (uint32_t r = 0; r < nrouters_; r++) {
-    // (Without a placement, by the router's slice-0 id: a processor's
-    // ports in every slice, which send for one processor, share a worker.)
-    const uint32_t own = static_cast<uint32_t>(f_.table_router(static_cast<int32_t>(r)));
-    const uint32_t per_slice = f_.slices > 1 ? f_.slice_routers : nrouters_;
-    int w = r < cfg_.router_worker.size() ? cfg_.router_worker[r]
-                                          : static_cast<int>(uint64_t(own) * nw / per_slice);
-    if (w < 0 || w >= nw) {
-      *err = "router " + std::to_string(r) + " placed on worker " + std::to_string(w) +
-             " but the run has " + std::to_string(nw) + " workers";
-      return false;
-    }
-    router_worker_[r] = static_cast<uint16_t>(w);
-    router_local_[r] = per_worker[w]++;
-  }
-  for (uint32_t e = f_.processors(); e < nep_; e++) {
-    const uint32_t home = f_.processor(e);
-    if (router_worker_[f_.endpoints[e].router] != router_worker_[f_.endpoints[home].router]) {
-      *err = "endpoint " + std::to_string(e) + " (processor " + std::to_string(home) +
-             "'s port in slice " + std::to_string(e / f_.processors()) +
-             ") is on another worker than the processor's slice-0 port: place each router's "
-             "slice copies on one worker";
-      return false;
-    }
-  }
-  if (!setup_links(lookahead, err)) return false;
+  if (!place_routers(f_, nw, cfg_.router_worker, &router_worker_, &router_local_, err))
+    return false;  // sim/placement.h
+  // Links (link/link_wiring.h), and the conservative window: the smallest
+  // lookahead of a link between workers (sim/placement.h).
+  if (!index_links(f_, max_ports_, &links_, err) ||
+      !conservative_window(f_, router_worker_, nw, lookahead, &window_, err))
+    return false;
   if (!setup_traffic(err)) return false;
   if (!bridge_.init(f_, cfg_, static_cast<CodecKind>(cfg_.codec), router_worker_,
                     frame_segments(cfg_), endpoints_.max_payload, err))
@@ -117,13 +96,13 @@ bool EngineCore::setup_fabric(const Lookahead& lookahead, std::string* err) {
   lanes_ = faults_ && f_.lanes <= kMaxLanes;
   if (capturing_) {
     const CaptureTaps& ct = cfg_.capture;
-    if (ct.queues.size() != size_t(nw) || ct.link_iface.size() != link_proto_.size() ||
+    if (ct.queues.size() != size_t(nw) || ct.link_iface.size() != links_.links.size() ||
         ct.device_iface.size() != cfg_.ports.size() ||
         (!ct.src.empty() && ct.src.size() != f_.processors()) ||
         (!ct.dst.empty() && ct.dst.size() != f_.processors())) {
       *err = "capture taps do not match the fabric (" + std::to_string(ct.link_iface.size()) +
              " links, " + std::to_string(ct.queues.size()) + " queues for " +
-             std::to_string(link_proto_.size()) + " links and " + std::to_string(nw) + " workers)";
+             std::to_string(links_.links.size()) + " links and " + std::to_string(nw) + " workers)";
       return false;
     }
   }
@@ -132,52 +111,6 @@ bool EngineCore::setup_fabric(const Lookahead& lookahead, std::string* err) {
     gen_end_ = kNever;
     measure_end_ = kNever;
     drain_end_ = kNever;
-  }
-  return true;
-}
-
-// Links: every connected router output, then every endpoint injection link;
-// the conservative window is the smallest lookahead of a link between cores.
-bool EngineCore::setup_links(const Lookahead& lookahead, std::string* err) {
-  const int nw = std::max(1, cfg_.workers);
-  link_proto_ = number_links(f_);  // dataplane/link/link_numbering.h
-  out_link_.assign(size_t(nrouters_) * max_ports_, ~0u);
-  ep_link_.assign(nep_, 0);
-  window_ = kNever;
-  for (uint32_t l = 0; l < link_proto_.size(); l++) {
-    const LinkStats& ls = link_proto_[l];
-    if (ls.router < 0) {
-      const uint32_t e = static_cast<uint32_t>(ls.endpoint);
-      const FabricEndpoint& fe = f_.endpoints[e];
-      if (fe.router < 0 || static_cast<uint32_t>(fe.router) >= nrouters_ || fe.port < 0 ||
-          static_cast<uint32_t>(fe.port) >= f_.routers[fe.router].ports.size() ||
-          f_.routers[fe.router].ports[fe.port].endpoint != static_cast<int32_t>(e)) {
-        *err = "endpoint " + std::to_string(e) + " is not attached to the router port it names";
-        return false;
-      }
-      ep_link_[e] = l;
-      continue;
-    }
-    const uint32_t r = static_cast<uint32_t>(ls.router), p = static_cast<uint32_t>(ls.port);
-    const FabricPort& fp = f_.routers[r].ports[p];
-    if (fp.unit_ps == 0) {
-      *err = "router " + std::to_string(r) + " port " + std::to_string(p) +
-             " has a zero unit time (link rate missing)";
-      return false;
-    }
-    out_link_[size_t(r) * max_ports_ + p] = l;
-    if (fp.peer_router >= 0 && router_worker_[fp.peer_router] != router_worker_[r])
-      window_ = std::min(window_, lookahead(fp));
-  }
-  if (nw > 1) {
-    if (window_ == kNever) window_ = 1000 * kPsPerNs;  // no cross-core link at all
-    if (window_ == 0) {
-      *err = "a link between routers on different workers has zero latency; conservative "
-             "parallel emulation needs link.wire_ns > 0 (or run.workers: 1)";
-      return false;
-    }
-  } else {
-    window_ = 1000 * kPsPerNs;  // one worker: windows only pace progress and termination
   }
   return true;
 }
@@ -201,7 +134,8 @@ bool EngineCore::setup_traffic(std::string* err) {
   endpoints_.link_crc = cfg_.retry.enabled;
   // Reassembly tables only where a message can span packets (frames always
   // can): single-packet traffic never looks them up.
-  endpoints_.reassembly_slots = messages_span_packets(cfg_) ? kReassemblySlots : 0;
+  endpoints_.reassembly_slots =
+      messages_span_packets(cfg_, cfg_.format, !cfg_.ports.empty()) ? kReassemblySlots : 0;
   endpoints_.on_deliver = &cfg_.on_deliver;
   if (!endpoints_.init(err)) return false;
   {
@@ -214,8 +148,7 @@ bool EngineCore::setup_traffic(std::string* err) {
         if (p.peer_router >= 0 && p.unit_ps) unit = std::min(unit, p.unit_ps);
     alloc_cycle_ps_ = std::max<ps_t>(1, unit * units);
   }
-  endpoints_.gen = Geometric(generation_probability(cfg_.format, cfg_.size_bytes, cfg_.size_weight,
-                                                    cfg_.load, cfg_.batch_size));
+  endpoints_.gen = Geometric(generation_probability(cfg_.format, cfg_));
   return true;
 }
 
@@ -229,93 +162,13 @@ RouterShape EngineCore::router_shape(uint32_t routers) const {
   shape.qcap = qcap_;
   shape.input_speedup = cfg_.input_speedup;
   shape.output_speedup = cfg_.output_speedup;
-  shape.output_queue_units = output_queue_caps(cfg_, cap_);
+  shape.output_queue_units = output_queue_caps(cfg_.output_queue_units, cap_);
   shape.islip_iterations = cfg_.islip_iterations;
   shape.tile_degree = cfg_.tiles.degree;
   shape.row_units = cfg_.tiles.row_units;
   shape.column_units = cfg_.tiles.column_units;
   shape.min_units = cfg_.format.min_units;
   return shape;
-}
-
-// Worker `worker`'s router links (routers: local router -> global id;
-// output o = local router * max_ports_ + port, router/router_shape.h): each
-// output's sender side with its credits, and the input side of the same
-// port. Returns whether some router's inputs are slower than one of its
-// outputs (Worker::mixed_rates).
-bool EngineCore::wire_links(int worker, const std::vector<int32_t>& routers,
-                            std::vector<OutLink>& outputs, std::vector<InLink>& inputs,
-                            std::vector<SenderVc>& vcs) const {
-  const uint32_t nlr = static_cast<uint32_t>(routers.size());
-  const size_t nout = size_t(nlr) * max_ports_;
-  outputs.assign(nout, OutLink{});
-  inputs.assign(nout, InLink{});
-  vcs.assign(nout * nv_, SenderVc{});
-  bool mixed = false;
-  for (uint32_t lr = 0; lr < nlr; lr++) {
-    const uint32_t r = static_cast<uint32_t>(routers[lr]);
-    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
-      const FabricPort& fp = f_.routers[r].ports[p];
-      if (!fp.connected()) continue;
-      const uint32_t o = lr * max_ports_ + p;
-      OutLink& ol = outputs[o];
-      ol.unit_ps = fp.unit_ps;
-      ol.wire_ps = fp.wire_ps;
-      ol.peer_router = fp.peer_router;
-      ol.peer_port = static_cast<uint16_t>(fp.peer_port < 0 ? 0 : fp.peer_port);
-      ol.peer_endpoint = fp.endpoint;
-      ol.peer_worker = fp.peer_router >= 0 ? router_worker_[fp.peer_router] : worker;
-      ol.remote = ol.peer_worker != worker;
-      if (fp.peer_router >= 0)
-        ol.peer_channel0 = (router_local_[fp.peer_router] * max_ports_ + ol.peer_port) * nv_;
-      ol.stats = out_link_[size_t(r) * max_ports_ + p];
-      for (uint32_t v = 0; v < nv_; v++) vcs[size_t(o) * nv_ + v].credits = CreditCounter(cap_[v]);
-      // The input side of the same port: where its credits go back to.
-      InLink& in = inputs[o];
-      if (fp.endpoint >= 0) {
-        in.up_endpoint = fp.endpoint;
-        in.up_wire_ps = f_.endpoints[fp.endpoint].wire_ps;
-        in.unit_ps = f_.endpoints[fp.endpoint].unit_ps;
-        in.stats = ep_link_[fp.endpoint];
-      } else if (fp.peer_router >= 0) {
-        in.up_router = fp.peer_router;
-        in.up_port = static_cast<uint16_t>(fp.peer_port);
-        in.up_worker = router_worker_[fp.peer_router];
-        in.remote = in.up_worker != worker;
-        in.up_output = router_local_[fp.peer_router] * max_ports_ + in.up_port;
-        in.up_wire_ps = f_.routers[fp.peer_router].ports[fp.peer_port].wire_ps;
-        in.unit_ps = f_.routers[fp.peer_router].ports[fp.peer_port].unit_ps;
-        in.stats = out_link_[size_t(fp.peer_router) * max_ports_ + fp.peer_port];
-      }
-    }
-    // Links of several rates at one router (link.router_rate): a packet
-    // from a slower input must not leave on a faster output before its tail
-    // has arrived (finish_route).
-    ps_t in_max = 0, out_min = kNever;
-    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
-      if (!f_.routers[r].ports[p].connected()) continue;
-      const uint32_t o = lr * max_ports_ + p;
-      in_max = std::max(in_max, inputs[o].unit_ps);
-      out_min = std::min(out_min, outputs[o].unit_ps);
-    }
-    if (in_max > out_min) mixed = true;
-  }
-  return mixed;
-}
-
-// A worker's transmit buffers for the devices it polls.
-bool EngineCore::setup_tx_pool(const KernelWorker& w, Bridge& bridge, std::string* err) const {
-  const std::string tname = "ft" + std::to_string(inst_) + "_" + std::to_string(w.id);
-  rte_mempool* tx_pool = rte_pktmbuf_pool_create(
-      tname.c_str(), tx_pool_buffers(bridge.polled().size()), 256, kMbufPrivSize,
-      tx_data_room(bridge_.max_frame), rte_lcore_to_socket_id(w.lcore));
-  if (!tx_pool) {
-    *err = "cannot create the transmit buffer pool (" + tname + "): " + rte_strerror(rte_errno) +
-           "; give DPDK more memory (FABEMU_DPDK_MEM_MB)";
-    return false;
-  }
-  bridge.set_tx_pool(tx_pool);
-  return true;
 }
 
 // A worker's packet buffers (engine_memory.h), from its lcore's socket.
@@ -334,7 +187,30 @@ void EngineCore::setup_endpoints(int worker, Endpoints& eps) const {
   std::vector<uint32_t> owned;
   for (uint32_t e = 0; e < nep_; e++)
     if (router_worker_[f_.endpoints[e].router] == worker) owned.push_back(e);
-  eps.init(endpoints_, owned, cap_, ep_link_);
+  eps.init(endpoints_, owned, cap_, links_.ep_link);
+}
+
+// The workers' counters and the run's figures in one report.
+RunStats EngineCore::merge(const std::vector<WorkerResult>& workers) const {
+  RunStats out;
+  out.links = links_.links;
+  out.realtime = cfg_.realtime;
+  out.time_scale = cfg_.time_scale;
+  out.lateness_bound_ps = cfg_.lateness_bound_ps;
+  for (uint32_t b = 0; b < cfg_.ports.size(); b++) out.ports.push_back(bridge_.port_identity(b));
+  out.measure_start_ps = measure_start_;
+  out.measure_end_ps = measure_end_;
+  out.link_retry = lcb_;
+  merge_workers(out, workers);  // stats/run_merge.cpp
+  // What a replayed host's loops promised and the run ended before sending.
+  for (size_t b = 0; b < cfg_.ports.size(); b++) {
+    const PortEndpointConfig& pc = cfg_.ports[b];
+    if (pc.replay && pc.replay_loops > 0) {
+      const uint64_t promised = uint64_t(pc.replay_loops) * pc.replay->frames();
+      out.ports[b].replay_unsent = promised - std::min(promised, out.ports[b].replay_sent);
+    }
+  }
+  return out;
 }
 
 bool EngineCore::inject_faults(const std::vector<EngineFault>& changes, size_t* first) {

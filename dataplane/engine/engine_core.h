@@ -1,9 +1,9 @@
 // EngineCore: what an engine holds and does regardless of its routing
-// policy and router model, compiled once (engine_core.cpp, engine_merge.cpp)
+// policy and router model, compiled once (engine_core.cpp)
 // rather than in every Engine<R, L> instance: the fabric and configuration,
 // router placement, link numbering, the traffic parameters, the faults given
 // while running, and the cold code of a run's start and end (checks,
-// placement, links, traffic; the report merge). Engine<R, L> (engine.h)
+// placement, links, traffic; the report). Engine<R, L> (engine.h)
 // derives from it and keeps the hot path and what needs its Worker.
 #pragma once
 #include <atomic>
@@ -20,8 +20,10 @@
 #include "dataplane/ethernet/bridge.h"
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_retry.h"
+#include "dataplane/link/link_wiring.h"
 #include "dataplane/router/router_shape.h"
 #include "dataplane/sim/kernel_worker.h"
+#include "dataplane/stats/run_merge.h"
 
 namespace fabemu {
 
@@ -42,34 +44,17 @@ class EngineCore : public EngineBase {
   // traffic and the bridge's ports. The workers are the engine's to make.
   using Lookahead = std::function<ps_t(const FabricPort& link)>;
   bool setup_fabric(const Lookahead& lookahead, std::string* err);
-  bool setup_links(const Lookahead& lookahead, std::string* err);
   bool setup_traffic(std::string* err);
   // A worker's part (Engine::setup_worker does the rest): engine_core.cpp.
   RouterShape router_shape(uint32_t routers) const;
-  bool wire_links(int worker, const std::vector<int32_t>& routers, std::vector<OutLink>& outputs,
-                  std::vector<InLink>& inputs, std::vector<SenderVc>& vcs) const;
   void setup_endpoints(int worker, Endpoints& eps) const;
-  bool setup_tx_pool(const KernelWorker& w, Bridge& bridge, std::string* err) const;
   bool setup_pool(const KernelWorker& w, PacketPool& pool, bool polls_devices,
                   std::string* err) const;
 
-  // ---- the end of a run (engine_merge.cpp) ----------------------------------
-  // What a worker ran and counted, for the merge.
-  struct WorkerResult {
-    const KernelWorker* kernel;
-    const RunStats* st;
-    uint64_t fault_lost;  // packets lost to faults
-    ps_t gen_stop_ps;     // when its sources stopped (real time)
-  };
+  // ---- the end of a run (engine_core.cpp) -----------------------------------
   // The workers' counters and the run's figures in one report (the router
   // models' own counters are the engine's to add).
   RunStats merge(const std::vector<WorkerResult>& workers) const;
-  // A worker's outputs' hot counters into its link statistics (vc_units:
-  // every packet of a VC on a link has its length counted there once, so
-  // units per VC come from the sent totals). Once, at the end of the run.
-  void fold_output_counters(std::vector<OutLink>& out, const std::vector<SenderVc>& vcs,
-                            LinkRetry& retry, const std::vector<ps_t>& down_since,
-                            RunStats& st) const;
 
   Fabric f_;
   EngineConfig cfg_;
@@ -81,9 +66,7 @@ class EngineCore : public EngineBase {
   std::vector<uint32_t> cap_;            // buffer units per VC
   std::vector<uint16_t> router_worker_;  // global router -> worker
   std::vector<uint32_t> router_local_;   // global router -> index on its worker
-  std::vector<LinkStats> link_proto_;
-  std::vector<uint32_t> out_link_;       // global output -> link index
-  std::vector<uint32_t> ep_link_;        // endpoint -> injection link index
+  LinkIndex links_;  // the run's links by output and endpoint (link/link_wiring.h)
   ps_t measure_start_ = 0, measure_end_ = 0, gen_end_ = 0, drain_end_ = 0;
   ps_t window_ = 0;
   // A greedy allocator's cycle: one longest packet on a router link (the

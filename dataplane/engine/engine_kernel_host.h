@@ -107,18 +107,8 @@ struct Engine<R, L>::KernelHost {
       if (last_poll) w.st.poll_gap_ps.add(e.realtime_.emulated_span(t - last_poll));
       last_poll = t;
     }
-    for (uint32_t d : w.bridge.polled()) {
-      const uint16_t port = e.bridge_.devices[d].port_id;
-      const uint16_t n = running ? rte_eth_rx_burst(port, 0, rx, kBurst) : 0;
-      catch_up();
-      for (uint16_t i = 0; i < n; i++) {
-        BridgeHost host{{e, w}};
-        w.bridge.ingest_frame(host, d, rx[i]);
-        rte_pktmbuf_free(rx[i]);
-      }
-    }
-    if (!w.bridge.polls_devices()) catch_up();
-    w.bridge.flush_tx(w.st);
+    BridgeHost host{{e, w}};
+    w.bridge.receive(host, running, catch_up, w.st);
   }
   // New routing tables and faults take effect here; the devices' link
   // state; the counters worker 0 drains by.
@@ -127,69 +117,27 @@ struct Engine<R, L>::KernelHost {
     e.tables_.refresh(w.tables, now);
     if (e.faults_) e.apply_faults(w, std::max(w.now, now));
     if (e.faults_ && w.id == 0) e.emulated_now_.store(now, std::memory_order_relaxed);
-    for (uint32_t d : w.bridge.polled()) {
-      if (tsc - link_check[d] < hz / 10) continue;
-      link_check[d] = tsc;
-      e.bridge_.devices[d].link_up = eth_port_link_up(e.bridge_.devices[d].port_id);
-    }
-    LivePub& lp = e.live_[w.id];
-    lp.injected.store(w.st.injected_packets, std::memory_order_relaxed);
-    // (Packets lost to faults count as done for the drain.)
-    lp.delivered.store(w.st.delivered_packets + w.fault_lost, std::memory_order_release);
+    w.bridge.check_links(tsc, hz);
+    e.live_.publish_counts(w.id, w.st.injected_packets, w.st.delivered_packets + w.fault_lost);
   }
   // Its counters and the frame p99 of the period (before the kernel's tick).
-  void publish_live() {
-    LivePub& lp = e.live_[w.id];
-    for (size_t b = 0; b < e.cfg_.ports.size(); b++) {
-      lp.rx[b].store(w.st.ports[b].rx_frames, std::memory_order_relaxed);
-      lp.tx[b].store(w.st.ports[b].tx_frames, std::memory_order_relaxed);
-    }
-    LatencyHistogram& frame_iv = w.bridge.frame_latency_iv();
-    lp.frame_p99.store(frame_iv.count ? frame_iv.percentile(99) : 0, std::memory_order_relaxed);
-    lp.captured.store(w.st.captured, std::memory_order_relaxed);
-    lp.capture_drops.store(w.st.capture_drops, std::memory_order_relaxed);
-    frame_iv = LatencyHistogram{};
-  }
+  void publish_live() { e.live_.publish(w.id, w.st, w.bridge.frame_latency_iv()); }
   void show_live(uint64_t tsc) {
     if (!e.cfg_.live) return;
     live.wall_s = double(tsc - e.realtime_.tsc0()) / double(hz);
     live.now_ps = w.now;
-    live.rx_frames.assign(e.cfg_.ports.size(), 0);
-    live.tx_frames.assign(e.cfg_.ports.size(), 0);
     live.port_names.clear();
     for (const auto& pc : e.cfg_.ports) live.port_names.push_back(pc.name);
-    live.frame_latency_p99_ps = 0;
-    live.captured = live.capture_drops = 0;
     live.capturing = e.capturing_;
     e.realtime_.read_live(live);  // (first: it acquires what each worker published)
-    for (size_t i = 0; i < e.workers_.size(); i++) {
-      const LivePub& lp = e.live_[i];
-      for (size_t b = 0; b < e.cfg_.ports.size(); b++) {
-        live.rx_frames[b] += lp.rx[b].load(std::memory_order_relaxed);
-        live.tx_frames[b] += lp.tx[b].load(std::memory_order_relaxed);
-      }
-      live.frame_latency_p99_ps =
-          std::max(live.frame_latency_p99_ps, lp.frame_p99.load(std::memory_order_relaxed));
-      live.captured += lp.captured.load(std::memory_order_relaxed);
-      live.capture_drops += lp.capture_drops.load(std::memory_order_relaxed);
-    }
+    e.live_.read(live);
     e.cfg_.live(live);
   }
-  bool settled() const {
-    uint64_t injected = 0, delivered = 0;
-    for (size_t i = 0; i < e.workers_.size(); i++) {
-      delivered += e.live_[i].delivered.load(std::memory_order_acquire);
-      injected += e.live_[i].injected.load(std::memory_order_relaxed);
-    }
-    return injected == delivered;
-  }
+  bool settled() const { return e.live_.settled(); }
   void finish() { w.bridge.flush_tx(w.st); }
 
-  static constexpr uint16_t kBurst = 32;
   const uint64_t hz = rte_get_tsc_hz();
-  rte_mbuf* rx[kBurst];
   uint64_t last_poll = 0;
-  std::vector<uint64_t> link_check = std::vector<uint64_t>(e.bridge_.devices.size(), 0);
   LiveStats live;
 };
 

@@ -8,8 +8,9 @@
 #include "dataplane/codec/codec.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/endpoint/nic.h"
-#include "dataplane/engine/engine_sizing.h"
+#include "dataplane/ethernet/bridge.h"
 #include "dataplane/ethernet/ether.h"
+#include "dataplane/router/router_sizing.h"
 #include "dataplane/router/yarc_wormhole.h"
 #include "dataplane/sim/event.h"
 #include "dataplane/sim/kernel_worker.h"
@@ -25,11 +26,6 @@ uint64_t mbuf_object_bytes(uint32_t room) {
   rte_mempool_objsz sz{};
   return rte_mempool_calc_obj_size(static_cast<uint32_t>(sizeof(rte_mbuf) + kMbufPrivSize + room), 0,
                                    &sz);
-}
-
-uint16_t tx_data_room(uint32_t max_frame) {
-  return static_cast<uint16_t>(
-      std::max<uint32_t>(RTE_MBUF_DEFAULT_BUF_SIZE, max_frame + kVlanTagBytes + RTE_PKTMBUF_HEADROOM));
 }
 
 uint32_t frame_segments(const EngineConfig& cfg) {
@@ -55,7 +51,8 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
     if (owner(static_cast<uint32_t>(ep.router)) == w) bufs += 2ull * SourceQueue::kBuildAhead;
   const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
   uint64_t oq_per_port = output_queue_packets(
-      cfg, std::vector<uint32_t>(f.vc_buffer_units.begin(), f.vc_buffer_units.begin() + f.num_vcs));
+      cfg.output_speedup, cfg.output_queue_units, cfg.format.min_units,
+      std::vector<uint32_t>(f.vc_buffer_units.begin(), f.vc_buffer_units.begin() + f.num_vcs));
   if (cfg.tiles.on) {
     uint32_t k = 1;
     for (const FabricRouter& r : f.routers) k = std::max<uint32_t>(k, r.ports.size());
@@ -91,7 +88,7 @@ uint64_t dpdk_bytes_needed(const EngineConfig& cfg, const Fabric& f) {
   uint64_t bytes = 0;
   for (int w = 0; w < nw; w++) bytes += uint64_t(worker_buffer_limit(cfg, f, w)) * per_mbuf;
   if (!cfg.ports.empty()) {
-    // Transmit pools (engine_setup.h): at most one per worker, sized by its devices.
+    // Transmit pools (ethernet/bridge.h): at most one per worker, sized by its devices.
     uint32_t max_frame = 0;
     for (const auto& pc : cfg.ports) max_frame = std::max(max_frame, pc.max_frame_bytes);
     bytes += uint64_t(nw) * tx_pool_buffers(cfg.ports.size()) * mbuf_object_bytes(tx_data_room(max_frame));

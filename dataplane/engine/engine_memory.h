@@ -14,10 +14,6 @@ namespace fabemu {
 // data room, as DPDK lays out its objects).
 uint64_t mbuf_object_bytes(uint32_t room);
 
-// Data room of a transmit buffer: a whole frame of up to max_frame bytes
-// with a VLAN tag put back, after DPDK's headroom.
-uint16_t tx_data_room(uint32_t max_frame);
-
 // Segments of one frame of up to max_frame bytes (1 without ports).
 uint32_t frame_segments(const EngineConfig& cfg);
 

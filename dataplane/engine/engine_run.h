@@ -52,73 +52,39 @@ void Engine<R, L>::run_worker(Worker& w) {
   w.st.stalled = end.stalled;
 }
 
+// Credit conservation (link/credit_audit.h), then the buffers inside the
+// routers (the tiled router's).
 template <class R, class L>
 std::string Engine<R, L>::check_credits() const {
-  // For every link and VC: credits held by the sender (in hand and streaming
-  // back) + units in flight forward + units buffered downstream + credits in
-  // flight back (not yet written to the sender) = buffer size.
-  auto units_queued = [&](const Worker& w, uint32_t c) {
-    uint64_t u = 0;
-    for (uint32_t i = 0; i < w.router.len(c); i++) u += w.router.at(c, i).units;
-    return u;
-  };
-  for (uint32_t r = 0; r < nrouters_; r++) {
-    const Worker& ws = *workers_[router_worker_[r]];
-    for (uint32_t p = 0; p < f_.routers[r].ports.size(); p++) {
-      const FabricPort& fp = f_.routers[r].ports[p];
-      if (!fp.connected()) continue;
-      const uint32_t o = router_local_[r] * max_ports_ + p;
-      for (uint32_t v = 0; v < nv_; v++) {
-        const size_t s = size_t(o) * nv_ + v;
-        const CreditCounter& cc = ws.vcs[s].credits;
-        const uint32_t held = cc.held();
-        int64_t fwd, buffered, back;
-        if (fp.peer_router >= 0) {
-          const Worker& wr = *workers_[router_worker_[fp.peer_router]];
-          const uint32_t c = (router_local_[fp.peer_router] * max_ports_ + uint32_t(fp.peer_port)) * nv_ + v;
-          fwd = int64_t(cc.taken()) - int64_t(wr.router.units_in(c));
-          buffered = int64_t(units_queued(wr, c));
-          back = int64_t(wr.router.units_out(c)) - int64_t(cc.returned());
-        } else {
-          // The endpoint sinks at line rate: credits leave as units are sent.
-          fwd = 0;
-          buffered = 0;
-          back = int64_t(cc.taken()) - int64_t(cc.returned());
-        }
-        const int64_t total = int64_t(held) + fwd + buffered + back;
-        if (total != int64_t(cap_[v]) || fwd < 0 || back < 0)
-          return "router " + std::to_string(r) + " port " + std::to_string(p) + " VC " +
-                 std::to_string(v) + ": credits " + std::to_string(held) + " + in flight " +
-                 std::to_string(fwd) + " + buffered " + std::to_string(buffered) +
-                 " + credits returning " + std::to_string(back) + " != " + std::to_string(cap_[v]);
-      }
+  struct Ends {
+    const Engine& e;
+    const Worker& at(uint32_t r) const { return *e.workers_[e.router_worker_[r]]; }
+    uint32_t output(uint32_t r, uint32_t p) const { return e.router_local_[r] * e.max_ports_ + p; }
+    const CreditCounter& sender(uint32_t r, uint32_t p, uint32_t v) const {
+      return at(r).vcs[size_t(output(r, p)) * e.nv_ + v].credits;
     }
-  }
-  for (const auto& wp : workers_)  // buffers inside the routers (the tiled router's)
+    const CreditCounter& injector(uint32_t ep, uint32_t v) const {
+      return at(e.f_.endpoints[ep].router).eps.credits(ep, v);
+    }
+    ReceivedUnits receiver(uint32_t r, uint32_t p, uint32_t v) const {
+      const Router& rt = at(r).router;
+      const uint32_t c = output(r, p) * e.nv_ + v;
+      ReceivedUnits u{rt.units_in(c), 0, rt.units_out(c)};
+      for (uint32_t i = 0; i < rt.len(c); i++) u.buffered += rt.at(c, i).units;
+      return u;
+    }
+  } ends{*this};
+  if (std::string bad = audit_credits(f_, cap_, ends); !bad.empty()) return bad;
+  for (const auto& wp : workers_)
     if (std::string bad = wp->router.check_inside(); !bad.empty()) return bad;
-  for (uint32_t e = 0; e < nep_; e++) {
-    const FabricEndpoint& fe = f_.endpoints[e];
-    const Worker& w = *workers_[router_worker_[fe.router]];
-    for (uint32_t v = 0; v < nv_; v++) {
-      const uint32_t c = (router_local_[fe.router] * max_ports_ + uint32_t(fe.port)) * nv_ + v;
-      const CreditCounter& cc = w.eps.credits(e, v);
-      const int64_t total = int64_t(cc.held()) +
-                            (int64_t(cc.taken()) - int64_t(w.router.units_in(c))) +
-                            int64_t(units_queued(w, c)) +
-                            (int64_t(w.router.units_out(c)) - int64_t(cc.returned()));
-      if (total != int64_t(cap_[v]))
-        return "injection link of endpoint " + std::to_string(e) + " VC " + std::to_string(v) +
-               ": credits do not add up to " + std::to_string(cap_[v]);
-    }
-  }
   return {};
 }
 
 // The workers' hot counters into the link statistics: the outputs'
-// (EngineCore::fold_output_counters) and the inputs' peak occupancy.
+// (link/link_counters.h) and the inputs' peak occupancy.
 template <class R, class L>
 void Engine<R, L>::fold_link_counters(Worker& w) {
-  fold_output_counters(w.out, w.vcs, w.retry, w.down_since, w.st);
+  fold_output_counters(w.out, w.vcs, nv_, lcb_ ? &w.retry : nullptr, w.down_since, w.st);
   for (size_t c = 0; c < w.router.channels(); c++) {
     const InLink& in = w.in[c / nv_];
     if (in.up_router < 0 && in.up_endpoint < 0) continue;
@@ -127,66 +93,25 @@ void Engine<R, L>::fold_link_counters(Worker& w) {
   }
 }
 
-// Where packets wait when the fabric stalled: the router input channels
-// holding packets, with what their heads wait for.
+// Where packets wait when the fabric stalled (router/stranded.h).
 template <class R, class L>
 std::string Engine<R, L>::where_stranded() {
-  // The causes first: heads that could have gone (a lost wake-up), then
-  // heads waiting for an endpoint's credits (a sink that stopped taking),
-  // then those waiting behind other routers' buffers.
-  enum Rank { lost_wake, at_sink, behind, unrouted };
-  std::vector<std::pair<Rank, std::string>> found;
-  uint64_t packets = 0;
-  using std::to_string;
-  for (auto& wp : workers_) {
-    Worker& w = *wp;
-    for (uint32_t lr = 0; lr < w.routers.size(); lr++)
-      for (uint32_t p = 0; p < max_ports_; p++)
-        for (uint32_t v = 0; v < nv_; v++) {
-          const uint32_t c = w.router.channel(lr, p, v), n = w.router.len(c);
-          if (n == 0) continue;
-          packets += n;
-          std::string at = "router " + to_string(w.routers[lr]) + " input port " + to_string(p) +
-                           " VC " + to_string(v) + ": " + to_string(n) +
-                           (n == 1 ? " packet" : " packets");
-          const QEntry& e = w.router.head(c);
-          if (!e.routed) {
-            found.emplace_back(unrouted, at + ", its head not routed");
-            continue;
-          }
-          const uint32_t o = w.router.output(lr, e.out_port);
-          const bool sink = w.out[o].peer_router < 0;
-          at += ", its head (" + to_string(e.units) + " units) for output port " +
-                to_string(e.out_port) + (sink ? " (an endpoint)" : "");
-          if constexpr (Router::kInternalBuffers) {  // it waits for room inside, not for credits
-            found.emplace_back(sink ? at_sink : behind, at + " across the tiles");
-            continue;
-          }
-          const CreditCounter& cc = w.vcs[size_t(o) * nv_ + e.out_vc].credits;
-          // With no event left, every credit stream the counter holds comes.
-          const bool enough = cc.held() >= e.units;
-          at += " VC " + to_string(e.out_vc) + " with " + to_string(cc.held()) + " credits" +
-                (enough ? " (enough: a lost wake-up)" : " (short: waiting for credits)");
-          found.emplace_back(enough ? lost_wake : sink ? at_sink : behind, std::move(at));
-        }
-  }
+  StrandedReport report;
   uint64_t all = 0;
-  for (auto& wp : workers_) for_each_packet_left(*wp, [&](rte_mbuf*) { all++; });
-  const std::string elsewhere =
-      all > packets ? "; " + to_string(all - packets) +
-                          " more in other buffers (tiles, output queues, sources, retransmit "
-                          "buffers) or on links"
-                    : "";
-  if (packets == 0) return "no packet waits in a router input buffer" + elsewhere;
-  std::stable_sort(found.begin(), found.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
-  constexpr size_t kShown = 4;
-  std::string out = to_string(packets) + " packets in " + to_string(found.size()) +
-                    " router input channels: ";
-  for (size_t i = 0; i < std::min(kShown, found.size()); i++)
-    out += (i ? "; " : "") + found[i].second;
-  if (found.size() > kShown) out += "; and " + to_string(found.size() - kShown) + " more channels";
-  return out + elsewhere;
+  for (auto& wp : workers_) {
+    struct View {
+      const Engine& e;
+      const Worker& w;
+      int32_t router_id(uint32_t lr) const { return w.routers[lr]; }
+      bool to_endpoint(uint32_t o) const { return w.out[o].peer_router < 0; }
+      const CreditCounter& credits(uint32_t o, uint32_t v) const {
+        return w.vcs[size_t(o) * e.nv_ + v].credits;
+      }
+    } view{*this, *wp};
+    find_stranded(wp->router, uint32_t(wp->routers.size()), max_ports_, nv_, view, report);
+    for_each_packet_left(*wp, [&](rte_mbuf*) { all++; });
+  }
+  return report.text(all);
 }
 
 template <class R, class L>

@@ -21,15 +21,7 @@ bool Engine<R, L>::setup(std::string* err) {
   realtime_.init({nw, cfg_.time_scale, cfg_.duration_s, cfg_.progress_s, cfg_.drain_ps,
                   cfg_.lateness_bound_ps, cfg_.overload_bound_ps, cfg_.overload == Overload::shed,
                   cfg_.overload == Overload::stop, cfg_.stop, cfg_.on_overload});
-  live_ = std::make_unique<LivePub[]>(nw);
-  for (int i = 0; i < nw; i++) {
-    live_[i].rx = std::make_unique<std::atomic<uint64_t>[]>(cfg_.ports.size() + 1);
-    live_[i].tx = std::make_unique<std::atomic<uint64_t>[]>(cfg_.ports.size() + 1);
-    for (size_t b = 0; b <= cfg_.ports.size(); b++) {
-      live_[i].rx[b].store(0);
-      live_[i].tx[b].store(0);
-    }
-  }
+  live_.init(nw, cfg_.ports.size());
   if (!assign_lcores(kernel_workers(), err)) return false;
   for (auto& w : workers_)
     if (!setup_worker(*w, err)) return false;
@@ -89,14 +81,19 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.greedy = policy_allocator<R>(*w.tables.tables) == Allocator::greedy;
   if (w.greedy) w.snap.init(nlr, size_t(nout) * nv_, Router::kLazySnapshot);
   w.st = RunStats{};
-  w.st.links = link_proto_;
-  w.mixed_rates = wire_links(w.id, w.routers, w.out, w.in, w.vcs);
+  w.st.links = links_.links;
+  w.mixed_rates =  // link/link_wiring.h
+      wire_links({&f_, &links_, &router_worker_, &router_local_, &cap_, max_ports_, nv_}, w.id,
+                 w.routers, w.out, w.in, w.vcs);
   for (uint32_t o = 0; o < w.out.size(); o++)  // the links' unit times, for models that mind them
     w.router.set_link_units(o, w.in[o].unit_ps, w.out[o].unit_ps);
   setup_endpoints(w.id, w.eps);
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
   w.bridge.init(bridge_, w.id, double(rte_get_tsc_hz()), w.eps, w.st);
-  if (w.bridge.polls_devices() && !setup_tx_pool(w, w.bridge, err)) return false;
+  if (w.bridge.polls_devices() &&
+      !w.bridge.make_tx_pool("ft" + std::to_string(inst_) + "_" + std::to_string(w.id),
+                             static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err))
+    return false;
   if (lcb_ && !w.retry.init(w.out, w.routers, max_ports_, nv_, cfg_.retry, cfg_.format.max_units,
                             cfg_.format.min_units, cfg_.seed, static_cast<CodecKind>(cfg_.codec),
                             err))

@@ -1,5 +1,12 @@
 #include "dataplane/ethernet/bridge.h"
 
+#include <rte_errno.h>
+
+#include <algorithm>
+
+#include "dataplane/ethernet/eth_port.h"
+#include "dataplane/ethernet/ether.h"
+
 namespace fabemu {
 
 bool BridgePorts::init(const Fabric& f, const BridgeConfig& c, CodecKind k,
@@ -96,6 +103,32 @@ void Bridge::init(BridgePorts& ports, int worker, double tsc_hz, Endpoints& eps,
     txb_[d].reserve(64);
   }
   if (!pcs.empty()) frame_.assign(std::max<uint32_t>(ports.max_frame + 64, 16384), 0);
+}
+
+uint16_t tx_data_room(uint32_t max_frame) {
+  return static_cast<uint16_t>(std::max<uint32_t>(
+      RTE_MBUF_DEFAULT_BUF_SIZE, max_frame + kVlanTagBytes + RTE_PKTMBUF_HEADROOM));
+}
+
+bool Bridge::make_tx_pool(const std::string& name, int socket, std::string* err) {
+  tx_pool_ = rte_pktmbuf_pool_create(name.c_str(), tx_pool_buffers(polled_.size()), 256,
+                                     kMbufPrivSize, tx_data_room(ports_->max_frame), socket);
+  if (!tx_pool_) {
+    *err = "cannot create the transmit buffer pool (" + name + "): " + rte_strerror(rte_errno) +
+           "; give DPDK more memory (FABEMU_DPDK_MEM_MB)";
+    return false;
+  }
+  return true;
+}
+
+void Bridge::check_links(uint64_t tsc, uint64_t tsc_hz) {
+  if (link_checked_.size() < ports_->devices.size())
+    link_checked_.resize(ports_->devices.size(), 0);
+  for (uint32_t d : polled_) {
+    if (tsc - link_checked_[d] < tsc_hz / 10) continue;
+    link_checked_[d] = tsc;
+    ports_->devices[d].link_up = eth_port_link_up(ports_->devices[d].port_id);
+  }
 }
 
 void Bridge::release() {

@@ -52,6 +52,14 @@
 
 namespace fabemu {
 
+// A worker's transmit pool: buffers for the devices it polls, each with
+// room for a whole frame of up to max_frame bytes with a VLAN tag put back,
+// after DPDK's headroom (the memory estimate counts with these).
+inline uint32_t tx_pool_buffers(size_t devices) {
+  return static_cast<uint32_t>(4095 + 2048 * devices);
+}
+uint16_t tx_data_room(uint32_t max_frame);
+
 // The run's ports: read by every worker, each device and replay cursor
 // written only by the worker of its endpoints.
 struct BridgePorts {
@@ -96,12 +104,12 @@ class Bridge {
   // frame queues and reassembly slots of its port-bound endpoints, its MAC
   // table (aging in TSC cycles at tsc_hz) and the devices it polls.
   void init(BridgePorts& ports, int worker, double tsc_hz, Endpoints& eps, RunStats& st);
-  // Devices polled (not replayed): a transmit pool is needed (the engine
-  // makes it: its name and size are the run's).
+  // Devices polled (not replayed) need a transmit pool: make_tx_pool
+  // (name: unique among the process's DPDK objects; socket: the worker's).
   bool polls_devices() const { return !polled_.empty(); }
   const std::vector<uint32_t>& polled() const { return polled_; }
   BridgePorts::Device& device(uint32_t d) { return ports_->devices[d]; }
-  void set_tx_pool(rte_mempool* pool) { tx_pool_ = pool; }
+  bool make_tx_pool(const std::string& name, int socket, std::string* err);
   void release();  // the transmit pool
   // The first frame of each replayed host this worker runs, as an event of
   // kind `replay` (the host's number for BridgeEvent::port_replay).
@@ -112,6 +120,13 @@ class Bridge {
   }
   LatencyHistogram& frame_latency_iv() { return frame_latency_iv_; }
 
+  // Real time: a burst from each device this core polls (none unless
+  // `running`), each after catch_up() has brought the run up to now, then
+  // what waits to be sent.
+  template <class H, class CatchUp>
+  void receive(H& h, bool running, CatchUp&& catch_up, RunStats& st);
+  // The polled devices' link state, read at most every tsc_hz / 10 cycles.
+  void check_links(uint64_t tsc, uint64_t tsc_hz);
   // A frame received on device d (its buffer stays the caller's).
   template <class H> void ingest_frame(H& h, uint32_t d, rte_mbuf* f);
   template <class H> void on_replay(H& h, uint32_t b);
@@ -142,6 +157,7 @@ class Bridge {
   BridgePorts* ports_ = nullptr;
   int worker_ = 0;
   std::vector<uint32_t> polled_;             // devices this core polls (indices into devices)
+  std::vector<uint64_t> link_checked_;       // per device index: TSC of its last link check
   std::vector<std::vector<rte_mbuf*>> txb_;  // per device index: transmit bursts
   rte_mempool* tx_pool_ = nullptr;
   MacTable mac_;

@@ -4,6 +4,22 @@
 
 namespace fabemu {
 
+template <class H, class CatchUp>
+void Bridge::receive(H& h, bool running, CatchUp&& catch_up, RunStats& st) {
+  constexpr uint16_t kBurst = 32;
+  rte_mbuf* rx[kBurst];
+  for (uint32_t d : polled_) {
+    const uint16_t n = running ? rte_eth_rx_burst(ports_->devices[d].port_id, 0, rx, kBurst) : 0;
+    catch_up();
+    for (uint16_t i = 0; i < n; i++) {
+      ingest_frame(h, d, rx[i]);
+      rte_pktmbuf_free(rx[i]);
+    }
+  }
+  if (polled_.empty()) catch_up();
+  flush_tx(st);
+}
+
 template <class H>
 void Bridge::ingest_frame(H& h, uint32_t d, rte_mbuf* f) {
   const uint32_t len = rte_pktmbuf_pkt_len(f);

@@ -17,7 +17,7 @@
 #include "dataplane/core/eal.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/endpoint/nic.h"
-#include "dataplane/engine/engine_sizing.h"
+#include "dataplane/router/router_sizing.h"
 #include "tests/unit/spec_test_util.h"
 
 namespace fabemu {

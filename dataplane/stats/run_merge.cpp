@@ -1,24 +1,14 @@
-// EngineCore (engine_core.h), the end of a run: the workers' counters into
-// one report.
+// The end of a run (run_merge.h): the workers' counters into one report.
+#include "dataplane/stats/run_merge.h"
+
 #include <rte_cycles.h>
 
 #include <algorithm>
 
-#include "dataplane/engine/engine_core.h"
-
 namespace fabemu {
 
-RunStats EngineCore::merge(const std::vector<WorkerResult>& workers) const {
-  RunStats out;
-  out.links = link_proto_;
-  out.realtime = cfg_.realtime;
-  out.time_scale = cfg_.time_scale;
-  out.lateness_bound_ps = cfg_.lateness_bound_ps;
-  for (uint32_t b = 0; b < cfg_.ports.size(); b++) out.ports.push_back(bridge_.port_identity(b));
-  out.measure_start_ps = measure_start_;
-  out.measure_end_ps = measure_end_;
+void merge_workers(RunStats& out, const std::vector<WorkerResult>& workers) {
   out.drained = true;
-  out.link_retry = lcb_;
   for (const WorkerResult& wr : workers) {
     const KernelWorker* wp = wr.kernel;
     const RunStats& s = *wr.st;
@@ -63,61 +53,24 @@ RunStats EngineCore::merge(const std::vector<WorkerResult>& workers) const {
     if (out.error.empty()) out.error = s.error;
     for (size_t l = 0; l < out.links.size(); l++) out.links[l].merge(s.links[l]);
   }
-  // What a replayed host's loops promised and the run ended before sending.
-  for (size_t b = 0; b < cfg_.ports.size(); b++) {
-    const PortEndpointConfig& pc = cfg_.ports[b];
-    if (pc.replay && pc.replay_loops > 0) {
-      const uint64_t promised = uint64_t(pc.replay_loops) * pc.replay->frames();
-      out.ports[b].replay_unsent = promised - std::min(promised, out.ports[b].replay_sent);
-    }
-  }
   for (LinkStats& l : out.links)
     if (l.down_at_end && out.end_ps > l.down_since) l.down_ps += out.end_ps - l.down_since;
   // Packets lost to faults are counted under their own reasons.
   uint64_t lost = 0;
   for (const WorkerResult& wr : workers) lost += wr.fault_lost;
-  if (cfg_.realtime) {
+  if (out.realtime) {
     // Measured until the sources stopped: when the run was behind, that is
     // earlier than the wall clock's end.
     ps_t gen_stop = 0;
     for (const WorkerResult& wr : workers)
       gen_stop = std::max(gen_stop, std::min(wr.gen_stop_ps, out.end_ps));
-    out.measure_end_ps = std::max(gen_stop, measure_start_);
+    out.measure_end_ps = std::max(gen_stop, out.measure_start_ps);
     // Packets cross cores: only the totals say whether the fabric emptied.
     out.drained = out.injected_packets == out.delivered_packets + lost;
   }
   if (out.injected_packets > out.delivered_packets + lost)
     out.drops[static_cast<int>(DropReason::undelivered_at_end)] =
         out.injected_packets - out.delivered_packets - lost;
-  return out;
-}
-
-void EngineCore::fold_output_counters(std::vector<OutLink>& out, const std::vector<SenderVc>& vcs,
-                                      LinkRetry& retry, const std::vector<ps_t>& down_since,
-                                      RunStats& st) const {
-  for (size_t o = 0; o < out.size(); o++) {
-    OutLink& ol = out[o];
-    if (ol.unit_ps == 0) continue;  // not connected
-    LinkStats& ls = st.links[ol.stats];
-    ls.busy_ps += ol.busy_ps;
-    ls.credit_stalls += ol.credit_stalls;
-    for (uint32_t v = 0; v < nv_; v++) {
-      const SenderVc& sv = vcs[o * nv_ + v];
-      ls.vc_packets[v] += sv.packets;
-      ls.vc_units[v] += sv.credits.taken();
-      ls.packets += sv.packets;
-      ls.units += sv.credits.taken();
-    }
-    ol.busy_ps = ol.credit_stalls = 0;  // (called once, at the end of the run)
-    if (lcb_ && retry.has_sender(o)) {
-      ls.retry.checked_bits += retry.sender(o).checked_bits;
-      retry.sender(o).checked_bits = 0;
-    }
-    if (ol.dead) {                      // merge() adds the time to the end of the run
-      ls.down_at_end = true;
-      ls.down_since = down_since[o];
-    }
-  }
 }
 
 }  // namespace fabemu

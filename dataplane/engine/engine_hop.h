@@ -90,15 +90,12 @@ inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t a
     rte_pktmbuf_free(m);
     return;
   }
-  // A late head that had arrived when the FIFO's last packet was granted
-  // waits for that packet's tail, as grant() makes a waiting one do.
-  const ps_t not_before =
-      late && rt.len(c) == 0 && arrive <= rt.last_granted(c) ? rt.last_tail_out(c) : 0;
   QEntry e{};
   e.m = m;
   e.arrive = arrive;
   e.units = static_cast<uint16_t>(units);
-  if (rt.push(c, e) == 1) setup_head(w, c, not_before);
+  Hop host{*this, w};
+  rt.arrive(host, c, e, late);  // the router model's buffers
 }
 
 // The entry at the head of channel c is routed. An adaptive choice is made

@@ -291,6 +291,18 @@ class InputQueuedOps {
 
   void set_link_units(uint32_t /*port*/, ps_t /*in*/, ps_t /*out*/) {}
 
+  // Packet e enters input channel c (its buffer space is the packet's, as
+  // the credits say); a new head is routed. late: it came from another core
+  // and is taken after its arrival: a late head that had arrived when the
+  // FIFO's last packet was granted waits for that packet's tail, as grant()
+  // makes a waiting one do.
+  template <class H>
+  FABEMU_ALWAYS_INLINE void arrive(H& h, uint32_t c, const QEntry& e, bool late) {
+    auto& rt = self();
+    const ps_t not_before =
+        late && rt.len(c) == 0 && e.arrive <= rt.last_granted(c) ? rt.last_tail_out(c) : 0;
+    if (rt.push(c, e) == 1) h.route_head(c, not_before);
+  }
   template <class H>
   FABEMU_ALWAYS_INLINE void head_routed(H& h, const RoutedHead& at, QEntry& e,
                                         const RouteCandidates& /*rc*/, ps_t ready,

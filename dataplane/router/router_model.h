@@ -62,9 +62,12 @@ concept RouterHost = requires(H& h, const H& ch, const Event& ev, uint32_t i, ui
   { h.damaged_head(i, withhold) } -> std::same_as<bool>;    // ... a damaged head (true: excised)
 };
 
-// The operations every router model has, for a host H. A model owns its
-// buffers beyond the input FIFOs (InputQueuedBuffers, which the engine
-// enters packets into and faults and link-level retry remove them from).
+// The operations every router model has, for a host H. A model takes the
+// packets that arrive (arrive) and decides when each is routed: at the head
+// of its input FIFO (input-queued models), or at once where a model keeps a
+// list per output; it routes one through its host (route_head). It owns its
+// buffers; the input FIFOs are InputQueuedBuffers' (faults and link-level
+// retry remove packets from them).
 template <class M, class H>
 concept RouterModel = RouterHost<H> &&
     requires(M& m, const M& cm, H& h, const RouterShape& shape, const RoutedHead& at, uint32_t i,
@@ -72,6 +75,7 @@ concept RouterModel = RouterHost<H> &&
              void (*lost)(rte_mbuf*, uint32_t, uint8_t, uint32_t), void (*each)(rte_mbuf*)) {
   m.init(shape);
   m.set_link_units(i, t, t);          // unit times of the links into and out of port i
+  m.arrive(h, i, e, true);            // packet e enters input channel i (late: from another core)
   m.head_routed(h, at, e, rc, t, t);  // input channel i's head has its output (ready, not before)
   m.arm_output(h, i, t);              // output i must look again at t
   m.on_event(h, ev);                  // one of the model's own events

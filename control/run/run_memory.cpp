@@ -157,19 +157,20 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
       homes += cfg.router_worker[e.router] == w && uint32_t(e.id) < f.processors();
     }
     const uint64_t nout = uint64_t(nlr) * max_ports;
-    routers_b += InputQueuedRouter::state_bytes(nlr, max_ports, nv, cfg.input_speedup) +
+    routers_b += InputQueuedRouter::state_bytes(nlr, max_ports, nv, cfg.router.input_speedup) +
                  nlr * sizeof(Rng);
-    if (cfg.tiles.on)  // row buses and buffers, subswitches, column buffers
+    if (cfg.router.tiles.on)  // row buses and buffers, subswitches, column buffers
       routers_b += YarcTiledRouter::tiles_bytes(
           nlr,
-          TileGeometry::make(max_ports, cfg.tiles.degree, nv, cfg.tiles.row_units,
-                             cfg.tiles.column_units, kPsPerNs),
+          TileGeometry::make(max_ports, cfg.router.tiles.degree, nv, cfg.router.tiles.row_units,
+                             cfg.router.tiles.column_units, kPsPerNs),
           cfg.format.min_units);
-    fifo_b += InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap) +
-              OutputQueues::state_bytes(
-                  static_cast<uint32_t>(nout), nv, cfg.output_speedup,
-                  nout * output_queue_packets(cfg.output_speedup, cfg.output_queue_units,
-                                              cfg.format.min_units, vc_units));
+    fifo_b +=
+        InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap) +
+        OutputQueues::state_bytes(
+            static_cast<uint32_t>(nout), nv, cfg.router.output_speedup,
+            nout * output_queue_packets(cfg.router.output_speedup, cfg.router.output_queue_units,
+                                        cfg.format.min_units, vc_units));
     // Per output VC also the units routed and not yet sent, and a greedy
     // allocator's snapshot of them (counted whatever the allocator), and
     // per output the units its credit-blocked requesters wait for.

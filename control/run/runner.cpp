@@ -112,14 +112,14 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.retry.lane_threshold = static_cast<uint32_t>(spec.link.lane_retry_threshold);
   c.retry.lane_window_ps = ns_to_ps(spec.link.lane_retry_window_ns);
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
-  c.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
-  c.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
-  c.islip_iterations = static_cast<uint32_t>(spec.router.islip_iterations);
-  c.output_queue_units = static_cast<uint32_t>(spec.router.output_queue_units);
-  c.tiles.on = spec.router.model == "yarc_tiled";
-  c.tiles.degree = static_cast<uint32_t>(spec.router.subswitch_degree);
-  c.tiles.row_units = static_cast<uint32_t>(spec.router.row_buffer_units);
-  c.tiles.column_units = static_cast<uint32_t>(spec.router.column_buffer_units);
+  c.router.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
+  c.router.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
+  c.router.islip_iterations = static_cast<uint32_t>(spec.router.islip_iterations);
+  c.router.output_queue_units = static_cast<uint32_t>(spec.router.output_queue_units);
+  c.router.tiles.on = spec.router.model == "yarc_tiled";
+  c.router.tiles.degree = static_cast<uint32_t>(spec.router.subswitch_degree);
+  c.router.tiles.row_units = static_cast<uint32_t>(spec.router.row_buffer_units);
+  c.router.tiles.column_units = static_cast<uint32_t>(spec.router.column_buffer_units);
   c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
   c.batch_size =

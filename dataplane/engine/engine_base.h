@@ -16,6 +16,7 @@
 #include "dataplane/ethernet/port_config.h"
 #include "dataplane/link/capture_tap.h"
 #include "dataplane/link/retry_config.h"
+#include "dataplane/router/router_shape.h"
 #include "dataplane/sim/time.h"
 #include "dataplane/stats/stats.h"
 
@@ -60,8 +61,9 @@ struct EngineFault {
 // frames and synthetic messages, counted) or stop (end the run, reported).
 enum class Overload : uint8_t { warn, shed, stop };
 
-// A run's configuration: the traffic sources' (endpoint/traffic.h) and the
-// bridge's (ethernet/port_config.h), and the engine's own below.
+// A run's configuration: the traffic sources' (endpoint/traffic.h), the
+// bridge's (ethernet/port_config.h), the routers' (router/router_shape.h),
+// the links' (link/), and the engine's own.
 struct EngineConfig : TrafficConfig, BridgeConfig {
   uint64_t seed = 1;
   ps_t warmup_ps = 0;
@@ -74,21 +76,7 @@ struct EngineConfig : TrafficConfig, BridgeConfig {
   // packets: nothing damaged delivered, at full speed).
   bool check_deliveries = false;
   uint32_t source_queue_packets = 256;
-  uint32_t input_speedup = 1;   // packets an input port may have crossing the switch at once
-  uint32_t output_speedup = 1;  // packets an output may accept at once (> 1: output queues)
-  uint32_t output_queue_units = 0;  // capacity of each output VC queue (output_speedup > 1);
-                                    // 0: router/router_sizing.h, output_queue_caps
-  // router.switch_allocator islip (router/input_queued_islip.h): iSLIP
-  // iterations per cycle.
-  uint32_t islip_iterations = 1;
-  // The YARC tiled router (router.model yarc_tiled; router/yarc_tiled.h):
-  // subswitch degree and the row and column buffers per VC, in phits.
-  struct Tiles {
-    bool on = false;  // the engine instance runs the tiled router (sizing reads this)
-    uint32_t degree = 8;
-    uint32_t row_units = 16;
-    uint32_t column_units = 10;
-  } tiles;
+  RouterConfig router;  // router/router_shape.h
   PacketFormat format;
   uint8_t codec = 0;            // CodecKind of dataplane/codec/codec.h
   // Which worker owns each router (filled by control/ placement).

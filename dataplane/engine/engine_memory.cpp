@@ -51,14 +51,14 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
     if (owner(static_cast<uint32_t>(ep.router)) == w) bufs += 2ull * SourceQueue::kBuildAhead;
   const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
   uint64_t oq_per_port = output_queue_packets(
-      cfg.output_speedup, cfg.output_queue_units, cfg.format.min_units,
+      cfg.router.output_speedup, cfg.router.output_queue_units, cfg.format.min_units,
       std::vector<uint32_t>(f.vc_buffer_units.begin(), f.vc_buffer_units.begin() + f.num_vcs));
-  if (cfg.tiles.on) {
+  if (cfg.router.tiles.on) {
     uint32_t k = 1;
     for (const FabricRouter& r : f.routers) k = std::max<uint32_t>(k, r.ports.size());
-    oq_per_port += uint64_t(k / std::max<uint32_t>(1, cfg.tiles.degree)) * f.num_vcs *
-                   (WormholeBuffers::fifo_entries(cfg.tiles.row_units, minu) +
-                    WormholeBuffers::fifo_entries(cfg.tiles.column_units, minu));
+    oq_per_port += uint64_t(k / std::max<uint32_t>(1, cfg.router.tiles.degree)) * f.num_vcs *
+                   (WormholeBuffers::fifo_entries(cfg.router.tiles.row_units, minu) +
+                    WormholeBuffers::fifo_entries(cfg.router.tiles.column_units, minu));
   }
   for (size_t r = 0; r < f.routers.size(); r++) {
     if (owner(static_cast<uint32_t>(r)) != w) continue;

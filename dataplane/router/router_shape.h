@@ -9,6 +9,25 @@
 
 namespace fabemu {
 
+// What the router.* spec fields ask of a run's routers
+// (EngineConfig::router), each model reading its own.
+struct RouterConfig {
+  uint32_t input_speedup = 1;       // packets an input port may have crossing the switch at once
+  uint32_t output_speedup = 1;      // packets an output may accept at once (> 1: output queues)
+  uint32_t output_queue_units = 0;  // capacity of each output VC queue (output_speedup > 1);
+                                    // 0: router_sizing.h, output_queue_caps
+  // router.switch_allocator islip (input_queued_islip.h): iterations per cycle.
+  uint32_t islip_iterations = 1;
+  // The YARC tiled router (router.model yarc_tiled; yarc_tiled.h): subswitch
+  // degree and the row and column buffers per VC, in phits.
+  struct Tiles {
+    bool on = false;  // the run's model is the tiled router (the memory plan reads this)
+    uint32_t degree = 8;
+    uint32_t row_units = 16;
+    uint32_t column_units = 10;
+  } tiles;
+};
+
 struct RouterShape {
   uint32_t routers = 0;    // local routers: output o = local router * max_ports + port
   uint32_t max_ports = 0;

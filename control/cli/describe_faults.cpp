@@ -42,7 +42,7 @@ DescribedFaults describe_faults(const Spec& spec, const Fabric& healthy, ps_t at
   FaultState state(healthy);
   for (const FaultPlan::Step& step : plan.steps) {
     if (healthy_asked || step.fault.at > at) break;  // steps are in time order
-    std::vector<EngineFault> changes;
+    std::vector<FabricFault> changes;
     std::string why;
     state.apply(step.fault, spec.link.retry, &changes, &why);  // plan_faults applied it already
     d.applied.push_back(step.fault);

@@ -37,7 +37,7 @@ std::string FaultController::handle(const std::string& request) {
   // Tried on a copy first: a fault refused, or tables that cannot be
   // programmed, leave the state as it was.
   FaultState next = state_;
-  std::vector<EngineFault> changes;
+  std::vector<FabricFault> changes;
   if (!next.apply(f, spec_.link.retry, &changes, &why)) return "error: " + why;
   const bool reroute = changes_routing(changes);
   Given entry;

@@ -10,7 +10,7 @@
 
 namespace fabemu {
 
-bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFault>* changes,
+bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<FabricFault>* changes,
                        std::string* why) {
   if (f.target == FaultSpec::Target::endpoint) {  // its sink: no port or table changes
     const int ne = static_cast<int>(fabric_.endpoints.size());
@@ -22,7 +22,7 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFaul
     const FabricEndpoint& ep = fabric_.endpoints[size_t(f.endpoint)];
     changes->push_back(
         {f.at, ep.router, ep.port,
-         f.kind == FaultSpec::Kind::stop ? EngineFault::Op::sink_stop : EngineFault::Op::sink_start,
+         f.kind == FaultSpec::Kind::stop ? FabricFault::Op::sink_stop : FabricFault::Op::sink_start,
          0});
     return true;
   }
@@ -56,7 +56,7 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFaul
                            printable(f.text));
         return false;
       }
-      const EngineFault::Op op = f.lane >= 0 ? EngineFault::Op::lane_ber : EngineFault::Op::ber;
+      const FabricFault::Op op = f.lane >= 0 ? FabricFault::Op::lane_ber : FabricFault::Op::ber;
       changes->push_back({f.at, f.router, int16_t(f.port), op, f.ber, int16_t(f.lane)});
       changes->push_back({f.at, fp.peer_router, fp.peer_port, op, f.ber, int16_t(f.lane)});
       return true;
@@ -72,14 +72,14 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFaul
     }
   } else if (f.kind == FaultSpec::Kind::down) {
     if (!routers_down_.count(f.router))
-      changes->push_back({f.at, f.router, -1, EngineFault::Op::router_flush, 0});
+      changes->push_back({f.at, f.router, -1, FabricFault::Op::router_flush, 0});
     routers_down_.insert(f.router);
   } else {
     routers_down_.erase(f.router);
   }
   // The ports whose state changed, every one of them (both ends of a link);
   // a link whose every lane is down is dead.
-  std::vector<EngineFault> ports_changed;
+  std::vector<FabricFault> ports_changed;
   const auto lanes_all_down = [&](int32_t r, int p) {
     const auto it = lanes_down_.find(key(r, p));
     return it != lanes_down_.end() && it->second == all_lanes(fabric_.lanes);
@@ -97,14 +97,14 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<EngineFaul
       if (dead == fp.dead) continue;
       fp.dead = dead;
       ports_changed.push_back(
-          {f.at, r, int16_t(p), dead ? EngineFault::Op::port_down : EngineFault::Op::port_up, 0});
+          {f.at, r, int16_t(p), dead ? FabricFault::Op::port_down : FabricFault::Op::port_up, 0});
     }
   }
   // A lane of a link, both directions, before the link's own change.
   if (f.target == FaultSpec::Target::link && f.lane >= 0) {
     const FabricPort& fp = fabric_.routers[size_t(f.router)].ports[size_t(f.port)];
-    const EngineFault::Op op =
-        f.kind == FaultSpec::Kind::down ? EngineFault::Op::lane_down : EngineFault::Op::lane_up;
+    const FabricFault::Op op =
+        f.kind == FaultSpec::Kind::down ? FabricFault::Op::lane_down : FabricFault::Op::lane_up;
     changes->push_back({f.at, f.router, int16_t(f.port), op, 0, int16_t(f.lane), !fp.dead});
     changes->push_back({f.at, fp.peer_router, fp.peer_port, op, 0, int16_t(f.lane), !fp.dead});
   }
@@ -144,9 +144,9 @@ int FaultState::dead_links() const {
   return n;
 }
 
-bool changes_routing(const std::vector<EngineFault>& changes) {
-  return std::any_of(changes.begin(), changes.end(), [](const EngineFault& c) {
-    return c.op == EngineFault::Op::port_down || c.op == EngineFault::Op::port_up;
+bool changes_routing(const std::vector<FabricFault>& changes) {
+  return std::any_of(changes.begin(), changes.end(), [](const FabricFault& c) {
+    return c.op == FabricFault::Op::port_down || c.op == FabricFault::Op::port_up;
   });
 }
 

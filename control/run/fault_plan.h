@@ -2,7 +2,7 @@
 // each fault in time order, the fabric as it is afterwards (dead ports and
 // routers marked, for the routing tables programmed around them) and the
 // per-port changes the engine applies (dataplane/engine/engine_base.h,
-// EngineFault). The same serves the control socket's faults while a run
+// FabricFault). The same serves the control socket's faults while a run
 // goes on (FaultState) and `fabemu describe` of a degraded fabric.
 #pragma once
 #include <map>
@@ -26,7 +26,7 @@ class FaultState {
   // *changes. False, with *why (what is wrong and what to do), when f names
   // no router, no router-to-router link, no such lane of it, or a BER
   // without link-level retry. A link whose lanes are all down is dead.
-  bool apply(const FaultSpec& f, bool retry_on, std::vector<EngineFault>* changes,
+  bool apply(const FaultSpec& f, bool retry_on, std::vector<FabricFault>* changes,
              std::string* why);
   const Fabric& fabric() const { return fabric_; }
   int dead_links() const;    // router-to-router links down (each counted once)
@@ -46,12 +46,12 @@ class FaultState {
 
 // Whether the changes kill or revive a port (the routing tables must then
 // be programmed anew), rather than only change a link's bit error rate.
-bool changes_routing(const std::vector<EngineFault>& changes);
+bool changes_routing(const std::vector<FabricFault>& changes);
 
 struct FaultPlan {
   struct Step {
     FaultSpec fault;
-    std::vector<EngineFault> changes;
+    std::vector<FabricFault> changes;
     Fabric fabric;         // after this fault
     bool routing = false;  // the fault changed which links are dead: tables change
   };

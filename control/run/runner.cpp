@@ -334,7 +334,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     nlohmann::json log = nlohmann::json::array();
     FaultState state(res.fabric);
     for (const FaultPlan::Step& s : faults.steps) {
-      std::vector<EngineFault> ignored;
+      std::vector<FabricFault> ignored;
       std::string why;
       state.apply(s.fault, spec.link.retry, &ignored, &why);
       log.push_back({{"at_ns", double(s.fault.at) / 1e3},

@@ -219,7 +219,7 @@ class Engine final : public EngineCore {
   // ---- faults (engine_faults.h) ---------------------------------------------------
   void apply_faults(Worker& w, ps_t now, uint32_t rt_upto = UINT32_MAX);
   void finish_eject(Worker& w, const OutLink& ol, rte_mbuf* m, ps_t now, ps_t dur);
-  void apply_fault(Worker& w, const EngineFault& f);
+  void apply_fault(Worker& w, const FabricFault& f);
   ps_t next_fault_at(const Worker& w) const {
     return faults_ && w.next_fault < cfg_.faults.size() ? cfg_.faults[w.next_fault].at : kNever;
   }

@@ -15,6 +15,7 @@
 #include "dataplane/endpoint/traffic.h"
 #include "dataplane/ethernet/port_config.h"
 #include "dataplane/link/capture_tap.h"
+#include "dataplane/link/fault.h"
 #include "dataplane/link/retry_config.h"
 #include "dataplane/router/router_shape.h"
 #include "dataplane/sim/time.h"
@@ -23,38 +24,6 @@
 namespace fabemu {
 
 struct LiveStats;
-
-// One change of a fabric's state, as the engine applies it at a window edge
-// (control/run/fault_plan.h expands a spec's fault into these; the engine
-// applies each at emulated time `at`, or, given while running, at each
-// worker's next window edge).
-struct EngineFault {
-  enum class Op : uint8_t {
-    port_down,     // router R's port P: its output discards what it is granted, and what
-                   // was on the wire towards the far input (router link) or from the
-                   // endpoint (endpoint port) is lost
-    port_up,       // the port carries traffic again
-    router_flush,  // router R died: what its input buffers and output queues hold is lost
-    ber,           // bit errors at rate `ber` on the link leaving router R's port P
-    sink_stop,     // the endpoint at router R's port P stops accepting packets (they wait
-                   // in its receive buffer, whose credits do not come back)
-    sink_start,    // it accepts again: what waited is delivered, its credits come back
-    // Lane `lane` of the link leaving router R's port P (dataplane/link/lanes.h):
-    lane_down,  // out of service: the link runs narrower (no lane left: see link_alive)
-    lane_up,    // back in service
-    lane_ber,   // bit errors at rate `ber` on the bits that cross it
-  };
-  ps_t at = 0;
-  int32_t router = -1;
-  int16_t port = -1;
-  Op op = Op::port_down;
-  double ber = 0;
-  int16_t lane = -1;
-  // lane_up: the faults leave the link up (a link that died of its lanes
-  // comes back with one; one a fault keeps down comes back with that
-  // fault's port_up).
-  bool link_alive = true;
-};
 
 // What a real-time run does while it is more than overload_bound_ps behind
 // the wall clock: warn (keep going, distorted), shed (refuse new ingress
@@ -122,7 +91,7 @@ struct EngineConfig : TrafficConfig, BridgeConfig {
   // Faults at emulated times (sorted by `at`); any faults at all (here or
   // while running, EngineBase::inject_faults) need `faults_possible`, which
   // arms the checks (one predictable branch per grant when off).
-  std::vector<EngineFault> faults;
+  std::vector<FabricFault> faults;
   bool faults_possible = false;
   // BlackWidow 7.7: an output VC whose packets have waited this long without
   // one leaving times out, and its port discards what is bound for it
@@ -139,7 +108,7 @@ class EngineBase {
   // at its next window edge (their `at` is ignored). False when the engine
   // was not made with faults_possible. Returns the index of the first
   // change among all injected so far in *first (for applied_at).
-  virtual bool inject_faults(const std::vector<EngineFault>& changes, size_t* first = nullptr) = 0;
+  virtual bool inject_faults(const std::vector<FabricFault>& changes, size_t* first = nullptr) = 0;
   // The emulated time each injected change took effect (worker 0's window
   // edge or housekeeping), kNever for one not applied (yet).
   virtual std::vector<ps_t> injected_applied_at() const = 0;

@@ -213,7 +213,7 @@ RunStats EngineCore::merge(const std::vector<WorkerResult>& workers) const {
   return out;
 }
 
-bool EngineCore::inject_faults(const std::vector<EngineFault>& changes, size_t* first) {
+bool EngineCore::inject_faults(const std::vector<FabricFault>& changes, size_t* first) {
   if (!faults_) return false;
   std::lock_guard<std::mutex> g(rt_faults_mu_);
   if (first) *first = rt_faults_.size();

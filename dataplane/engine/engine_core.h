@@ -32,7 +32,7 @@ int next_engine_instance();
 
 class EngineCore : public EngineBase {
  public:
-  bool inject_faults(const std::vector<EngineFault>& changes, size_t* first = nullptr) override;
+  bool inject_faults(const std::vector<FabricFault>& changes, size_t* first = nullptr) override;
   std::vector<ps_t> injected_applied_at() const override;
 
  protected:
@@ -81,7 +81,7 @@ class EngineCore : public EngineBase {
   // Faults given while running (inject_faults), appended under the lock;
   // the count tells the workers there are new ones.
   mutable std::mutex rt_faults_mu_;
-  std::vector<EngineFault> rt_faults_;
+  std::vector<FabricFault> rt_faults_;
   std::vector<ps_t> rt_applied_at_;  // [index in rt_faults_], by worker 0
   std::atomic<uint32_t> rt_faults_n_{0};
 };

@@ -1,4 +1,4 @@
-// Engine<R, Link>, continued: faults (EngineFault; control/run/fault_plan.h
+// Engine<R, Link>, continued: faults (FabricFault; control/run/fault_plan.h
 // expands a spec's or the control socket's fault into them). Applied at a
 // window edge, each worker doing the part it owns:
 //  - a dead port's output discards what the router grants it (BlackWidow
@@ -44,7 +44,7 @@ void Engine<R, L>::apply_faults(Worker& w, ps_t now, uint32_t rt_upto) {
     apply_fault(w, cfg_.faults[w.next_fault++]);
   const uint32_t n = std::min(rt_upto, rt_faults_n_.load(std::memory_order_acquire));
   if (n <= w.rt_faults_seen) return;
-  std::vector<EngineFault> fresh;
+  std::vector<FabricFault> fresh;
   {
     std::lock_guard<std::mutex> g(rt_faults_mu_);
     fresh.assign(rt_faults_.begin() + w.rt_faults_seen, rt_faults_.begin() + n);
@@ -52,25 +52,25 @@ void Engine<R, L>::apply_faults(Worker& w, ps_t now, uint32_t rt_upto) {
       std::fill(rt_applied_at_.begin() + w.rt_faults_seen, rt_applied_at_.begin() + n, w.now);
   }
   w.rt_faults_seen = n;
-  for (const EngineFault& f : fresh) apply_fault(w, f);
+  for (const FabricFault& f : fresh) apply_fault(w, f);
 }
 
 template <class R, class L>
-void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
+void Engine<R, L>::apply_fault(Worker& w, const FabricFault& f) {
   if (f.router < 0 || uint32_t(f.router) >= nrouters_) return;
   const bool mine = router_worker_[f.router] == w.id;
-  if (f.op == EngineFault::Op::router_flush) {
+  if (f.op == FabricFault::Op::router_flush) {
     if (mine) flush_router(w, router_local_[f.router]);
     return;
   }
-  if (f.op == EngineFault::Op::lane_down || f.op == EngineFault::Op::lane_up ||
-      f.op == EngineFault::Op::lane_ber) {  // the sender's, one direction (lane_control.h)
+  if (f.op == FabricFault::Op::lane_down || f.op == FabricFault::Op::lane_up ||
+      f.op == FabricFault::Op::lane_ber) {  // the sender's, one direction (lane_control.h)
     if (mine && lanes_) {
       const uint32_t o = router_local_[f.router] * max_ports_ + uint32_t(f.port);
       const uint64_t link = uint64_t(f.router) * max_ports_ + uint32_t(f.port);
       LaneFault lf;
-      lf.op = f.op == EngineFault::Op::lane_down ? LaneFault::Op::down
-              : f.op == EngineFault::Op::lane_up ? LaneFault::Op::up
+      lf.op = f.op == FabricFault::Op::lane_down ? LaneFault::Op::down
+              : f.op == FabricFault::Op::lane_up ? LaneFault::Op::up
                                                   : LaneFault::Op::ber;
       lf.lane = f.lane;
       lf.ber = f.ber;
@@ -83,19 +83,19 @@ void Engine<R, L>::apply_fault(Worker& w, const EngineFault& f) {
   }
   const FabricPort& fp = f_.routers[size_t(f.router)].ports[size_t(f.port)];
   const uint32_t o = router_local_[f.router] * max_ports_ + uint32_t(f.port);
-  if (f.op == EngineFault::Op::ber) {
+  if (f.op == FabricFault::Op::ber) {
     if (mine && lcb_)
       w.retry.set_ber(o, f.ber, 0x4C434200000000ull + uint64_t(f.router) * max_ports_ + uint32_t(f.port));
     return;
   }
-  if (f.op == EngineFault::Op::sink_stop || f.op == EngineFault::Op::sink_start) {
+  if (f.op == FabricFault::Op::sink_stop || f.op == FabricFault::Op::sink_start) {
     if (mine) {
       LinkHop host{{*this, w}};
-      w.progress.set_sink(host, o, f.op == EngineFault::Op::sink_stop);
+      w.progress.set_sink(host, o, f.op == FabricFault::Op::sink_stop);
     }
     return;
   }
-  const bool down = f.op == EngineFault::Op::port_down;
+  const bool down = f.op == FabricFault::Op::port_down;
   if (mine) {
     set_output_dead(w, o, down);
     if (fp.endpoint >= 0) set_input_dead(w, o, down);  // the endpoint's link, both ways

@@ -69,7 +69,7 @@ struct LaneFault {
   int32_t lane = -1;
   double ber = 0;        // Op::ber: the lane's bit error rate from now (0: quiet again)
   uint64_t streams = 0;  // Op::ber: the random stream of the link's lane 0 (lane k's: + k)
-  bool link_alive = true;  // Op::up: the faults leave the link up (EngineFault::link_alive)
+  bool link_alive = true;  // Op::up: the faults leave the link up (FabricFault::link_alive)
 };
 
 class LaneControl {

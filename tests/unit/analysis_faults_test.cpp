@@ -27,7 +27,7 @@ Fabric with_faults(const Fabric& healthy, const std::vector<std::string>& faults
     FaultSpec f;
     std::string why;
     EXPECT_TRUE(parse_fault(text, false, &f, &why)) << why;
-    std::vector<EngineFault> changes;
+    std::vector<FabricFault> changes;
     EXPECT_TRUE(state.apply(f, false, &changes, &why)) << why;
   }
   return state.fabric();

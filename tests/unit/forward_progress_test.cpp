@@ -89,13 +89,13 @@ TEST(ForwardProgress, AClosTiledRouterOnTwoWorkersDoesTheSame) {
 TEST(ForwardProgress, AnEndpointStopIsRefusedWhereNoEndpointIs) {
   const Spec spec = spec_of("t3e-4x4x4.yaml", {});
   FaultState state(build_spec_fabric(spec));
-  std::vector<EngineFault> changes;
+  std::vector<FabricFault> changes;
   std::string why;
   FaultSpec f;
   ASSERT_TRUE(parse_fault("endpoint=63 stop", false, &f, &why)) << why;
   EXPECT_TRUE(state.apply(f, false, &changes, &why)) << why;
   ASSERT_EQ(changes.size(), 1u);
-  EXPECT_EQ(changes[0].op, EngineFault::Op::sink_stop);
+  EXPECT_EQ(changes[0].op, FabricFault::Op::sink_stop);
   ASSERT_TRUE(parse_fault("endpoint=64 stop", false, &f, &why)) << why;
   EXPECT_FALSE(state.apply(f, false, &changes, &why));
   EXPECT_NE(why.find("endpoint 64 does not exist"), std::string::npos) << why;

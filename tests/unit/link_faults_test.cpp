@@ -172,7 +172,7 @@ Fabric with_dead_links(const Spec& spec, const Fabric& healthy, int links, uint3
                              std::to_string(candidates[size_t(i)].second) + " down";
     std::string why;
     EXPECT_TRUE(parse_fault(text, false, &f, &why)) << why;
-    std::vector<EngineFault> changes;
+    std::vector<FabricFault> changes;
     EXPECT_TRUE(state.apply(f, false, &changes, &why)) << why;
     EXPECT_EQ(changes.size(), 2u) << "both ends of the link";
   }
@@ -256,7 +256,7 @@ TEST(Faults, AFaultOnAnEndpointPortOrAMissingRouterIsRefused) {
   const Spec spec = spec_of("t3e-4x4x4.yaml", {});
   const Fabric healthy = build_spec_fabric(spec);
   FaultState state(healthy);
-  std::vector<EngineFault> changes;
+  std::vector<FabricFault> changes;
   std::string why;
   FaultSpec f;
   ASSERT_TRUE(parse_fault("link=r0:p6 down", false, &f, &why)) << why;

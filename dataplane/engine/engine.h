@@ -338,7 +338,6 @@ class Engine final : public EngineCore {
   };
   WindowKernel<WindowReport> windows_;
   RealtimeKernel realtime_;
-  void snapshot_changes(WindowReport& r);  // engine_faults.h
 
   // Real time: what each worker publishes beside the kernel's
   // (sim/realtime_kernel.h), for worker 0's drain and live figures.

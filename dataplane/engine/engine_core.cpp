@@ -1,6 +1,6 @@
 // EngineCore (engine_core.h): setup independent of the routing policy and
 // the router model (the fabric's checks, placement, links, traffic, and a
-// worker's links, endpoints and pools), and the faults given while running.
+// worker's links, endpoints and pools).
 #include "dataplane/engine/engine_core.h"
 
 #include <rte_errno.h>
@@ -211,21 +211,6 @@ RunStats EngineCore::merge(const std::vector<WorkerResult>& workers) const {
     }
   }
   return out;
-}
-
-bool EngineCore::inject_faults(const std::vector<FabricFault>& changes, size_t* first) {
-  if (!faults_) return false;
-  std::lock_guard<std::mutex> g(rt_faults_mu_);
-  if (first) *first = rt_faults_.size();
-  rt_faults_.insert(rt_faults_.end(), changes.begin(), changes.end());
-  rt_applied_at_.resize(rt_faults_.size(), kNever);
-  rt_faults_n_.store(static_cast<uint32_t>(rt_faults_.size()), std::memory_order_release);
-  return true;
-}
-
-std::vector<ps_t> EngineCore::injected_applied_at() const {
-  std::lock_guard<std::mutex> g(rt_faults_mu_);
-  return rt_applied_at_;
 }
 
 }  // namespace fabemu

@@ -1,10 +1,10 @@
 // EngineCore: what an engine holds and does regardless of its routing
 // policy and router model, compiled once (engine_core.cpp)
 // rather than in every Engine<R, L> instance: the fabric and configuration,
-// router placement, link numbering, the traffic parameters, the faults given
-// while running, and the cold code of a run's start and end (checks,
-// placement, links, traffic; the report). Engine<R, L> (engine.h)
-// derives from it and keeps the hot path and what needs its Worker.
+// router placement, link numbering, the traffic parameters, the inbox of
+// faults given while running (link/fault_inbox.h), and the cold code of a
+// run's start and end (checks, traffic; the report). Engine<R, L>
+// (engine.h) derives from it and keeps what needs its Worker.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -18,6 +18,7 @@
 #include "dataplane/endpoint/packet_pool.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/ethernet/bridge.h"
+#include "dataplane/link/fault_inbox.h"
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_retry.h"
 #include "dataplane/link/link_wiring.h"
@@ -32,8 +33,12 @@ int next_engine_instance();
 
 class EngineCore : public EngineBase {
  public:
-  bool inject_faults(const std::vector<FabricFault>& changes, size_t* first = nullptr) override;
-  std::vector<ps_t> injected_applied_at() const override;
+  bool inject_faults(const std::vector<FabricFault>& changes, size_t* first = nullptr) override {
+    if (!faults_) return false;
+    fault_inbox_.post(changes, first);
+    return true;
+  }
+  std::vector<ps_t> injected_applied_at() const override { return fault_inbox_.applied_at(); }
 
  protected:
   EngineCore(const Fabric& fabric, const EngineConfig& cfg) : f_(fabric), cfg_(cfg) {}
@@ -78,12 +83,7 @@ class EngineCore : public EngineBase {
   bool lcb_ = false;                     // link-level retry on router-to-router links
   bool lanes_ = false;                   // router links' lanes can change (link/lane_control.h)
   bool faults_ = false;                  // cfg_.faults_possible: the fault checks are armed
-  // Faults given while running (inject_faults), appended under the lock;
-  // the count tells the workers there are new ones.
-  mutable std::mutex rt_faults_mu_;
-  std::vector<FabricFault> rt_faults_;
-  std::vector<ps_t> rt_applied_at_;  // [index in rt_faults_], by worker 0
-  std::atomic<uint32_t> rt_faults_n_{0};
+  FaultInbox fault_inbox_;               // faults given while running (inject_faults)
 };
 
 }  // namespace fabemu

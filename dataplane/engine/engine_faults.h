@@ -17,23 +17,6 @@
 
 namespace fabemu {
 
-// Worker 0, publishing its window: how many faults and which tables were
-// given while running, read only while no change is half made (a change
-// caught half made waits for the next window).
-template <class R, class L>
-void Engine<R, L>::snapshot_changes(WindowReport& p) {
-  const Worker& w0 = *workers_[0];
-  p.rt_faults = w0.rt_faults_upto;
-  p.tables_generation = w0.tables_upto;
-  const uint32_t e = change_epoch_.load(std::memory_order_acquire);
-  if (e & 1) return;
-  const uint32_t n = rt_faults_n_.load(std::memory_order_acquire);
-  const uint64_t g = tables_.generation();
-  if (change_epoch_.load(std::memory_order_acquire) != e) return;
-  p.rt_faults = n;
-  p.tables_generation = g;
-}
-
 // At a window edge at emulated time `now`: the scheduled faults whose time
 // has come, then those given while running (up to rt_upto in virtual time,
 // so that every worker takes the same ones at the same edge).
@@ -42,15 +25,9 @@ void Engine<R, L>::apply_faults(Worker& w, ps_t now, uint32_t rt_upto) {
   if (now > w.now) w.now = now;
   while (w.next_fault < cfg_.faults.size() && cfg_.faults[w.next_fault].at <= now)
     apply_fault(w, cfg_.faults[w.next_fault++]);
-  const uint32_t n = std::min(rt_upto, rt_faults_n_.load(std::memory_order_acquire));
+  const uint32_t n = std::min(rt_upto, fault_inbox_.count());
   if (n <= w.rt_faults_seen) return;
-  std::vector<FabricFault> fresh;
-  {
-    std::lock_guard<std::mutex> g(rt_faults_mu_);
-    fresh.assign(rt_faults_.begin() + w.rt_faults_seen, rt_faults_.begin() + n);
-    if (w.id == 0)
-      std::fill(rt_applied_at_.begin() + w.rt_faults_seen, rt_applied_at_.begin() + n, w.now);
-  }
+  const std::vector<FabricFault> fresh = fault_inbox_.take(w.rt_faults_seen, n, w.id == 0, w.now);
   w.rt_faults_seen = n;
   for (const FabricFault& f : fresh) apply_fault(w, f);
 }

@@ -52,8 +52,12 @@ struct Engine<R, L>::KernelHost {
                      w.fault_lost,
                      0,
                      0};
-    if (e.faults_ && w.id == 0) [[unlikely]]
-      e.snapshot_changes(r);
+    if (e.faults_ && w.id == 0) [[unlikely]] {  // (what worker 0 adopted, else what is new)
+      r.rt_faults = w.rt_faults_upto;
+      r.tables_generation = w.tables_upto;
+      const auto generation = [&] { return e.tables_.generation(); };
+      e.fault_inbox_.snapshot(e.change_epoch_, generation, &r.rt_faults, &r.tables_generation);
+    }
   }
   void end_window(const Publication* pubs, int n, ps_t end) {
     if (e.faults_) [[unlikely]] {

@@ -10,8 +10,8 @@
 namespace fabemu {
 
 // One change of a fabric's state: scheduled ones apply at emulated time
-// `at`; those given while running (EngineBase::inject_faults) at each
-// worker's next window edge.
+// `at`; those given while running (link/fault_inbox.h) at each worker's
+// next window edge.
 struct FabricFault {
   enum class Op : uint8_t {
     port_down,     // router R's port P: its output discards what it is granted, and what

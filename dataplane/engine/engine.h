@@ -5,8 +5,8 @@
 //   router/    the router model R names (router/router_model.h), chosen at
 //              compile time; it owns its allocation and reaches the rest of
 //              the run through a RouterHost (engine_router_host.h)
-//   link/      OutLink / InLink: serialization, wire, credits; LinkRetry (its
-//              host: engine_link_host.h)
+//   link/      OutLink / InLink: serialization, wire, credits; LinkRetry,
+//              LaneControl, LinkFaults (their host: engine_link_host.h)
 //   routing/   R (the routing policy, chosen at compile time), selection
 //   endpoint/  Endpoints: traffic sources, source queues, injection,
 //              reassembly, replies (their Host: engine_endpoint.h)
@@ -64,9 +64,11 @@
 #include "dataplane/link/lane_control.h"
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_counters.h"
+#include "dataplane/link/link_faults.h"
 #include "dataplane/link/link_numbering.h"
 #include "dataplane/link/link_retry.h"
 #include "dataplane/link/progress_timer.h"
+#include "dataplane/router/input_discard.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/router_model.h"
 #include "dataplane/router/router_sizing.h"
@@ -130,20 +132,14 @@ class Engine final : public EngineCore {
     // Lanes of its router links (dataplane/link/lane_control.h; set up only
     // when they can change).
     LaneControl lanes;
-    // Faults (engine_faults.h): the next scheduled one, those given while
-    // running already applied, per output the time its link went down
-    // (kNever: up), and the packets lost to faults (the drain counts them).
-    size_t next_fault = 0;
-    uint32_t rt_faults_seen = 0;
-    // Virtual time: how far this worker may go at its next window edge
-    // (WindowReport::rt_faults, tables_generation).
-    uint32_t rt_faults_upto = 0;
+    // Faults (dataplane/link/link_faults.h; set up only with faults).
+    LinkFaults faults;
+    // Virtual time: the routing tables this worker may adopt at its next
+    // window edge (WindowReport::tables_generation).
     uint64_t tables_upto = 0;
-    std::vector<ps_t> down_since;
     // The forward-progress timer and stopped sinks
     // (dataplane/link/progress_timer.h; set up only with faults).
     ForwardProgressTimer progress;
-    uint64_t fault_lost = 0;
     Endpoints eps;                      // the endpoints of its routers (endpoint/endpoints.h)
     RunStats st;
     RouteCandidates rc;
@@ -216,21 +212,11 @@ class Engine final : public EngineCore {
   // packets; LinkControl).
   void on_link_control(Worker& w, const Event& ev);
 
-  // ---- faults (engine_faults.h) ---------------------------------------------------
+  // ---- faults (dataplane/link/link_faults.h; router/input_discard.h) ---------
+  // At a window edge at emulated time `now` (engine_link_host.h).
   void apply_faults(Worker& w, ps_t now, uint32_t rt_upto = UINT32_MAX);
   void finish_eject(Worker& w, const OutLink& ol, rte_mbuf* m, ps_t now, ps_t dur);
-  void apply_fault(Worker& w, const FabricFault& f);
-  ps_t next_fault_at(const Worker& w) const {
-    return faults_ && w.next_fault < cfg_.faults.size() ? cfg_.faults[w.next_fault].at : kNever;
-  }
-  void set_output_dead(Worker& w, uint32_t o, bool down);
-  void set_input_dead(Worker& w, uint32_t i, bool down);
-  void flush_router(Worker& w, uint32_t lr);
-  void excise_damaged(Worker& w, uint32_t i);
-  void drop_back(Worker& w, uint32_t c, DropReason why);
-  ps_t read_out_discarded(Worker& w, uint32_t c, uint32_t units);
-  void refuse_at_dead_input(Worker& w, uint32_t c, rte_mbuf* m);
-  void discard_unroutable(Worker& w, uint32_t c);
+  ps_t next_fault_at(const Worker& w) const { return faults_ ? w.faults.next_at() : kNever; }
   void discard_at_dead_port(Worker& w, rte_mbuf* m, DropReason why = DropReason::dead_port) {
     discard(w, why, m);
   }
@@ -247,7 +233,7 @@ class Engine final : public EngineCore {
   }
   void count_lost(Worker& w, DropReason why, uint64_t n) {
     w.st.drops[static_cast<int>(why)] += n;
-    w.fault_lost += n;
+    w.faults.lost += n;
   }
 
   // ---- endpoints (endpoint/endpoints.h; their Host: engine_endpoint.h) ------
@@ -362,7 +348,6 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 }  // namespace fabemu
 
 #include "dataplane/engine/engine_endpoint.h"
-#include "dataplane/engine/engine_faults.h"
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_hop.h"
 #include "dataplane/engine/engine_kernel_host.h"

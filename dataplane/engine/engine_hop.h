@@ -76,7 +76,8 @@ template <class R, class L>
 inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, bool late) {
   Router& rt = w.router;
   if (faults_ && w.in[nv_div_.div(c)].dead) [[unlikely]] {
-    refuse_at_dead_input(w, c, m);
+    Hop host{*this, w};
+    refuse_at_dead_input(rt, host, c, m);  // (router/input_discard.h)
     return;
   }
   const uint32_t units = meta(m)->units;
@@ -130,7 +131,8 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
            *pm, w.rc);
   if (w.rc.count == 0) {
     if (faults_) {  // unreachable after a fault
-      discard_unroutable(w, c);
+      Hop host{*this, w};
+      discard_unroutable(w.router, host, c);  // (router/input_discard.h)
       return false;
     }
     fail(w, "no route at router " + std::to_string(r) + " for a packet to endpoint " +

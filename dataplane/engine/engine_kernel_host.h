@@ -27,7 +27,7 @@ struct Engine<R, L>::KernelHost {
   void begin_window(ps_t start) {
     e.tables_.refresh(w.tables, start, e.faults_ ? w.tables_upto : UINT64_MAX);
     if (e.faults_) [[unlikely]] {
-      e.apply_faults(w, start, w.rt_faults_upto);
+      e.apply_faults(w, start, w.faults.rt_upto);
       if (w.id == 0) e.emulated_now_.store(start, std::memory_order_relaxed);
     }
   }
@@ -49,11 +49,11 @@ struct Engine<R, L>::KernelHost {
                      w.retry.retries,
                      w.lanes.dropped(),
                      w.retry.given_up,
-                     w.fault_lost,
+                     w.faults.lost,
                      0,
                      0};
     if (e.faults_ && w.id == 0) [[unlikely]] {  // (what worker 0 adopted, else what is new)
-      r.rt_faults = w.rt_faults_upto;
+      r.rt_faults = w.faults.rt_upto;
       r.tables_generation = w.tables_upto;
       const auto generation = [&] { return e.tables_.generation(); };
       e.fault_inbox_.snapshot(e.change_epoch_, generation, &r.rt_faults, &r.tables_generation);
@@ -61,7 +61,7 @@ struct Engine<R, L>::KernelHost {
   }
   void end_window(const Publication* pubs, int n, ps_t end) {
     if (e.faults_) [[unlikely]] {
-      w.rt_faults_upto = pubs[0].report.rt_faults;
+      w.faults.rt_upto = pubs[0].report.rt_faults;
       w.tables_upto = pubs[0].report.tables_generation;
     }
     if (w.id == 0 && e.cfg_.progress && e.cfg_.progress_s > 0) show_progress(pubs, n, end);
@@ -122,7 +122,8 @@ struct Engine<R, L>::KernelHost {
     if (e.faults_) e.apply_faults(w, std::max(w.now, now));
     if (e.faults_ && w.id == 0) e.emulated_now_.store(now, std::memory_order_relaxed);
     w.bridge.check_links(tsc, hz);
-    e.live_.publish_counts(w.id, w.st.injected_packets, w.st.delivered_packets + w.fault_lost);
+    // (Packets lost to faults count as done for the drain.)
+    e.live_.publish_counts(w.id, w.st.injected_packets, w.st.delivered_packets + w.faults.lost);
   }
   // Its counters and the frame p99 of the period (before the kernel's tick).
   void publish_live() { e.live_.publish(w.id, w.st, w.bridge.frame_latency_iv()); }

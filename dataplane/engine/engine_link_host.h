@@ -51,7 +51,6 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
     e.snap_keep(w, o, vc);
     w.vcs[size_t(o) * e.nv_ + vc].credits.untake(units);
   }
-  void discard(DropReason why, rte_mbuf* m) { e.discard(w, why, m); }
   void fail(const std::string& why) { e.fail(w, why); }
   int32_t router_id(uint32_t i) const { return w.routers[i / e.max_ports_]; }
   uint32_t port_of(uint32_t i) const { return i % e.max_ports_; }
@@ -63,8 +62,8 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   }
   bool lanes_after_timeout(uint32_t o) { return w.lanes.after_timeout(*this, o); }
   InLink& in(uint32_t i) { return w.in[i]; }
-  void set_output_dead(uint32_t o, bool down) { e.set_output_dead(w, o, down); }
-  void set_input_dead(uint32_t i, bool down) { e.set_input_dead(w, i, down); }
+  void set_output_dead(uint32_t o, bool down) { w.faults.set_output_dead(*this, o, down); }
+  void set_input_dead(uint32_t i, bool down) { w.faults.set_input_dead(*this, i, down); }
   void set_link_units(uint32_t i, ps_t in_unit, ps_t out_unit) {
     w.router.set_link_units(i, in_unit, out_unit);
   }
@@ -111,7 +110,34 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   void add_credit_stream(uint32_t o, uint32_t v, uint32_t units, ps_t first, ps_t every) {
     e.add_credit_stream(w, o, v, units, first, every);
   }
+
+  // Faults (dataplane/link/link_faults.h): the components they reach, and
+  // the router model's buffers (router/input_discard.h).
+  LaneControl& lanes() { return w.lanes; }
+  ForwardProgressTimer& progress() { return w.progress; }
+  void output_dead(uint32_t o) { w.router.output_dead(router_host(), o); }
+  void lose_arriving(uint32_t i) { fabemu::lose_arriving(w.router, router_host(), i); }
+  void lose_channel(uint32_t c, DropReason why) { lose_all(w.router, router_host(), c, why); }
+  void flush_inside(uint32_t lr, DropReason why) {
+    w.router.flush_inside(router_host(), lr,
+                          [&](rte_mbuf* m, uint32_t o, uint8_t vc, uint32_t units) {
+                            this->unroute_units(o, vc, units);
+                            this->discard(why, m);
+                          });
+  }
+  void flush_output(uint32_t o, uint32_t v, DropReason why) {
+    w.router.flush_output(router_host(), o, v,
+                          [&](rte_mbuf* m, uint32_t, uint8_t, uint32_t) { this->discard(why, m); });
+  }
+  Hop& router_host() { return *this; }
 };
+
+template <class R, class L>
+void Engine<R, L>::apply_faults(Worker& w, ps_t now, uint32_t rt_upto) {
+  if (now > w.now) w.now = now;
+  LinkHop host{{*this, w}};
+  w.faults.apply(host, now, rt_upto);
+}
 
 template <class R, class L>
 void Engine<R, L>::on_link_control(Worker& w, const Event& ev) {

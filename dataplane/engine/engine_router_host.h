@@ -56,7 +56,7 @@ struct Engine<R, L>::Hop {
     e.return_credits(w, c, units, first, every);
   }
 
-  // Faults (engine_faults.h, link/progress_timer.h): what output o grants is
+  // Faults (link/link_faults.h, link/progress_timer.h): what output o grants is
   // discarded while its link is dead or its forward-progress timer expired.
   FABEMU_ALWAYS_INLINE bool discards(uint32_t o) const {
     return e.faults_ && (w.out[o].dead || w.out[o].progress_timeout);
@@ -70,6 +70,8 @@ struct Engine<R, L>::Hop {
     e.discard_at_dead_port(w, m,
                            w.out[o].dead ? DropReason::dead_port : DropReason::forward_progress);
   }
+  // A packet a fault takes from an input buffer (router/input_discard.h).
+  void discard(DropReason why, rte_mbuf* m) { e.discard(w, why, m); }
 
   // Link-level retry (link/link_retry.h): output o's retransmit window has
   // no room until *until (kNever: until a resend); the head of input

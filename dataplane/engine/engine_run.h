@@ -84,7 +84,7 @@ std::string Engine<R, L>::check_credits() const {
 // (link/link_counters.h) and the inputs' peak occupancy.
 template <class R, class L>
 void Engine<R, L>::fold_link_counters(Worker& w) {
-  fold_output_counters(w.out, w.vcs, nv_, lcb_ ? &w.retry : nullptr, w.down_since, w.st);
+  fold_output_counters(w.out, w.vcs, nv_, lcb_ ? &w.retry : nullptr, w.faults.down_since(), w.st);
   for (size_t c = 0; c < w.router.channels(); c++) {
     const InLink& in = w.in[c / nv_];
     if (in.up_router < 0 && in.up_endpoint < 0) continue;
@@ -118,7 +118,7 @@ template <class R, class L>
 RunStats Engine<R, L>::merge() {
   std::vector<WorkerResult> results;
   for (const auto& w : workers_)
-    results.push_back({w.get(), &w->st, w->fault_lost, w->eps.gen_stop_ps()});
+    results.push_back({w.get(), &w->st, w->faults.lost, w->eps.gen_stop_ps()});
   RunStats out = EngineCore::merge(results);
   for (const auto& w : workers_) w->router.add_counters(out);  // the router model's own
   return out;

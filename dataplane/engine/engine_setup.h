@@ -104,7 +104,15 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     w.lanes.init(host, w.out.size(), f_.lanes, cfg_.retry, cfg_.format.max_units);
   }
   if (faults_) {
-    w.down_since.assign(w.out.size(), kNever);
+    w.faults.init({.fabric = &f_,
+                   .router_worker = &router_worker_,
+                   .router_local = &router_local_,
+                   .worker = w.id,
+                   .max_ports = max_ports_,
+                   .nv = nv_,
+                   .scheduled = &cfg_.faults,
+                   .inbox = &fault_inbox_},
+                  w.out.size());
     LinkHop host{{*this, w}};
     w.progress.init(host, w.out.size(), nv_, cfg_.forward_progress_ps);
   }

@@ -1,7 +1,7 @@
 // A fault: one change of a fabric's state (a link's, a lane's, a router's
 // or an endpoint's). control/run/fault_plan.h expands a spec's or the
 // control socket's fault into these; each worker applies them at a window
-// edge (dataplane/engine/engine_faults.h).
+// edge (link/link_faults.h).
 #pragma once
 #include <cstdint>
 

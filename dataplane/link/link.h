@@ -33,7 +33,7 @@ struct alignas(64) OutLink {
   uint16_t peer_worker = 0;
   uint32_t stats = 0;       // index into the link statistics
   bool remote = false;      // the far end is on another core
-  bool dead = false;        // a fault: what is granted to it is discarded (engine_faults.h)
+  bool dead = false;        // a fault: what is granted to it is discarded (link_faults.h)
   // Its forward-progress timer expired (a VC waited router.forward_progress_ns
   // without a packet leaving): what is granted to it is discarded, until
   // credits come back (progress_timer.h).
@@ -61,7 +61,7 @@ struct InLink {
   ps_t up_wire_ps = 0;      // credits travel the reverse direction of the link
   ps_t unit_ps = 0;         // one flow unit on the link into this input
   uint32_t stats = 0;       // the link whose occupancy this buffer reports
-  bool dead = false;        // a fault: what arrives is discarded (engine_faults.h)
+  bool dead = false;        // a fault: what arrives is discarded (link_faults.h)
 };
 
 // What a link's sender tells its far end, in order with its packets: a new

@@ -203,7 +203,7 @@ class InputQueuedBuffers {
     ch.units_in -= e.units;
     return e;
   }
-  // ---- faults (engine_faults.h) ---------------------------------------------------
+  // ---- faults (router/input_discard.h, link/link_faults.h) ------------------------
   // Removes the last entry as lost: as far as credits go it left (they go
   // back to the sender), though it was never sent on.
   QEntry drop_back(uint32_t c) {

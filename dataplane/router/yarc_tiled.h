@@ -205,7 +205,7 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
   template <class Host>
   Granted output_grant(Host& h, uint32_t o, uint32_t i);
 
-  // ---- faults (dataplane/engine/engine_faults.h) ---------------------------------
+  // ---- faults (dataplane/link/link_faults.h) --------------------------------------
   // A discarded packet leaves its input buffer like any other, over the row
   // bus: read out when the bus is free, keeping it busy (these hide the
   // input-queued router's switch-crossing times, which the tiles do not

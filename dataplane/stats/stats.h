@@ -95,7 +95,7 @@ struct LinkStats {
   uint64_t vc_units[kMaxVcs] = {};
   uint32_t vc_peak_occupancy[kMaxVcs] = {};  // peak downstream input buffer occupancy (units)
   LinkRetryCounters retry;
-  // Faults (engine_faults.h): times the link went down, how long it was
+  // Faults (link/link_faults.h): times the link went down, how long it was
   // down, and whether it still was at the end.
   uint32_t went_down = 0;
   ps_t down_ps = 0;

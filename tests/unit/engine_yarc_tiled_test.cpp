@@ -145,7 +145,7 @@ TEST(EngineYarcTiled, UniformTrafficOnRankOneSaturatesNearFullThroughput) {
   EXPECT_NEAR(tiled_writes, alone_writes, 0.02);
 }
 
-// Faults through the tiled router (engine_faults.h): a dead link's sender
+// Faults through the tiled router (link/link_faults.h): a dead link's sender
 // discards what its output's second stage grants, a dead router loses what
 // its input buffers and its tiles hold, and the tables route around both
 // (rank-2 router 3; rank-1 router 1, whose endpoints then inject into a

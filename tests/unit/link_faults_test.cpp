@@ -1,4 +1,4 @@
-// Faults (control/run/fault_plan.h, dataplane/engine/engine_faults.h): a
+// Faults (control/run/fault_plan.h, dataplane/link/link_faults.h): a
 // link or router that dies mid-run loses only what was on it or in it at
 // that instant, every such packet counted with its reason; everything else
 // arrives exactly once, credits stay conserved, and the tables programmed

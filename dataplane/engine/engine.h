@@ -63,6 +63,7 @@
 #include "dataplane/link/go_back_n.h"
 #include "dataplane/link/lane_control.h"
 #include "dataplane/link/link.h"
+#include "dataplane/link/link_channel.h"
 #include "dataplane/link/link_counters.h"
 #include "dataplane/link/link_faults.h"
 #include "dataplane/link/link_numbering.h"
@@ -173,18 +174,7 @@ class Engine final : public EngineCore {
   // first credit (a = output, or endpoint with port kEndpointPort).
   void defer_credit_stream(Worker& w, uint32_t a, uint16_t port, uint32_t v, uint32_t units,
                            ps_t first, ps_t every) {
-    w.wheel.push(credit_event(a, port, v, units, first, every));
-  }
-  // A stream of `units` credits for VC v of output (or endpoint) a, the
-  // first at `first`, then one every `every` ps.
-  static Event credit_event(uint32_t a, uint16_t port, uint32_t v, uint32_t units, ps_t first,
-                            ps_t every) {
-    Event ev = event_at(first, event_kind(LinkEvent::credit), a);
-    ev.unit_ps = every;
-    ev.port = port;
-    ev.vc = static_cast<uint8_t>(v);
-    ev.amount = static_cast<uint16_t>(units);
-    return ev;
+    w.wheel.push(credit_event(event_kind(LinkEvent::credit), a, port, v, units, first, every));
   }
   // Output o must look again at t (its router model says how).
   void arm_wake(Worker& w, uint32_t o, ps_t t) {
@@ -206,11 +196,6 @@ class Engine final : public EngineCore {
     LinkHop host{{*this, w}};
     return w.retry.damaged_head(host, c, withhold);
   }
-
-  // ---- lanes (dataplane/link/lane_control.h) ----------------------------------
-  // A link-control message reaches its far end (in order with the link's
-  // packets; LinkControl).
-  void on_link_control(Worker& w, const Event& ev);
 
   // ---- faults (dataplane/link/link_faults.h; router/input_discard.h) ---------
   // At a window edge at emulated time `now` (engine_link_host.h).

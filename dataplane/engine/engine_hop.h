@@ -244,7 +244,8 @@ __attribute__((always_inline)) inline void Engine<R, L>::take_link(Worker& w, ui
 }
 
 // The packet the link of output o started sending now reaches the far end:
-// the next router's input, another core's, or the endpoint.
+// a router input by the link's channel (link/link_channel.h), or the
+// endpoint.
 template <class R, class L>
 __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worker& w, uint32_t lr,
                                                                            uint32_t o, rte_mbuf* m,
@@ -263,34 +264,27 @@ __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worke
     if (lcb_) [[unlikely]] {
       LinkHop host{{*this, w}};
       w.retry.send(host, o, m, units, ov, now);
-    } else if (!ol.remote) {
-      enter_input(w, ol.peer_channel0 + ov, m, now + ol.wire_ps);
     } else {
-      Event ev = event_at(now + ol.wire_ps, event_kind(LinkEvent::remote_arrive),
-                          static_cast<uint32_t>(ol.peer_router));
-      ev.m = m;
-      ev.port = ol.peer_port;
-      ev.vc = ov;
-      send_remote(w, ev, ol.peer_worker);
+      LinkHop host{{*this, w}};
+      carry(host, ol, LinkPacket{m, now + ol.wire_ps, ov, 0});  // by the link's channel
     }
   } else {
     eject(w, ol, o, m, now, ol.serialize(units));
   }
 }
 
-// Credits of input channel c go back to the sender of its link.
+// Credits of input channel c go back to the sender of its link (by the
+// link's channel) or to the endpoint.
 template <class R, class L>
 inline void Engine<R, L>::return_credits(Worker& w, uint32_t c, uint32_t units, ps_t first, ps_t every) {
   const uint32_t i = nv_div_.div(c), v = c - i * nv_;
   const InLink& in = w.in[i];
   if (in.up_router < 0) {
     add_ep_credit_stream(w, static_cast<uint32_t>(in.up_endpoint), v, units, first, every);
-  } else if (!in.remote) {
-    add_credit_stream(w, in.up_output, v, units, first, every);
-  } else {
-    send_remote(w, credit_event(static_cast<uint32_t>(in.up_router), in.up_port, v, units, first, every),
-                in.up_worker);
+    return;
   }
+  LinkHop host{{*this, w}};
+  carry(host, in, CreditStream{v, units, first, every});  // by the link's channel
 }
 
 template <class R, class L>

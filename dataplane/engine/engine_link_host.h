@@ -1,7 +1,8 @@
 // Engine<R, L>, continued: what the link component of a worker may ask of
 // the run (dataplane/link/link_retry.h, LinkRetryHost; lane_control.h,
-// LaneControlHost): time and events, the links' senders and counters, a
-// packet into a router input or onto the ring to another core, the router
+// LaneControlHost; link_channel.h, LinkChannelHost): time and events, the
+// links' senders and counters, what a link's channel carries reaching this
+// worker's routers or the ring to another worker, the router
 // model's input buffers, wake-ups and link rates, a link's death, credits,
 // discards and failure. Made on the stack where the engine calls the link;
 // every call inlines. Included from engine.h only.
@@ -24,11 +25,26 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
     return w.pool.alloc_bulk(&c, 1) ? c : nullptr;
   }
 
-  // Where a link ends: a router input on this core, or the ring to another.
+  // What a link's channel carries (link_channel.h): a packet reaches input
+  // channel c (its link's retry receiver first, when link-level retry is
+  // on), credits an output, a link-control message an input (the lanes');
+  // or it goes onto the ring to another worker.
+  FABEMU_ALWAYS_INLINE void arrive(uint32_t c, rte_mbuf* m, ps_t head, LinkSeq seq, bool late) {
+    if (e.lcb_) [[unlikely]]
+      w.retry.receive(*this, c, m, head, seq, late);
+    else
+      e.enter_input(w, c, m, head, late);
+  }
+  FABEMU_ALWAYS_INLINE void credits(uint32_t o, uint32_t v, uint32_t units, ps_t first,
+                                    ps_t every) {
+    e.add_credit_stream(w, o, v, units, first, every);
+  }
+  void control(const Event& ev) { w.lanes.on_control(*this, ev); }
+  void send_remote(const Event& ev, uint32_t worker) { e.send_remote(w, ev, worker); }
+  // Past the retry receiver: into the router input.
   void enter_input(uint32_t c, rte_mbuf* m, ps_t arrive, bool late) {
     e.enter_input(w, c, m, arrive, late);
   }
-  void send_remote(const Event& ev, uint32_t worker) { e.send_remote(w, ev, worker); }
 
   // The router model's input buffers: the last packet of channel c leaves
   // as if it had not come (withdrawn from its output if it was requesting
@@ -70,16 +86,9 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   void note_mixed_rates() { w.mixed_rates = true; }  // finish_route minds it
   LinkRetry* retry() { return e.lcb_ ? &w.retry : nullptr; }
 
-  // What output o's link tells its far end, in order with its packets: on
-  // this core at once, else through the ring.
+  // What output o's link tells its far end, in order with its packets.
   void send_control(uint32_t o, LinkControl op, uint8_t vc, uint16_t seq, ps_t unit) {
-    const OutLink& ol = w.out[o];
-    const Event ev =
-        link_control_event(Hop::kind(LinkEvent::control), ol, e.nv_, w.now, op, vc, seq, unit);
-    if (ol.remote)
-      e.send_remote(w, ev, ol.peer_worker);
-    else
-      w.lanes.on_control(*this, ev);
+    fabemu::send_control(*this, w.out[o], e.nv_, w.now, op, vc, seq, unit);
   }
   void send_skip(uint32_t o, uint8_t vc, uint32_t seq) {
     send_control(o, LinkControl::skip, vc, static_cast<uint16_t>(seq), 0);
@@ -106,9 +115,6 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   }
   void finish_eject(uint32_t o, rte_mbuf* m, ps_t now, ps_t dur) {
     e.finish_eject(w, w.out[o], m, now, dur);
-  }
-  void add_credit_stream(uint32_t o, uint32_t v, uint32_t units, ps_t first, ps_t every) {
-    e.add_credit_stream(w, o, v, units, first, every);
   }
 
   // Faults (dataplane/link/link_faults.h): the components they reach, and
@@ -137,12 +143,6 @@ void Engine<R, L>::apply_faults(Worker& w, ps_t now, uint32_t rt_upto) {
   if (now > w.now) w.now = now;
   LinkHop host{{*this, w}};
   w.faults.apply(host, now, rt_upto);
-}
-
-template <class R, class L>
-void Engine<R, L>::on_link_control(Worker& w, const Event& ev) {
-  LinkHop host{{*this, w}};
-  w.lanes.on_control(host, ev);
 }
 
 template <class R, class L>

@@ -11,25 +11,15 @@ namespace fabemu {
 template <class R, class L>
 void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
   switch (ev.kind) {
-    case event_kind(LinkEvent::remote_arrive): {
-      const uint32_t c = w.router.channel(router_local_[ev.a], ev.port, ev.vc);
-      if (lcb_) {
-        LinkHop host{{*this, w}};
-        w.retry.receive(host, c, ev.m, ev.t, ev.amount, true);
-      } else {
-        enter_input(w, c, ev.m, ev.t, true);
-      }
+    case event_kind(LinkEvent::remote_arrive):
+    case event_kind(LinkEvent::credit):
+    case event_kind(LinkEvent::control): {  // a link's ring channel (link/link_channel.h)
+      LinkHop host{{*this, w}};
+      RingChannel::receive(host, ev);
       break;
     }
-    case event_kind(LinkEvent::credit):
-      add_credit_stream(w, router_local_[ev.a] * max_ports_ + ev.port, ev.vc, ev.amount, ev.t,
-                        ev.unit_ps);
-      break;
     case event_kind(BridgeEvent::mac_learn):
       w.bridge.learn_remote(ev.unit_ps, ev.a, rte_rdtsc());
-      break;
-    case event_kind(LinkEvent::control):  // in order with the link's packets, as they are taken
-      on_link_control(w, ev);
       break;
     default:
       w.wheel.push(ev);

@@ -233,7 +233,7 @@ void LaneControl::changed(H& h, uint32_t o, uint32_t k, LaneCause why) {
 }
 
 // The far end's side: input ev.a (numbered like outputs) hears from its
-// sender (link_control_event).
+// sender (send_control, link_channel.h).
 template <class H>
 void LaneControl::on_control(H& h, const Event& ev) {
   const uint32_t i = ev.a;

@@ -1,7 +1,8 @@
 // The sending end of a link: serialization (a packet occupies the link for
 // units x unit time), the wire (SerDes + cable latency), the per-VC credits
-// of the buffer at the far end, and where the link ends (a router input on
-// this core, one on another core through a ring, or an endpoint).
+// of the buffer at the far end, and where the link ends: an endpoint, or a
+// router input at the far end of a channel (link_channel.h: on this core,
+// or on another through a ring).
 //
 // The data-link layer (go-back-N retry with CRC and bit errors,
 // dataplane/link/go_back_n.h) attaches where the engine grants a packet
@@ -19,6 +20,8 @@
 
 namespace fabemu {
 
+enum class ChannelKind : uint8_t;  // the channel a link ends in (link_channel.h)
+
 struct alignas(64) OutLink {
   // Hot: read or written at every grant.
   ps_t free_ps = 0;         // the link is serialising until then
@@ -26,13 +29,13 @@ struct alignas(64) OutLink {
   ps_t wire_ps = 0;         // head leaves -> head arrives
   ps_t busy_ps = 0;         // busy during the measurement window
   uint64_t credit_stalls = 0;
-  uint32_t peer_channel0 = 0;  // far end's channel for VC 0 (local index when on this core)
+  uint32_t peer_channel0 = 0;  // far end's channel for VC 0 (index on its worker)
   int32_t peer_router = -1; // global router id at the far end (-1: endpoint)
   int32_t peer_endpoint = -1;
   uint16_t peer_port = 0;
   uint16_t peer_worker = 0;
   uint32_t stats = 0;       // index into the link statistics
-  bool remote = false;      // the far end is on another core
+  ChannelKind channel{};    // where the far end is (zero: on this core)
   bool dead = false;        // a fault: what is granted to it is discarded (link_faults.h)
   // Its forward-progress timer expired (a VC waited router.forward_progress_ns
   // without a packet leaving): what is granted to it is discarded, until
@@ -56,8 +59,8 @@ struct InLink {
   int32_t up_endpoint = -1;
   uint16_t up_port = 0;
   uint16_t up_worker = 0;
-  uint32_t up_output = 0;   // sender's output index (local when on this core)
-  bool remote = false;
+  uint32_t up_output = 0;   // sender's output index (on its worker)
+  ChannelKind channel{};    // where the sender is (zero: on this core)
   ps_t up_wire_ps = 0;      // credits travel the reverse direction of the link
   ps_t unit_ps = 0;         // one flow unit on the link into this input
   uint32_t stats = 0;       // the link whose occupancy this buffer reports
@@ -66,21 +69,8 @@ struct InLink {
 
 // What a link's sender tells its far end, in order with its packets: a new
 // unit time, down, up (lane_control.h), a sequence number skipped
-// (link_retry.h).
+// (link_retry.h). Sent with send_control (link_channel.h).
 enum class LinkControl : uint16_t { width, down, up, skip };
-
-// The message, an event of `kind` (the run's number for LinkEvent::control):
-// reaches the far input (numbered like outputs on its worker) a wire after
-// `now`.
-inline Event link_control_event(EventKind kind, const OutLink& ol, uint32_t nv, ps_t now,
-                                LinkControl op, uint8_t vc, uint16_t seq, ps_t unit) {
-  Event ev = event_at(now + ol.wire_ps, kind, ol.peer_channel0 / nv);
-  ev.unit_ps = unit;
-  ev.port = static_cast<uint16_t>(op);
-  ev.vc = vc;
-  ev.amount = seq;
-  return ev;
-}
 
 // The engine's link-layer template parameter (Engine<R, L>): the ideal
 // link; the data-link layer proper is chosen per run (see above).

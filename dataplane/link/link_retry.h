@@ -28,6 +28,7 @@
 #include "dataplane/core/retry_timing.h"
 #include "dataplane/link/go_back_n.h"
 #include "dataplane/link/link.h"
+#include "dataplane/link/link_channel.h"
 #include "dataplane/link/link_event.h"
 #include "dataplane/link/retry_config.h"
 #include "dataplane/sim/event.h"
@@ -35,11 +36,13 @@
 
 namespace fabemu {
 
-// The services of the run link-level retry uses, for one worker.
+// The services of the run link-level retry uses, for one worker (a packet
+// crosses by its link's channel, whose host's arrive gives it to receive).
 template <class H>
-concept LinkRetryHost = requires(H& h, const H& ch, const Event& ev, uint32_t i, uint32_t units,
-                                 uint8_t vc, ps_t t, ps_t& busy, rte_mbuf* m, uint32_t* pos,
-                                 DropReason why, const std::string& text) {
+concept LinkRetryHost =
+    LinkChannelHost<H> && requires(H& h, const H& ch, const Event& ev, uint32_t i, uint32_t units,
+                                   uint8_t vc, ps_t t, ps_t& busy, rte_mbuf* m, uint32_t* pos,
+                                   DropReason why, const std::string& text) {
   { ch.now() } -> std::same_as<ps_t>;
   h.schedule(ev);                                    // the time-out, at ev.t
   { H::kind(LinkEvent::retry_timeout) } -> std::same_as<EventKind>;  // as the run numbers it
@@ -50,7 +53,6 @@ concept LinkRetryHost = requires(H& h, const H& ch, const Event& ev, uint32_t i,
   h.add_busy(busy, t, t);                            // the link busy from, for (measured part)
   { h.alloc() } -> std::same_as<rte_mbuf*>;          // a buffer for a copy (nullptr: none)
   h.enter_input(i, m, t, true);                      // into input channel i (arrival, late)
-  h.send_remote(ev, i);                              // to another core (its worker)
   { h.remove_last(i) } -> std::same_as<rte_mbuf*>;   // input channel i's last packet leaves
   h.sole_entry(i);                                   // its only entry (QEntry*), or nullptr
   h.link_ready(i, t);                                // output i's link is free at t
@@ -338,21 +340,12 @@ void LinkRetry::expect_timeout(H& h, uint32_t o, ps_t start) {
   h.schedule(event_at(tx.rewind_at(), H::kind(LinkEvent::retry_timeout), o));
 }
 
-// What output o's link sends from `start` reaches the far end a wire later.
+// What output o's link sends from `start` reaches the far end a wire later,
+// by the link's channel (link_channel.h), and the far end's receive takes it.
 template <class H>
 inline void LinkRetry::cross(H& h, uint32_t o, rte_mbuf* m, uint8_t ov, ps_t start, LinkSeq seq) {
   const OutLink& ol = h.out(o);
-  if (!ol.remote) {
-    receive(h, ol.peer_channel0 + ov, m, start + ol.wire_ps, seq, false);
-    return;
-  }
-  Event ev = event_at(start + ol.wire_ps, H::kind(LinkEvent::remote_arrive),
-                      static_cast<uint32_t>(ol.peer_router));
-  ev.m = m;
-  ev.port = ol.peer_port;
-  ev.vc = ov;
-  ev.amount = seq;
-  h.send_remote(ev, ol.peer_worker);
+  carry(h, ol, LinkPacket{m, start + ol.wire_ps, ov, seq});
 }
 
 // Output o's sender timed out: it sends its whole window again, oldest

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "dataplane/link/link_channel.h"
 #include "dataplane/link/link_numbering.h"
 
 namespace fabemu {
@@ -63,7 +64,7 @@ bool wire_links(const LinkWiring& lw, int worker, const std::vector<int32_t>& ro
       ol.peer_port = static_cast<uint16_t>(fp.peer_port < 0 ? 0 : fp.peer_port);
       ol.peer_endpoint = fp.endpoint;
       ol.peer_worker = fp.peer_router >= 0 ? router_worker[fp.peer_router] : worker;
-      ol.remote = ol.peer_worker != worker;
+      ol.channel = channel_kind(worker, ol.peer_worker);
       if (fp.peer_router >= 0)
         ol.peer_channel0 = (router_local[fp.peer_router] * max_ports + ol.peer_port) * nv;
       ol.stats = lw.index->out_link[size_t(r) * max_ports + p];
@@ -80,7 +81,7 @@ bool wire_links(const LinkWiring& lw, int worker, const std::vector<int32_t>& ro
         in.up_router = fp.peer_router;
         in.up_port = static_cast<uint16_t>(fp.peer_port);
         in.up_worker = router_worker[fp.peer_router];
-        in.remote = in.up_worker != worker;
+        in.channel = channel_kind(worker, in.up_worker);
         in.up_output = router_local[fp.peer_router] * max_ports + in.up_port;
         in.up_wire_ps = f.routers[fp.peer_router].ports[fp.peer_port].wire_ps;
         in.unit_ps = f.routers[fp.peer_router].ports[fp.peer_port].unit_ps;

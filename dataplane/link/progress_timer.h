@@ -51,7 +51,7 @@ concept ProgressTimerHost = requires(H& h, const H& ch, const Event& ev, uint32_
   { h.waiting_vcs(o) } -> std::same_as<uint32_t>;   // VCs a packet asks output o for (a bit each)
   h.wake_requesters(o);                       // output o's requesters go (then discarded)
   h.finish_eject(o, m, t, t);                 // m reaches the endpoint beyond o (sent at, for)
-  h.add_credit_stream(o, v, units, t, t);     // credits for o's VC v (first at, then every)
+  h.credits(o, v, units, t, t);               // credits for o's VC v (first at, then every)
 };
 
 class ForwardProgressTimer {
@@ -149,7 +149,7 @@ void ForwardProgressTimer::set_sink(H& h, uint32_t o, bool stopped) {
   held_.resize(kept);
   for (uint32_t v = 0; v < nv_; v++)
     if (units[v])
-      h.add_credit_stream(o, v, units[v], now + ol.wire_ps + ol.unit_ps + ol.wire_ps, ol.unit_ps);
+      h.credits(o, v, units[v], now + ol.wire_ps + ol.unit_ps + ol.wire_ps, ol.unit_ps);
 }
 
 }  // namespace fabemu

@@ -67,6 +67,12 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
     case event_kind(BridgeEvent::mac_learn):
     case event_kind(LinkEvent::control):
       break;  // applied when taken from the ring (apply_remote)
+    default:
+      if (owner_of(e.kind) == EventOwner::router) {  // a model's own kind (RouterEvent::model_own)
+        Hop host{*this, w};
+        w.router.on_event(host, e);
+      }
+      break;
   }
 }
 

@@ -19,6 +19,7 @@ enum class EventOwner : uint8_t { router, link, endpoint, bridge };
 constexpr EventKind compose_kind(EventOwner owner, uint8_t own) {
   return static_cast<EventKind>(static_cast<uint8_t>(owner) << 4 | own);
 }
+constexpr EventOwner owner_of(EventKind k) { return static_cast<EventOwner>(k >> 4); }
 constexpr EventKind event_kind(RouterEvent k) {
   return compose_kind(EventOwner::router, static_cast<uint8_t>(k));
 }

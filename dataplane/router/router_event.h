@@ -14,6 +14,10 @@ enum class RouterEvent : uint8_t {
               // a = which; router/yarc_tiled.h)
   route,      // an adaptively routed head reaches its input: route it with the state of now
               // (a = channel)
+  // A model's own further kinds (time-outs, aging, ...): model_own + 0..7,
+  // each given to the model's on_event like the wake-ups above; the model
+  // says what its port and a mean.
+  model_own = 8,
 };
 
 }  // namespace fabemu

@@ -146,6 +146,12 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   j["refused_load"] = load(double(st.refused_units));
   j["entered_load"] = E > 0 && window > 0 ? entered_ps / (E * window) : 0.0;
   j["accepted_load"] = capacity_units > 0 ? double(st.accepted_units) / capacity_units : 0.0;
+  {
+    const double offered = j["offered_load"].get<double>();
+    const double accepted = j["accepted_load"].get<double>();
+    j["saturation"] = {{"saturated", offered > 0 && accepted < kSaturatedFraction * offered},
+                       {"rule_accepted_below_offered_times", kSaturatedFraction}};
+  }
   j["generated_messages"] = st.generated_messages;
   j["injected_packets"] = st.injected_packets;
   j["delivered_packets"] = st.delivered_packets;

@@ -14,6 +14,12 @@ namespace fabemu {
 nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,
                            const RunStats& st, bool per_link = true);
 
+// Past saturation: the accepted load is below this fraction of the offered
+// load (the rule of `fabemu sweep`, scripts/fabemu-sweep SATURATED, and of
+// BookSim2's "unstable"). The report's "saturation" says which side a run
+// is on.
+inline constexpr double kSaturatedFraction = 0.95;
+
 // A latency histogram in ns: count, mean, min, p50, p99, p999, max.
 nlohmann::json histogram_ns(const LatencyHistogram& h);
 

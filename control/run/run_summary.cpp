@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "control/run/report.h"
 #include "dataplane/core/eal.h"
 
 namespace fabemu {
@@ -12,6 +13,31 @@ uint64_t shed_frames(const RunStats& st) {
   uint64_t n = 0;
   for (const PortStats& p : st.ports) n += p.drops[static_cast<int>(FrameDrop::shed_overload)];
   return n;
+}
+
+// After the throughput figures: which side of saturation the run is on, as
+// `fabemu sweep` decides it (report.h, kSaturatedFraction).
+std::string saturation_text(const nlohmann::json& j) {
+  if (!j.contains("saturation") || j["offered_load"].get<double>() <= 0) return {};
+  if (!j["saturation"]["saturated"].get<bool>()) return ": below saturation";
+  const double refused = j["refused_load"].get<double>();
+  return fmt::format(
+      ": SATURATED (accepted below {:.0f}% of offered, as `fabemu sweep` decides; the "
+      "latency grows with the run's length{})",
+      100 * kSaturatedFraction,
+      refused > 0 ? fmt::format(", and the source queues refused {:.3f}", refused) : "");
+}
+
+// Latency when no packet was delivered inside the measurement window: why,
+// rather than zeros.
+std::string no_packets_text(const RunStats& st) {
+  if (st.measured_injected == 0)
+    return "no packets measured: none was injected between the warm-up and the end of "
+           "measurement (raise run.measure_ns or traffic.load)";
+  return fmt::format(
+      "no packets measured: {} injected in the measurement window, none delivered by the end "
+      "(the fabric is saturated or stalled; see the drops and run.drain_ns)",
+      st.measured_injected);
 }
 
 }  // namespace
@@ -26,25 +52,33 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
   const RunStats& st = res.stats;
   const auto& j = res.json;
   auto lat = j["latency_ns"];
+  const bool measured = lat["count"].get<uint64_t>() > 0;
   fmt::print(
       "fabric     {} ({} routers, {} endpoints, {} VCs, {}s of {} bits)\n"
       "traffic    {} at offered load {:.3f} ({:.3f} refused by the source queues, {:.3f} entered "
       "the fabric), seed {}\n"
-      "throughput accepted {:.3f} of injection bandwidth (offered {:.3f})\n"
+      "throughput accepted {:.3f} of injection bandwidth (offered {:.3f}){}\n"
       "packets    injected {}  delivered {}  dropped {}\n"
-      "latency    mean {:.1f} ns  p50 {:.1f}  p99 {:.1f}  max {:.1f}  (network only: mean {:.1f})\n"
-      "hops       mean {:.2f}  max {}\n"
+      "latency    {}\n"
+      "hops       {}\n"
       "credits    stalls {}  conservation {}\n"
       "speed      {:.2f} M packet-hops/s ({} worker{}), {:.2f} s wall for {:.1f} us emulated\n",
       res.fabric.name, res.fabric.routers.size(), res.fabric.endpoints.size(), res.fabric.num_vcs,
       res.fabric.unit_name, res.fabric.unit_bits, spec.traffic.pattern,
       j["offered_load"].get<double>(), j["refused_load"].get<double>(),
       j["entered_load"].get<double>(), spec.run.seed, j["accepted_load"].get<double>(),
-      j["offered_load"].get<double>(), st.injected_packets, st.delivered_packets,
-      j["dropped_packets"]["total"].get<uint64_t>(), lat["mean"].get<double>(),
-      lat["p50"].get<double>(), lat["p99"].get<double>(), lat["max"].get<double>(),
-      j["network_latency_ns"]["mean"].get<double>(), j["hops"]["mean"].get<double>(),
-      j["hops"]["max"].get<uint64_t>(), j["credit_stalls"].get<uint64_t>(),
+      j["offered_load"].get<double>(), saturation_text(j), st.injected_packets,
+      st.delivered_packets, j["dropped_packets"]["total"].get<uint64_t>(),
+      measured ? fmt::format("mean {:.1f} ns  p50 {:.1f}  p99 {:.1f}  max {:.1f}  (network only: "
+                             "mean {:.1f})",
+                             lat["mean"].get<double>(), lat["p50"].get<double>(),
+                             lat["p99"].get<double>(), lat["max"].get<double>(),
+                             j["network_latency_ns"]["mean"].get<double>())
+               : no_packets_text(st),
+      measured ? fmt::format("mean {:.2f}  max {}", j["hops"]["mean"].get<double>(),
+                             j["hops"]["max"].get<uint64_t>())
+               : std::string("none measured"),
+      j["credit_stalls"].get<uint64_t>(),
       st.invariant_checks ? (st.invariant_failure.empty() ? "checked, ok" : "BROKEN")
                           : "not checked (run.check_invariants)",
       j["performance"]["packet_hops_per_s"].get<double>() / 1e6, spec.run.workers,

@@ -110,7 +110,9 @@ grep -qF 'busy time ESTIMATED (no --unit-ps)' "$tmp/e.txt" && pass "text says th
   flunk "text lacks the estimate note"
 
 # --- Errors.
-expect_fail 1 "$tmp/none.pcapng: no such file" "missing file" "$fabemu" pcap "$tmp/none.pcapng"
+expect_fail 2 "$tmp/none.pcapng: no such file" "missing file: a bad command line" "$fabemu" pcap "$tmp/none.pcapng"
+expect_fail 2 "$tmp: is a directory" "a folder for a file: a bad command line" "$fabemu" pcap "$tmp"
+expect_fail 2 "$tmp/none.pcapng: no such file" "a missing second file: nothing read" "$fabemu" pcap "$a" "$tmp/none.pcapng"
 expect_fail 1 "classic pcap (libpcap) file, not pcapng" "classic pcap refused" "$fabemu" pcap "$tmp/classic.pcap"
 echo "hello, this is text" >"$tmp/text.pcapng"
 expect_fail 1 "not a pcapng file" "text file refused" "$fabemu" pcap "$tmp/text.pcapng"
@@ -136,7 +138,7 @@ for out in text json; do
 done
 # A long argument is cut in the message, as fabemu's own errors cut it.
 long=$tmp/$(head -c 100000 /dev/zero | tr '\0' x)
-expect_fail 1 "... (100" "a 100 kB path is cut" "$fabemu" pcap "$long"
+expect_fail 2 "... (100" "a 100 kB path is cut" "$fabemu" pcap "$long"
 [[ $(wc -c <"$tmp/err.txt") -lt 1000 ]] && pass "a 100 kB path: a short message" ||
   flunk "a 100 kB path: $(wc -c <"$tmp/err.txt") bytes of message"
 expect_fail 2 "... (100" "a 100 kB unknown option is cut" "$fabemu" pcap "$a" "--x${long##*/}"

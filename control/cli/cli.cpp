@@ -14,9 +14,37 @@
 #include "control/cli/tool_command.h"
 #include "control/run/runner.h"
 #include "control/spec/faults.h"
+#include "control/spec/spec_context.h"
 #include "control/spec/spec_error.h"
+#include "control/version.h"
 
 namespace fabemu {
+namespace {
+
+// "did you mean" for each unexpected argument of `a` that looks like a long
+// option: the closest of a's own long options, two edits at most.
+std::string option_suggestions(const CLI::App& top) {
+  // (The error is the top app's; the options are the subcommand's it ran.)
+  const std::vector<CLI::App*> subs = top.get_subcommands();  // those parsed
+  const CLI::App& a = subs.empty() ? top : *subs.front();
+  std::string out;
+  for (const std::string& arg : top.remaining(true)) {
+    if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) continue;
+    const std::string name =
+        arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
+    std::string best;
+    size_t best_d = 3;
+    for (const CLI::Option* o : a.get_options())
+      for (const std::string& l : o->get_lnames())
+        if (const size_t d = spec_detail::distance(name, l); d < best_d) best_d = d, best = l;
+    if (!best.empty())
+      out += "--" + printable(name, 100) + " is not an option of " + a.get_name() +
+             ": did you mean --" + best + "?\n";
+  }
+  return out;
+}
+
+}  // namespace
 
 namespace {
 
@@ -41,7 +69,8 @@ int fabemu_main(int argc, char** argv) {
       "folded Clos, ...) on DPDK, from a YAML fabric spec.",
       "fabemu"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "fabemu " FABEMU_VERSION);
+  app.set_version_flag("--version",
+                       std::string("fabemu " FABEMU_VERSION " (commit ") + fabemu_commit() + ")");
   app.footer(
       "Exit status: 0 ok; 1 the run or the analysis failed; 2 bad command line or bad spec "
       "(nothing started).\nRun `fabemu SUBCOMMAND --help` for each subcommand; README.md has "
@@ -215,6 +244,7 @@ int fabemu_main(int argc, char** argv) {
     std::string out;
     std::istringstream lines(CLI::FailureMessage::simple(a, e));
     for (std::string line; std::getline(lines, line);) out += printable(line, 300) + "\n";
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) out += option_suggestions(*a);
     return out;
   });
   try {

@@ -7,6 +7,7 @@
 
 #include "control/spec/capture_taps.h"
 #include "control/spec/spec_error.h"
+#include "control/version.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/link/link_numbering.h"
 
@@ -150,7 +151,7 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
   CaptureWriterConfig& wc = plan->writer;
   const auto kind = static_cast<CodecKind>(cfg.codec);
   wc.path = sc.file;
-  wc.section.application = fmt::format("fabemu {}", FABEMU_VERSION);
+  wc.section.application = fmt::format("fabemu {} (commit {})", FABEMU_VERSION, fabemu_commit());
   wc.section.hardware = fabric.name;
   wc.section.comment = fmt::format("spec {}, profile {}, routing {}, seed {}; emulated time",
                                    spec.file.empty() ? "(built in)" : spec.file, spec.profile,

@@ -97,12 +97,27 @@ rm -f "$binary"
 expect_status 2 "unknown subcommand" -- "$fabemu" frobnicate && ok
 expect_status 2 "no subcommand" -- "$fabemu" && ok
 expect_status 2 "unknown flag" -- "$fabemu" check --frob "$src/topologies/t3e-4x4x4.yaml" && ok
+# A misspelt long option gets the closest of that command's own.
+if expect_status 2 "a misspelt option" -- "$fabemu" run "$src/topologies/t3e-4x4x4.yaml" --sett x=1; then
+  if grep -qF -- "--sett is not an option of run: did you mean --set?" "$err"; then ok; else
+    bad "misspelt --sett: no suggestion of --set"
+  fi
+fi
+if expect_status 2 "a misspelt option of describe" -- "$fabemu" describe "$src/topologies/t3e-4x4x4.yaml" --jsn -; then
+  if grep -qF -- "did you mean --json?" "$err"; then ok; else bad "misspelt --jsn: no suggestion"; fi
+fi
+if expect_status 2 "an option nothing is close to" -- "$fabemu" run "$src/topologies/t3e-4x4x4.yaml" --zzzzzz; then
+  if grep -qF "did you mean" "$err"; then bad "--zzzzzz: a far-fetched suggestion"; else ok; fi
+fi
 expect_status 2 "missing FILE" -- "$fabemu" check && ok
 expect_status 2 "missing file" -- "$fabemu" check "$src/no/such/spec.yaml" && ok
 if expect_status 2 "a directory as FILE" -- "$fabemu" check "$src/topologies"; then
   if grep -qF "is a directory, not a spec file" "$err"; then ok; else bad "directory: no reason given"; fi
 fi
 expect_status 0 "--help" -- "$fabemu" --help && ok
+if [[ $("$fabemu" --version) =~ ^fabemu\ [0-9.]+\ \(commit\ [^\)]+\)$ ]]; then ok; else
+  bad "--version does not say its commit: $("$fabemu" --version)"
+fi
 expect_status 0 "check --help" -- "$fabemu" check --help && ok
 
 echo "$passed passed, $failed failed"

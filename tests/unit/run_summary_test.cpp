@@ -63,6 +63,15 @@ TEST(RunSummary, ARunThatMeasuredNothingSaysSoInsteadOfZeros) {
   EXPECT_EQ(text.find("mean 0.0 ns"), std::string::npos) << text;
 }
 
+TEST(RunSummary, TheReportNamesTheBuildItCameFrom) {
+  const Spec spec = spec_of("t3e-4x4x4.yaml", {"traffic.load=0.1", "run.measure_ns=100"});
+  const RunResult r = run_collect(spec, nullptr);
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  EXPECT_EQ(r.json["fabemu"]["version"], FABEMU_VERSION);
+  const std::string commit = r.json["fabemu"]["commit"];
+  EXPECT_FALSE(commit.empty());
+}
+
 TEST(RunSummary, TheRuleIsTheSweeps) {
   std::ifstream in(std::string(FABEMU_SOURCE_DIR) + "/scripts/fabemu-sweep");
   std::stringstream s;

@@ -40,6 +40,33 @@ std::string no_packets_text(const RunStats& st) {
       st.measured_injected);
 }
 
+// The faults of the run (the spec's and the control socket's, in the order
+// given), which of them took effect before the run ended, and the fabric's
+// state after the last that did; the packets they cost follow as drops.
+void print_faults_line(const nlohmann::json& faults) {
+  constexpr size_t kShown = 4;
+  size_t applied = 0, shown = 0;
+  uint64_t dead_links = 0, dead_routers = 0;
+  std::string list;
+  for (const auto& f : faults) {
+    const bool on = f.value("applied", false);
+    if (on) {
+      applied++;
+      dead_links = f.value("dead_links", uint64_t{0});
+      dead_routers = f.value("dead_routers", uint64_t{0});
+    }
+    if (shown++ < kShown)
+      list += fmt::format("{}'{}'{}", list.empty() ? "" : ", ", f.value("fault", std::string()),
+                          on ? "" : " (not applied: the run ended first)");
+  }
+  if (faults.size() > kShown) list += fmt::format(", and {} more", faults.size() - kShown);
+  fmt::print(
+      "faults     {} given, {} applied: {}; after them {} dead link{} and {} dead router{} "
+      "(JSON faults)\n",
+      faults.size(), applied, list, dead_links, dead_links == 1 ? "" : "s", dead_routers,
+      dead_routers == 1 ? "" : "s");
+}
+
 }  // namespace
 
 std::string ns_text(uint64_t ps) {
@@ -146,6 +173,7 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
         "invariant broken: check the tables): at {}\n",
         dv["total"].get<uint64_t>(), at);
   }
+  if (j.contains("faults") && !j["faults"].empty()) print_faults_line(j["faults"]);
   for (int i = 0; i < static_cast<int>(DropReason::count); i++)
     if (st.drops[i])
       fmt::print("dropped    {} {}: {}\n", st.drops[i],

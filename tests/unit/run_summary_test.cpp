@@ -63,6 +63,28 @@ TEST(RunSummary, ARunThatMeasuredNothingSaysSoInsteadOfZeros) {
   EXPECT_EQ(text.find("mean 0.0 ns"), std::string::npos) << text;
 }
 
+TEST(RunSummary, TheFaultsOfTheRunHaveALine) {
+  const Spec spec =
+      spec_of("t3e-4x4x4.yaml", {"traffic.load=0.1", "run.warmup_ns=1000", "run.measure_ns=10000",
+                                 "faults=[\"5us link=r0:p0 down\"]"});
+  const RunResult r = run_collect(spec, nullptr);
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  ASSERT_EQ(r.json["faults"].size(), 1u);
+  const uint64_t dead = r.json["faults"][0]["dead_links"];
+  const std::string text = summary_of(spec, r);
+  EXPECT_NE(text.find("faults     1 given, 1 applied: '5us link=r0:p0 down'; after them " +
+                      std::to_string(dead) + " dead link"),
+            std::string::npos)
+      << text;
+}
+
+TEST(RunSummary, ARunWithoutFaultsHasNoFaultsLine) {
+  const Spec spec = spec_of("t3e-4x4x4.yaml", {"traffic.load=0.1", "run.measure_ns=1000"});
+  const RunResult r = run_collect(spec, nullptr);
+  ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
+  EXPECT_EQ(summary_of(spec, r).find("faults "), std::string::npos);
+}
+
 TEST(RunSummary, TheReportNamesTheBuildItCameFrom) {
   const Spec spec = spec_of("t3e-4x4x4.yaml", {"traffic.load=0.1", "run.measure_ns=100"});
   const RunResult r = run_collect(spec, nullptr);

@@ -2,16 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "control/spec/spec_error.h"
 #include "control/topology/registry.h"
 
 namespace fabemu {
 namespace {
 
+// "none", or the count and the first few.
 std::string joined(const std::vector<std::string>& v) {
+  constexpr size_t kShown = 8;
+  if (v.empty()) return "none";
   std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s.empty() ? "none" : s;
+  for (size_t i = 0; i < std::min(kShown, v.size()); i++) s += (i ? ", " : "") + v[i];
+  if (v.size() > kShown) s += fmt::format(", and {} more", v.size() - kShown);
+  return fmt::format("{} ({})", v.size(), s);
 }
 
 }  // namespace

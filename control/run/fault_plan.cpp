@@ -132,17 +132,7 @@ bool FaultState::lane_exists(const FaultSpec& f, std::string* why) const {
   return true;
 }
 
-int FaultState::dead_links() const {
-  int n = 0;
-  for (size_t r = 0; r < fabric_.routers.size(); r++)
-    for (size_t p = 0; p < fabric_.routers[r].ports.size(); p++) {
-      const FabricPort& fp = fabric_.routers[r].ports[p];
-      if (fp.dead && fp.peer_router >= 0 &&
-          std::make_pair(int32_t(r), int(p)) < std::make_pair(fp.peer_router, int(fp.peer_port)))
-        n++;
-    }
-  return n;
-}
+int FaultState::dead_links() const { return static_cast<int>(dead_link_names().size()); }
 
 bool changes_routing(const std::vector<FabricFault>& changes) {
   return std::any_of(changes.begin(), changes.end(), [](const FabricFault& c) {
@@ -152,7 +142,13 @@ bool changes_routing(const std::vector<FabricFault>& changes) {
 
 std::vector<std::string> FaultState::dead_link_names() const {
   std::vector<std::string> out;
-  for (const auto& l : links_down_) out.push_back(fmt::format("r{}:p{}", l.first, l.second));
+  for (size_t r = 0; r < fabric_.routers.size(); r++)
+    for (size_t p = 0; p < fabric_.routers[r].ports.size(); p++) {
+      const FabricPort& fp = fabric_.routers[r].ports[p];
+      if (fp.dead && fp.peer_router >= 0 &&
+          std::make_pair(int32_t(r), int(p)) < std::make_pair(fp.peer_router, int(fp.peer_port)))
+        out.push_back(fmt::format("r{}:p{}", r, p));
+    }
   return out;
 }
 

@@ -31,8 +31,9 @@ class FaultState {
   const Fabric& fabric() const { return fabric_; }
   int dead_links() const;    // router-to-router links down (each counted once)
   int dead_routers() const;
-  // The links set down by a fault, by their lower end ("r0:p33"), and the
-  // routers ("status" on the control socket).
+  // The dead links by their lower end ("r0:p33"; those a fault set down and
+  // those of dead routers, as dead_links counts them), and the dead routers
+  // ("status" on the control socket).
   std::vector<std::string> dead_link_names() const;
   std::vector<int32_t> dead_router_ids() const;
 

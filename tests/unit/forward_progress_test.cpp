@@ -4,6 +4,7 @@
 // and discards what is bound for it, so the rest of the fabric keeps flowing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,24 @@ TEST(ForwardProgress, AnEndpointStopIsRefusedWhereNoEndpointIs) {
   EXPECT_NE(why.find("endpoint 64 does not exist"), std::string::npos) << why;
   for (const char* bad : {"5us endpoint=3 down", "5us endpoint=x stop", "5us router=3 stop"})
     EXPECT_FALSE(parse_fault(bad, true, &f, &why)) << bad;
+}
+
+// The control socket's `status` names the dead links as its replies count
+// them: a dead router's links too, not only those a link fault set down.
+TEST(FaultStatus, ADeadRoutersLinksAreNamedAsTheyAreCounted) {
+  const Spec spec = spec_of("t3e-4x4x4.yaml", {});
+  FaultState state(build_spec_fabric(spec));
+  for (const char* text : {"link=r0:p0 down", "router=21 down"}) {
+    FaultSpec f;
+    std::string why;
+    ASSERT_TRUE(parse_fault(text, false, &f, &why)) << why;
+    std::vector<FabricFault> changes;
+    ASSERT_TRUE(state.apply(f, false, &changes, &why)) << why;
+  }
+  const std::vector<std::string> names = state.dead_link_names();
+  EXPECT_EQ(int(names.size()), state.dead_links());
+  EXPECT_EQ(names.size(), 7u) << "r0:p0 and the six links of router 21 (a 3-D torus)";
+  EXPECT_NE(std::find(names.begin(), names.end(), "r0:p0"), names.end());
 }
 
 }  // namespace

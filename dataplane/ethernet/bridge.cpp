@@ -72,6 +72,7 @@ PortStats BridgePorts::port_identity(uint32_t b) const {
 void Bridge::init(BridgePorts& ports, int worker, double tsc_hz, Endpoints& eps, RunStats& st) {
   ports_ = &ports;
   worker_ = worker;
+  link_checked_.assign(ports.devices.size(), 0);
   const std::vector<PortEndpointConfig>& pcs = ports.ports();
   const Fabric& f = eps.fabric();
   st.ports.clear();
@@ -122,8 +123,6 @@ bool Bridge::make_tx_pool(const std::string& name, int socket, std::string* err)
 }
 
 void Bridge::check_links(uint64_t tsc, uint64_t tsc_hz) {
-  if (link_checked_.size() < ports_->devices.size())
-    link_checked_.resize(ports_->devices.size(), 0);
   for (uint32_t d : polled_) {
     if (tsc - link_checked_[d] < tsc_hz / 10) continue;
     link_checked_[d] = tsc;

@@ -4,21 +4,22 @@
 
 namespace fabemu {
 
-// Values below kSub land in exact buckets; above, each power of two is split
-// into kSub sub-buckets (12.5% resolution), like HdrHistogram with 3 bits.
+// Values below kSub land in exact buckets; a value with its highest set bit
+// at msb >= kSubBits lands in row msb - kSubBits + 1, column the kSubBits bits
+// below that bit.
 int LatencyHistogram::index_of(uint64_t v) {
   if (v < kSub) return static_cast<int>(v);
-  const int msb = 63 - __builtin_clzll(v);  // >= 3
-  const int sub = static_cast<int>((v >> (msb - 3)) & (kSub - 1));
-  const int idx = (msb - 2) * kSub + sub;
+  const int msb = 63 - __builtin_clzll(v);
+  const int sub = static_cast<int>((v >> (msb - kSubBits)) & (kSub - 1));
+  const int idx = (msb - kSubBits + 1) * kSub + sub;
   return std::min(idx, kBuckets - 1);
 }
 
 uint64_t LatencyHistogram::lower_bound_of(int idx) {
   if (idx < kSub) return static_cast<uint64_t>(idx);
-  const int msb = idx / kSub + 2;
+  const int msb = idx / kSub + kSubBits - 1;
   const uint64_t sub = static_cast<uint64_t>(idx % kSub);
-  return (uint64_t{1} << msb) | (sub << (msb - 3));
+  return (uint64_t{1} << msb) | (sub << (msb - kSubBits));
 }
 
 void LatencyHistogram::merge(const LatencyHistogram& o) {

@@ -12,10 +12,17 @@
 
 namespace fabemu {
 
-// Log-bucketed latency histogram: 8 sub-buckets per power of two (12.5%).
+// Log-linear latency histogram with HdrHistogram's precision at two
+// significant digits: values below kSub are exact; each power of two above
+// is split into kSub linear sub-buckets, so a bucket is at most 1/128
+// (0.78%) of its values wide and a percentile (the bucket's upper edge,
+// clamped to the max) is within 0.78% of the exact one. Values from 2^48 ps
+// (281 s) up share the last bucket; the max stays exact.
 struct LatencyHistogram {
-  static constexpr int kSub = 8;
-  static constexpr int kBuckets = 64 * kSub;
+  static constexpr int kSubBits = 7;
+  static constexpr int kSub = 1 << kSubBits;
+  static constexpr int kTopBit = 47;  // highest power of two with its own buckets
+  static constexpr int kBuckets = (kTopBit - kSubBits + 2) * kSub;
   uint64_t count = 0;
   uint64_t sum = 0;
   uint64_t min = ~uint64_t{0};
@@ -31,7 +38,8 @@ struct LatencyHistogram {
     bucket[index_of(v)]++;
   }
   void merge(const LatencyHistogram& o);
-  // Percentile estimate (upper edge of the bucket, clamped to max).
+  // The value at rank round(p% of count) (at least 1), as the upper edge of
+  // its bucket clamped to [min, max]: at most 0.78% above the exact one.
   uint64_t percentile(double p) const;
   double mean() const { return count ? double(sum) / double(count) : 0.0; }
 };

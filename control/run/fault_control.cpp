@@ -97,4 +97,35 @@ size_t FaultController::given() const {
   return given_.size();
 }
 
+FaultController::Counts FaultController::counts() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return {given_.size(), state_.dead_links(), state_.dead_routers()};
+}
+
+namespace {
+std::string dead_text(int links, int routers) {
+  return fmt::format("{} dead link{}, {} dead router{}", links, links == 1 ? "" : "s", routers,
+                     routers == 1 ? "" : "s");
+}
+}  // namespace
+
+std::string FaultProgress::text(ps_t now) const {
+  std::string s;
+  if (!plan_.empty()) {
+    size_t applied = 0;
+    while (applied < plan_.steps.size() && plan_.steps[applied].fault.at <= now) applied++;
+    s = fmt::format("faults {} of {} applied", applied, plan_.steps.size());
+    if (applied)
+      s += ": " +
+           dead_text(plan_.steps[applied - 1].dead_links, plan_.steps[applied - 1].dead_routers);
+  }
+  if (controller_) {
+    const FaultController::Counts c = controller_->counts();
+    if (c.given)
+      s += fmt::format("{}control socket {} given: {}", s.empty() ? "" : "; ", c.given,
+                       dead_text(c.dead_links, c.dead_routers));
+  }
+  return s;
+}
+
 }  // namespace fabemu

@@ -31,6 +31,13 @@ class FaultController {
   // After the run: each fault given, with the emulated time it took effect.
   nlohmann::json log() const;
   size_t given() const;
+  // The faults given so far and the fabric's dead links and routers after
+  // them (the progress line).
+  struct Counts {
+    size_t given = 0;
+    int dead_links = 0, dead_routers = 0;
+  };
+  Counts counts() const;
 
  private:
   struct Given {
@@ -46,6 +53,21 @@ class FaultController {
   mutable std::mutex mu_;
   FaultState state_;
   std::vector<Given> given_;
+};
+
+// The fault state the progress line shows at an emulated time: the spec's
+// faults that took effect by then (the dead links and routers after the
+// last), and the control socket's so far.
+class FaultProgress {
+ public:
+  explicit FaultProgress(const FaultPlan& plan) : plan_(plan) {}
+  void watch(const FaultController* controller) { controller_ = controller; }
+  bool any() const { return !plan_.empty() || controller_; }
+  std::string text(ps_t now) const;  // "" when there is nothing to say
+
+ private:
+  const FaultPlan& plan_;
+  const FaultController* controller_ = nullptr;
 };
 
 // The control socket's requests, for `fabemu fault --help` and "help".

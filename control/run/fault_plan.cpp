@@ -179,6 +179,8 @@ FaultPlan plan_faults(const Spec& spec, const Fabric& fabric) {
       refuse_spec(spec, {"faults"}, why);
     step.routing = changes_routing(step.changes);
     step.fabric = state.fabric();
+    step.dead_links = state.dead_links();
+    step.dead_routers = state.dead_routers();
     plan.steps.push_back(std::move(step));
   }
   return plan;

@@ -55,6 +55,7 @@ struct FaultPlan {
     std::vector<FabricFault> changes;
     Fabric fabric;         // after this fault
     bool routing = false;  // the fault changed which links are dead: tables change
+    int dead_links = 0, dead_routers = 0;  // after this fault (FaultState's counts)
   };
   std::vector<Step> steps;  // in time order (stable for equal times)
   bool empty() const { return steps.empty(); }

@@ -151,8 +151,12 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   {
     const double offered = j["offered_load"].get<double>();
     const double accepted = j["accepted_load"].get<double>();
-    j["saturation"] = {{"saturated", offered > 0 && accepted < kSaturatedFraction * offered},
-                       {"rule_accepted_below_offered_times", kSaturatedFraction}};
+    // Not judged when the host fell behind real time (host_fell_behind).
+    const bool judged = !host_fell_behind(st);
+    j["saturation"] = {
+        {"saturated", judged && offered > 0 && accepted < kSaturatedFraction * offered},
+        {"judged", judged},
+        {"rule_accepted_below_offered_times", kSaturatedFraction}};
   }
   j["generated_messages"] = st.generated_messages;
   j["injected_packets"] = st.injected_packets;

@@ -20,6 +20,12 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
 // is on.
 inline constexpr double kSaturatedFraction = 0.95;
 
+// A real-time run that went more than run.overload_bound_ns behind the wall
+// clock: the host, not the fabric, limited what it carried, so its accepted
+// load says nothing of saturation and what it left undrained nothing of a
+// deadlock.
+inline bool host_fell_behind(const RunStats& st) { return st.realtime && st.overload_episodes > 0; }
+
 // A latency histogram in ns: count, mean, min, p50, p99, p999, max.
 nlohmann::json histogram_ns(const LatencyHistogram& h);
 

@@ -19,6 +19,9 @@ uint64_t shed_frames(const RunStats& st) {
 // `fabemu sweep` decides it (report.h, kSaturatedFraction).
 std::string saturation_text(const nlohmann::json& j) {
   if (!j.contains("saturation") || j["offered_load"].get<double>() <= 0) return {};
+  if (!j["saturation"].value("judged", true))
+    return ": saturation not judged (the run fell behind the wall clock: the host, not the "
+           "fabric, limited what was accepted; see the overload line)";
   if (!j["saturation"]["saturated"].get<bool>()) return ": below saturation";
   const double refused = j["refused_load"].get<double>();
   return fmt::format(
@@ -34,6 +37,12 @@ std::string no_packets_text(const RunStats& st) {
   if (st.measured_injected == 0)
     return "no packets measured: none was injected between the warm-up and the end of "
            "measurement (raise run.measure_ns or traffic.load)";
+  if (host_fell_behind(st))
+    return fmt::format(
+        "no packets measured: {} injected in the measurement window, none delivered by the end: "
+        "the run fell up to {} behind the wall clock, so the emulation never reached them (the "
+        "host could not keep real time: raise run.time_scale, lower the load, or add workers)",
+        st.measured_injected, ns_text(st.max_behind_ps));
   return fmt::format(
       "no packets measured: {} injected in the measurement window, none delivered by the end "
       "(the fabric is saturated or stalled; see the drops and run.drain_ns)",
@@ -174,6 +183,15 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
         dv["total"].get<uint64_t>(), at);
   }
   if (j.contains("faults") && !j["faults"].empty()) print_faults_line(j["faults"]);
+  if (j.contains("run") && j["run"].contains("faults_to_repeat")) {
+    std::string faults;
+    for (const auto& f : j["run"]["faults_to_repeat"])
+      faults += fmt::format("{}\"{}\"", faults.empty() ? "" : ", ", f.get<std::string>());
+    fmt::print(
+        "repeat     not exactly: the control socket's faults took effect at emulated times the "
+        "wall clock chose; to repeat this run give them in the spec: --set 'faults=[{}]'\n",
+        faults);
+  }
   for (int i = 0; i < static_cast<int>(DropReason::count); i++)
     if (st.drops[i])
       fmt::print("dropped    {} {}: {}\n", st.drops[i],

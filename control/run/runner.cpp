@@ -21,6 +21,7 @@
 #include "control/run/leftovers.h"
 #include "control/run/output_file.h"
 #include "control/run/replay_load.h"
+#include "control/run/report.h"
 #include "control/run/run_summary.h"
 #include "control/spec/spec_error.h"
 #include "control/spec/spec_fields.h"
@@ -294,6 +295,24 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
                         cfg.forward_progress_ps > 0 ||
                         cfg.retry.lane_degrade;  // (a link may die of its lanes)
   if (tweak) tweak(cfg);
+  // The progress line says which faults have taken effect (the controller's
+  // are watched once it exists).
+  FaultProgress fault_progress(faults);
+  if (!faults.empty() || !spec.run.control_socket.empty()) {
+    if (cfg.progress)
+      cfg.progress = [inner = std::move(cfg.progress),
+                      &fault_progress](const EngineConfig::Progress& p) {
+        EngineConfig::Progress q = p;
+        q.faults = fault_progress.text(p.now);
+        inner(q);
+      };
+    if (cfg.live)
+      cfg.live = [inner = std::move(cfg.live), &fault_progress](const LiveStats& l) {
+        LiveStats m = l;
+        m.faults = fault_progress.text(l.now_ps);
+        inner(m);
+      };
+  }
   auto engine = routing->make_engine(spec, res.fabric, cfg);
   if (!engine) throw std::runtime_error("routing '" + spec.routing + "' could not build an engine");
   for (const FaultPlan::Step& s : faults.steps)
@@ -304,12 +323,22 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   ControlServer control;
   if (!spec.run.control_socket.empty()) {
     controller = std::make_unique<FaultController>(spec, res.fabric, *routing, *engine);
+    fault_progress.watch(controller.get());
     const bool say = cfg.progress || cfg.live;  // not --quiet
-    const auto handle = [&controller, say](const std::string& request) {
+    const bool virtual_time = !cfg.realtime;
+    const auto handle = [&controller, say, virtual_time,
+                         noted = false](const std::string& request) mutable {
       std::string reply = controller->handle(request);
       // Faults only: a script polling status would flood the terminal.
       if (say && request != "status" && request != "help")
         tell(fmt::format("\n[fabemu] control socket: {} -> {}\n", request, reply));
+      if (say && virtual_time && !noted && reply.rfind("ok '", 0) == 0) {
+        noted = true;
+        tell(
+            "[fabemu] note: in virtual time a fault from the control socket takes effect at the "
+            "window edge the workers reach next, which wall-clock timing chooses: this run cannot "
+            "be repeated exactly (the summary gives the faults to put in the spec instead)\n");
+      }
       return reply;
     };
     if (!control.start(spec.run.control_socket, handle, &err))
@@ -330,21 +359,39 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     res.stats.capture_interfaces = capture_interfaces;
   }
   res.json = report_json(spec, res.fabric, cfg, res.stats, per_link_json);
+  // Virtual time repeats exactly from the spec and seed, unless the control
+  // socket's faults (below) came at times the wall clock chose.
+  res.json["run"]["repeatable"] = !cfg.realtime;
   if (!faults.empty() || controller) {
     nlohmann::json log = nlohmann::json::array();
-    FaultState state(res.fabric);
-    for (const FaultPlan::Step& s : faults.steps) {
-      std::vector<FabricFault> ignored;
-      std::string why;
-      state.apply(s.fault, spec.link.retry, &ignored, &why);
+    for (const FaultPlan::Step& s : faults.steps)
       log.push_back({{"at_ns", double(s.fault.at) / 1e3},
                      {"fault", s.fault.text},
+                     {"source", "spec"},
                      {"applied", s.fault.at <= res.stats.end_ps},
-                     {"dead_links", state.dead_links()},
-                     {"dead_routers", state.dead_routers()}});
+                     {"dead_links", s.dead_links},
+                     {"dead_routers", s.dead_routers}});
+    if (controller) {
+      nlohmann::json socket_log = controller->log();
+      // In virtual time a socket fault's time came from the wall clock: the
+      // same faults at the same emulated times in the spec repeat the run.
+      if (!cfg.realtime) {
+        nlohmann::json repeat = nlohmann::json::array();
+        for (const FaultPlan::Step& s : faults.steps) repeat.push_back(s.fault.text);
+        bool timed_by_wall = false;
+        for (const nlohmann::json& j : socket_log)
+          if (j.value("applied", false) && j["at_ns"].is_number()) {
+            timed_by_wall = true;
+            repeat.push_back(
+                fmt::format("{}ns {}", j["at_ns"].get<double>(), j["fault"].get<std::string>()));
+          }
+        if (timed_by_wall) {
+          res.json["run"]["repeatable"] = false;
+          res.json["run"]["faults_to_repeat"] = std::move(repeat);
+        }
+      }
+      for (nlohmann::json& j : socket_log) log.push_back(std::move(j));
     }
-    if (controller)
-      for (nlohmann::json& j : controller->log()) log.push_back(std::move(j));
     res.json["faults"] = std::move(log);
   }
   return res;
@@ -390,7 +437,7 @@ void install_stop_signals() {
 }
 
 // The exit status of a run that was reported, with what it says to stderr.
-int run_status(const RunOptions& opts, const RunStats& st) {
+int run_status(const Spec& spec, const RunOptions& opts, const RunStats& st) {
   if (!st.error.empty()) {
     tell(fmt::format("fabemu run: the emulation broke down: {}\n", st.error));
     return 1;
@@ -426,6 +473,15 @@ int run_status(const RunOptions& opts, const RunStats& st) {
         double(st.end_ps) / 1e6, left, st.stranded));
     return 1;
   }
+  if (!st.drained && host_fell_behind(st)) {
+    tell(fmt::format(
+        "fabemu run: {} packets were still in flight when the run ended, because the host could "
+        "not keep real time: the run fell up to {} behind the wall clock (run.overload_bound_ns "
+        "{}), so the emulation had not reached them; this says nothing of the fabric's "
+        "saturation or of a deadlock. Raise run.time_scale, lower the load, or add workers\n",
+        left, ns_text(st.max_behind_ps), ns_text(ns_to_ps(spec.run.overload_bound_ns))));
+    return 1;
+  }
   if (!st.drained) {
     tell(fmt::format(
         "fabemu run: the fabric did not drain within run.drain_ns ({} packets still in flight): "
@@ -435,7 +491,6 @@ int run_status(const RunOptions& opts, const RunStats& st) {
   }
   return 0;
 }
-
 
 }  // namespace
 
@@ -493,6 +548,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
               line += fmt::format("  | captured {}{}", l.captured,
                                   l.capture_drops ? fmt::format(" ({} DROPPED: writer behind)", l.capture_drops)
                                                   : "");
+            if (!l.faults.empty()) line += "  | " + l.faults;
             tell(line + "\n");
             if (l.events_over_bound)
               tell(fmt::format(
@@ -512,6 +568,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
               line += fmt::format("  link CRC errors {} retries {}", p.crc_errors, p.retries);
             if (p.lanes_dropped) line += fmt::format(" lanes dropped {}", p.lanes_dropped);
             if (p.given_up) line += fmt::format(" given up {}", p.given_up);
+            if (!p.faults.empty()) line += "  | " + p.faults;
             tell(tty ? "\r" + line + "   " : line + "\n");
           };
         },
@@ -542,7 +599,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
       unwritten = 1;
     }
   }
-  const int status = run_status(opts, st);
+  const int status = run_status(spec, opts, st);
   return status ? status : unwritten;
 }
 

@@ -62,6 +62,7 @@ struct EngineConfig : TrafficConfig, BridgeConfig {
     bool retry = false;  // link-level retry is on: its counts follow
     uint64_t crc_errors = 0, retries = 0;
     uint64_t lanes_dropped = 0, given_up = 0;  // lane degrade, link.retry_limit
+    std::string faults;  // the fault state now (filled by control/run/runner.cpp)
   };
   std::function<void(const Progress&)> progress;
   // Per-packet delivery hook for tests (slow; nullptr in normal runs). It is

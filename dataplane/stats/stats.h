@@ -186,6 +186,7 @@ struct LiveStats {
   uint64_t events_over_bound = 0;     // since the previous snapshot
   uint64_t captured = 0, capture_drops = 0;  // capture records, cumulative
   bool capturing = false;
+  std::string faults;  // the fault state now (filled by control/run/runner.cpp)
 };
 
 // Drop reasons are declared once; JSON and the summary print the same names.

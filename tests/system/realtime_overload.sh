@@ -71,3 +71,21 @@ shed=$(jq '.dropped_packets.reasons.shed_overload' "$tmp/h.json")
 (( shed > 0 )) || fail "overload shed: nothing shed"
 grep -q "shed_overload" "$tmp/out.txt" || fail "overload shed: the summary does not name shed_overload"
 echo "realtime_overload: run.overload=shed refused $shed messages"
+
+# 5. A run that falls far behind and cannot drain: the cause named is the
+# host, not saturation or a deadlock, and no saturation verdict is given.
+status=0
+"$fabemu" run "$topo" "${common[@]}" --set traffic.load=0.5 --set run.duration_s=0.3 \
+  --json "$tmp/b.json" >"$tmp/out.txt" 2>"$tmp/err.txt" || status=$?
+if jq -e '.run.drained == false' "$tmp/b.json" >/dev/null; then
+  [[ $status -eq 1 ]] || fail "behind and undrained: exit status $status, want 1"
+  grep -q "because the host could not keep real time" "$tmp/err.txt" ||
+    { cat "$tmp/err.txt"; fail "behind and undrained: the host is not named as the cause"; }
+  grep -q "saturated far beyond capacity, or deadlocked" "$tmp/err.txt" &&
+    fail "behind and undrained: still blamed on saturation or deadlock"
+fi
+grep -q "saturation not judged (the run fell behind the wall clock" "$tmp/out.txt" ||
+  { cat "$tmp/out.txt"; fail "behind: the summary judges saturation"; }
+jq -e '.saturation.judged == false and .saturation.saturated == false' "$tmp/b.json" >/dev/null ||
+  fail "behind: JSON saturation $(jq -c .saturation "$tmp/b.json")"
+echo "realtime_overload: a run $(jq .run.overload.max_behind_ns "$tmp/b.json") ns behind names the host (exit $status)"

@@ -4,6 +4,7 @@
 // around the fault and every worker taking both at one window edge.
 #include "control/run/control_socket.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -13,8 +14,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <future>
 #include <fstream>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -317,6 +318,23 @@ TEST(ControlSocket, FaultsGivenWhileRunningAreTakenLikeTheSpecs) {
     EXPECT_NEAR(double(l.down_ps) / 1e3, up_ns - down_ns, 1e-3) << router;
   }
   EXPECT_NEAR(r.json["accepted_load"].get<double>(), r.json["offered_load"].get<double>(), 0.02);
+  // In virtual time the socket's faults came at emulated times the wall
+  // clock chose: the report says the run cannot be repeated and gives them
+  // as spec faults at those times, which repeat it.
+  EXPECT_FALSE(r.json["run"]["repeatable"].get<bool>());
+  const nlohmann::json& repeat = r.json["run"]["faults_to_repeat"];
+  ASSERT_EQ(repeat.size(), 2u) << repeat.dump();
+  EXPECT_EQ(repeat[0].get<std::string>(), fmt::format("{}ns link=r0:p33 down", down_ns));
+  EXPECT_EQ(repeat[1].get<std::string>(), fmt::format("{}ns link=r0:p33 up", up_ns));
+  const RunResult again = run_collect(
+      spec_of("yarc-r2-1024.yaml", {"topology.endpoints=128", "run.workers=2", "run.warmup_ns=2000",
+                                    "run.measure_ns=60000", "run.check_invariants=true",
+                                    "link.retry=true", "faults=" + repeat.dump()}),
+      nullptr);
+  EXPECT_TRUE(again.json["run"]["repeatable"].get<bool>());
+  EXPECT_EQ(again.stats.delivered_packets, r.stats.delivered_packets);
+  EXPECT_EQ(again.json["dropped_packets"], r.json["dropped_packets"]);
+  EXPECT_EQ(again.json["latency_ns"], r.json["latency_ns"]);
 }
 
 // A socket run refuses the spec's own faults (their tables would undo the

@@ -73,8 +73,8 @@ int fabemu_main(int argc, char** argv) {
                        std::string("fabemu " FABEMU_VERSION " (commit ") + fabemu_commit() + ")");
   app.footer(
       "Exit status: 0 ok; 1 the run or the analysis failed; 2 bad command line or bad spec "
-      "(nothing started).\nRun `fabemu SUBCOMMAND --help` for each subcommand; README.md has "
-      "the spec reference.");
+      "(nothing started).\nRun `fabemu SUBCOMMAND --help` for each subcommand; "
+      "docs/spec-reference.md has the spec reference, docs/commands.md every command.");
 
   SpecArgs check_args;
   CLI::App* check = app.add_subcommand(
@@ -208,7 +208,7 @@ int fabemu_main(int argc, char** argv) {
                      "accepted load and latency, finds saturation; --json, --csv, --plot. "
                      "`fabemu sweep --help` for its options");
 
-  // Hidden (empty group): prints the README's spec reference from the table
+  // Hidden (empty group): prints docs/spec-reference.md's table from the table
   // the loader reads, so the two cannot drift apart.
   CLI::App* reference =
       app.add_subcommand("spec-reference", "Print the spec reference table (markdown)");

@@ -57,7 +57,7 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
 // space, in order ("--vdev=net_null0 -l 0-1" is three arguments).
 std::vector<std::string> split_eal_args(const std::vector<std::string>& values);
 
-// Prints the spec reference table (markdown) that README.md carries.
+// Prints the spec reference table (markdown) that docs/spec-reference.md carries.
 int spec_reference_command(std::ostream& out);
 
 // Builds the fabric of a validated spec through the Registry. Throws

@@ -2,7 +2,7 @@
 // overrides, then validation. Every key the loader accepts is declared once,
 // in the field table of spec_loader.cpp, next to the code that reads it; the
 // same table lists the known keys in error messages and generates the
-// README's spec reference (`fabemu spec-reference`).
+// spec reference in docs/spec-reference.md (`fabemu spec-reference`).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -48,7 +48,7 @@ struct SpecFieldDoc {
 std::vector<SpecFieldDoc> spec_field_docs();
 
 // The spec reference as a markdown section (what `fabemu spec-reference`
-// prints and README.md carries).
+// prints and docs/spec-reference.md carries).
 std::string spec_reference_markdown();
 
 }  // namespace fabemu

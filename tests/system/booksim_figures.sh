@@ -13,7 +13,7 @@
 #   MIN (BookSim ran_min, fabemu ran_min)  uniform 0.557, worst case 0.0312
 #   VAL (valiant, val)                     uniform 0.260, worst case 0.345
 # Printed, not asserted: UGAL 0.365 / 0.0360, whose decision rule differs
-# from fabemu's (README.md, "fabemu against BookSim2"), and MIN's mean
+# from fabemu's (docs/fabrics/flattened-butterfly.md, "fabemu against BookSim2"), and MIN's mean
 # latency at loads 0.1 and 0.5 in cycles (BookSim2: 10.00, 16.44).
 # And the mechanism, exactly, on a 4-ary 2-flat under neighbor traffic
 # (the 4 endpoints of a router share one channel to the next): an output

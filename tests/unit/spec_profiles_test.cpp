@@ -243,7 +243,7 @@ TEST(SpecFiles, EveryTopologyLoads) {
   EXPECT_EQ(s.topology.dims, (std::array<int, 3>{8, 16, 8}));
 }
 
-TEST(SpecReference, CoversEveryKeyAndMatchesTheReadme) {
+TEST(SpecReference, CoversEveryKeyAndMatchesItsDocsPage) {
   const std::string md = spec_reference_markdown();
   for (const auto& f : spec_field_docs()) {
     EXPECT_NE(md.find("| `" + f.path + "` |"), std::string::npos) << f.path;

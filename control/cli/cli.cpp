@@ -46,6 +46,10 @@ std::string option_suggestions(const CLI::App& top) {
 
 }  // namespace
 
+std::string version_line() {
+  return std::string("fabemu " FABEMU_VERSION " (commit ") + fabemu_commit() + ")";
+}
+
 namespace {
 
 constexpr const char* kSetHelp =
@@ -69,8 +73,7 @@ int fabemu_main(int argc, char** argv) {
       "folded Clos, ...) on DPDK, from a YAML fabric spec.",
       "fabemu"};
   app.require_subcommand(1);
-  app.set_version_flag("--version",
-                       std::string("fabemu " FABEMU_VERSION " (commit ") + fabemu_commit() + ")");
+  app.set_version_flag("--version", version_line());
   app.footer(
       "Exit status: 0 ok; 1 the run or the analysis failed; 2 bad command line or bad spec "
       "(nothing started).\nRun `fabemu SUBCOMMAND --help` for each subcommand; "

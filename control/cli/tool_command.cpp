@@ -88,6 +88,7 @@ int tool_command(const PythonTool& tool, const std::vector<std::string>& args, s
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   setenv("FABEMU_TOOL_PROG", prog.c_str(), 1);  // the tool's usage lines name this command
+  setenv("FABEMU_VERSION", version_line().c_str(), 1);  // its --version: this binary's line
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) setenv("FABEMU_BIN", exe.c_str(), 1);  // a tool that runs emulations runs this binary

@@ -91,7 +91,7 @@ refused "field 'routing'" --vary routing=min,nosuch
 refused "unknown key" --set router.nosuch=1
 refused "the folder /nonexistent-folder does not exist" --plot /nonexistent-folder/s.png
 refused "--json $out: is a directory" --json "$out"
-refused "--jobs 0: give at least 1" --jobs 0
+refused "--jobs: 0 must be at least 1" --jobs 0
 refused "is not KEY=VALUE" "$src/topologies/flatfly-4x3.yaml:routing"
 refused "no such spec file" /nonexistent.yaml
 refused "both be named" "$src/topologies/flatfly-4x3.yaml"

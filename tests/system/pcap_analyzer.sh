@@ -118,6 +118,30 @@ echo "hello, this is text" >"$tmp/text.pcapng"
 expect_fail 1 "not a pcapng file" "text file refused" "$fabemu" pcap "$tmp/text.pcapng"
 expect_fail 1 "truncated block at offset $cut_offset" "truncated block and its offset" "$fabemu" pcap "$tmp/cut.pcapng"
 expect_fail 2 "must be a positive number" "bad --bin-ns" "$fabemu" pcap "$a" --bin-ns -1
+# The command line as fabemu's own (CLI11): a misspelt option gets the
+# closest one, outputs that cannot be written stop it before anything is read.
+expect_fail 2 "--jsn is not an option of pcap: did you mean --json?" "misspelt option: a suggestion" \
+  "$fabemu" pcap "$a" --jsn "$tmp/x.json"
+grep -qxF "Run with --help for more information." "$tmp/err.txt" && pass "misspelt option: CLI11's pointer to --help" ||
+  flunk "misspelt option: no 'Run with --help' line: $(cat "$tmp/err.txt")"
+expect_fail 2 "--json: 1 required OUT missing" "an option without its value" "$fabemu" pcap "$a" --json
+expect_fail 2 "--json $tmp/nowhere/f.json: the folder $tmp/nowhere does not exist" \
+  "an unwritable --json: exit 2 before reading" "$fabemu" pcap "$a" --json "$tmp/nowhere/f.json"
+expect_fail 2 "--plot -: takes a folder" "--plot -: refused" "$fabemu" pcap "$a" --plot -
+expect_fail 2 "only one output can be standard output" "two outputs on standard output" \
+  "$fabemu" pcap "$a" --json - --paths -
+[[ $("$fabemu" pcap --version) == "$("$fabemu" --version)" ]] && pass "fabemu pcap --version is fabemu's line" ||
+  flunk "fabemu pcap --version: $("$fabemu" pcap --version 2>&1)"
+expect_fail 1 "cannot write /dev/full: No space left on device" "a full disk: exit 1, said" \
+  "$fabemu" pcap "$a" --json /dev/full
+# '-' is standard output for --json and --paths, the text tables then on stderr.
+"$fabemu" pcap "$a" "$b" --unit-ps 1000 --bin-ns 10 --json - 2>"$tmp/tables.txt" |
+  "$python" -m json.tool >"$tmp/piped.json" && cmp -s <(jq -S . "$tmp/piped.json") <(jq -S . "$j") &&
+  pass "--json - pipes the JSON alone" || flunk "--json -: not the same JSON as --json FILE"
+grep -qF 'Out-of-order deliveries: 1 of 4 packets' "$tmp/tables.txt" && pass "--json -: the text tables on stderr" ||
+  flunk "--json -: no text tables on stderr"
+"$fabemu" pcap "$a" "$b" -q --paths - | jq -s 'map(.packet_id)' >"$tmp/piped-paths.json"
+check "$tmp/piped-paths.json" '.' '[1,2,3,4]' "--paths - writes the paths to stdout"
 expect_fail 1 "set FABEMU_PCAP_TOOL" "missing analyzer script" env FABEMU_PCAP_TOOL="$tmp/nothing" "$fabemu" pcap "$a"
 # A reader that stops (`fabemu pcap ... | head`): no complaint, exit 0. The
 # pipe's reading end is closed before the analyzer writes, whatever the timing.
@@ -149,7 +173,7 @@ check "$tmp/p.json" '.fabric_packets' '9' "--partial keeps the blocks before the
 grep -qF "warning: $tmp/cut.pcapng: truncated block at offset $cut_offset" "$tmp/err.txt" &&
   pass "--partial warns" || flunk "--partial gave no warning: $(cat "$tmp/err.txt")"
 "$fabemu" pcap --help >"$tmp/help.txt"
-grep -qF 'usage: fabemu pcap' "$tmp/help.txt" && grep -qF 'out of order' "$tmp/help.txt" &&
+grep -qF 'Usage: fabemu pcap [OPTIONS] FILE...' "$tmp/help.txt" && grep -qF 'out of order' "$tmp/help.txt" &&
   pass "fabemu pcap --help" || flunk "fabemu pcap --help: $(head -5 "$tmp/help.txt")"
 "$fabemu" --help | grep -qE '^ +pcap +Analyse capture files' && pass "fabemu --help lists pcap" ||
   flunk "fabemu --help does not list pcap"

@@ -264,7 +264,7 @@ def one_stdout(cmd, outputs):
     standard output, else standard output."""
     dashes = [opt for opt, path in outputs if path == "-"]
     if len(dashes) > 1:
-        cmd.error(f"{' and '.join(dashes)} all give '-': only one output can be standard "
+        cmd.error(f"{' and '.join(dashes)} give '-': only one output can be standard "
                   "output; give the others a file")
     return sys.stderr if dashes else sys.stdout
 

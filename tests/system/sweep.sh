@@ -4,7 +4,10 @@
 # match the table, a series stops at its first load past saturation, the
 # saturation throughput is the most a series accepted, latency rises with
 # load, the PNG is written; bad --loads, --vary and spec keys are refused
-# before anything runs (exit 2). About 5 s.
+# before anything runs (exit 2). Then the command line as fabemu's own
+# (help, did-you-mean, --version), '-' for standard output, --seeds and
+# --replot, and every exit status: 0, 1 (a failed point), 2, 143 (SIGTERM).
+# About 20 s.
 set -euo pipefail
 fabemu=${1:?usage: sweep.sh FABEMU_BINARY SOURCE_DIR}
 src=${2:?usage: sweep.sh FABEMU_BINARY SOURCE_DIR}
@@ -104,4 +107,78 @@ if [[ $status -ne 1 ]] || ! grep -q "cannot write /dev/full: No space left on de
   echo "FAIL sweep --json /dev/full (exit $status, wanted 1 and the reason):"; cat "$out/e.txt"; exit 1
 fi
 echo "OK   --json /dev/full: exit 1, said"
+
+fail() { echo "FAIL $*"; exit 1; }
+# The command line as fabemu's own (CLI11): its help layout, a did-you-mean
+# for a misspelt option, --version with the commit.
+"$fabemu" sweep --help >"$out/help.txt"
+grep -qx 'Usage: fabemu sweep \[OPTIONS\] SPEC...' "$out/help.txt" && grep -qx 'Options:' "$out/help.txt" &&
+  grep -qE '^  -s,--set KEY=VALUE \.\.\. +a spec override' "$out/help.txt" || fail "--help layout: $(head -5 "$out/help.txt")"
+echo "OK   --help laid out as fabemu run --help"
+refused "--sett is not an option of sweep: did you mean --set?" --sett x
+grep -qx "Run with --help for more information." "$out/e.txt" || fail "no 'Run with --help' line"
+refused "--json: 1 required OUT missing" --json
+[[ $("$fabemu" sweep --version) == "$("$fabemu" --version)" ]] || fail "sweep --version: $("$fabemu" sweep --version 2>&1)"
+echo "OK   sweep --version: $("$fabemu" sweep --version)"
+refused "only one output can be standard output" --json - --csv -
+refused "1 --label for 2 series" --vary routing=min,val --label MIN
+
+# '-' is standard output, the table then on standard error: the JSON pipes
+# into a reader as it is, as do the CSV and the PNG.
+ff=("$src/topologies/flatfly-4x3.yaml" --loads 0.2 --set run.measure_ns=1000)
+"$fabemu" sweep "${ff[@]}" --json - 2>"$out/t.txt" | python3 -m json.tool >"$out/piped.json" ||
+  fail "--json - does not pipe into python -m json.tool"
+grep -q "saturation throughput" "$out/t.txt" || fail "--json -: the table is not on stderr"
+"$fabemu" sweep "${ff[@]}" --csv - 2>/dev/null | python3 -c '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+sys.exit(0 if len(rows) == 1 and rows[0]["load"] == "0.2" else 1)' || fail "--csv - is not the CSV alone"
+"$fabemu" sweep "${ff[@]}" --plot - 2>/dev/null | head -c 8 | cmp -s - <(printf '\x89PNG\r\n\x1a\n') ||
+  fail "--plot - is not a PNG"
+echo "OK   --json -, --csv - and --plot - write to standard output, the table to standard error"
+
+# --seeds: a run per seed, the point their mean, each seed's figures in the JSON.
+"$fabemu" sweep "${ff[@]}" --seeds 1,2 --json "$out/seeds.json" --plot "$out/seeds.png" >/dev/null 2>&1
+python3 - "$out/seeds.json" <<'PY' || fail "--seeds"
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+runs = [r["accepted_load"] for r in p["seeds"]]
+ok = [r["seed"] for r in p["seeds"]] == [1, 2] and runs[0] != runs[1] and \
+    abs(p["accepted_load"] - sum(runs) / 2) < 1e-12
+sys.exit(0 if ok else 1)
+PY
+"$fabemu" sweep --replot "$out/seeds.json" --cycle-ns 30.4 --plot "$out/re.svg" 2>/dev/null
+grep -q '<svg' "$out/re.svg" || fail "--replot to SVG"
+echo "OK   --seeds: a run per seed, the point their mean; --replot redraws the JSON"
+
+# Exit statuses (README.md): 1 when a point's run fails, the other points
+# reported; 128 + the signal when the sweep is stopped, finished points
+# reported and running ones stopped. A stand-in fabemu fails or blocks the
+# point at load 0.6 and runs the others with the real one.
+printf '%s\n' '#!/usr/bin/env bash' \
+  'if [[ $1 == run && " $* " == *" traffic.load=0.6 "* ]]; then' \
+  '  [[ $FAKE == fail ]] && { echo "fake run failed" >&2; exit 1; }' \
+  '  touch "$FAKE_DIR/blocked"' \
+  '  exec sleep 600' \
+  'fi' \
+  'exec "$REAL_FABEMU" "$@"' >"$out/fake-fabemu"
+chmod +x "$out/fake-fabemu"
+export REAL_FABEMU=$fabemu FAKE_DIR=$out FAKE=block
+slow=("$src/topologies/flatfly-4x3.yaml" --loads 0.2,0.6 --set run.measure_ns=1000 --jobs 1
+  --fabemu "$out/fake-fabemu")
+status=0
+FAKE=fail "$fabemu" sweep "${slow[@]}" --json "$out/failed.json" >/dev/null 2>"$out/e.txt" || status=$?
+[[ $status -eq 1 ]] && grep -q "fake run failed" "$out/e.txt" &&
+  [[ $(jq '.points | length' "$out/failed.json") -eq 1 ]] || fail "a failed point: exit $status, $(cat "$out/e.txt")"
+echo "OK   a failed point: exit 1, said, the other points reported"
+"$fabemu" sweep "${slow[@]}" --json "$out/stopped.json" >/dev/null 2>"$out/e.txt" &
+pid=$!
+for _ in $(seq 600); do [[ -e $out/blocked ]] && break; sleep 0.1; done
+[[ -e $out/blocked ]] || fail "the blocking point never started: $(cat "$out/e.txt")"
+kill -TERM $pid
+status=0
+wait $pid || status=$?
+[[ $status -eq 143 ]] && grep -q "stopped by signal 15" "$out/e.txt" &&
+  [[ $(jq '.points | length' "$out/stopped.json") -eq 1 ]] || fail "SIGTERM: exit $status, $(cat "$out/e.txt")"
+echo "OK   SIGTERM: exit 143, the finished point reported, the running point stopped"
 echo "sweep: all checks passed"

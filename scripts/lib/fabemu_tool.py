@@ -80,6 +80,7 @@ class CommandLine:
         self.by_name = {}
         self.positional = None
         self.required_unless = None
+        self.count = None
         self.option("-h", "--help", help="Print this help message and exit")
         self.option("--version", help="Display program version information and exit")
 
@@ -97,11 +98,13 @@ class CommandLine:
         for n in names:
             self.by_name[n] = o
 
-    def positionals(self, name, help, dest, required_unless=None):
-        """One or more positional arguments (all the tools take a list of files),
-        required unless the option `required_unless` is given."""
+    def positionals(self, name, help, dest, required_unless=None, count=None):
+        """One or more positional arguments (the tools take a list of files),
+        required unless the option `required_unless` is given; with `count`,
+        exactly that many (`name` then names each, e.g. "OUT SIZE")."""
         self.positional = (name, help, dest)
         self.required_unless = required_unless
+        self.count = count
 
     def usage_error(self, message, more=True):
         """A bad command line: the message (and CLI11's pointer to --help), exit 2."""
@@ -115,10 +118,11 @@ class CommandLine:
 
     def help(self):
         name, phelp, _ = self.positional
-        lines = [self.description, f"Usage: {self.prog} [OPTIONS] {name}...", "",
+        many = "" if self.count else "..."
+        lines = [self.description, f"Usage: {self.prog} [OPTIONS] {name}{many}", "",
                  "Positionals:",
-                 self._entry(f"{name} TEXT ..." + ("" if self.required_unless else " REQUIRED"),
-                             phelp), "", "Options:"]
+                 self._entry(f"{name} TEXT {many or ''}".rstrip() +
+                             ("" if self.required_unless else " REQUIRED"), phelp), "", "Options:"]
         lines += [self._entry(o.label(), o.help) for o in self.options]
         out = "\n".join(lines) + "\n"
         return out + ("\n" + self.footer.rstrip("\n") + "\n" if self.footer else "")
@@ -199,6 +203,9 @@ class CommandLine:
         name, _, dest = self.positional
         if not files and not values.get(self.required_unless):
             self.usage_error(f"{name} is required")
+        if self.count and len(files) != self.count:
+            self.usage_error(f"{name}: give {self.count} arguments, not {len(files)} "
+                             f"({' '.join(shown(f, 100) for f in files)})")
         values[dest] = files
         return Options(values)
 

@@ -10,8 +10,9 @@
 #                                                  the points with the committed ones
 #                                                  (--sample: each series' lowest load only)
 #
-# BIN defaults to build/fabemu. The full sweeps are about 220 runs of 1024-node
-# fabrics: some minutes on a few cores. Exit 0 ok (or every point the same); 1 a
+# Figure names (flatfly-fig4a, flatfly-fig4b, flatfly-fig6a, flatfly-fig6b)
+# limit any mode to those. BIN defaults to build/fabemu. The full sweeps are
+# about 220 runs of 1024-node fabrics: half an hour on two busy cores. Exit 0 ok (or every point the same); 1 a
 # sweep failed or a point differs; 2 bad command line.
 set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,6 +20,7 @@ fabemu=$src/build/fabemu
 mode=make
 sample=0
 jobs=()
+only=()  # the figures named on the command line; none: all four
 while (($#)); do
   case $1 in
     --fabemu) fabemu=${2:?--fabemu needs a path}; shift 2 ;;
@@ -26,8 +28,10 @@ while (($#)); do
     --replot) mode=replot; shift ;;
     --check) mode=check; shift ;;
     --sample) sample=1; shift ;;
-    -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "figures.sh: '$1' is not an option: see --help" >&2; exit 2 ;;
+    -h | --help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    flatfly-fig[46][ab]) only+=("$1"); shift ;;
+    *) echo "figures.sh: '$1' is neither an option nor a figure (flatfly-fig4a, 4b, 6a, 6b): see --help" >&2
+      exit 2 ;;
   esac
 done
 if ((sample)) && [[ $mode != check ]]; then
@@ -51,10 +55,11 @@ fig6_labels=(--label "flattened butterfly (CLOS AD)" --label "conventional butte
 figure() {
   local name=$1 loads=$2
   shift 2
+  [[ ${#only[@]} -eq 0 || " ${only[*]} " == *" $name "* ]] || return 0
   case $mode in
     make)
       "$fabemu" sweep "$@" --loads "$loads" "${common[@]}" "${jobs[@]}" \
-        --json "docs/figures/$name.json" >/dev/null
+        --json "docs/figures/$name.json" >/dev/null || return 1
       replot "$name" ;;
     replot) replot "$name" ;;
     check)
@@ -71,7 +76,7 @@ replot() {  # name: its PNG from its JSON, with the figure's labels
   [[ $name == flatfly-fig6* ]] && labels=("${fig6_labels[@]}")
   "$fabemu" sweep --replot "docs/figures/$name.json" "${plot_opts[@]}" "${labels[@]}" \
     --plot "docs/figures/$name.png"
-  echo "figures.sh: wrote docs/figures/$name.json and .png"
+  echo "figures.sh: drew docs/figures/$name.png"
 }
 
 compare() {  # committed JSON, rerun JSON: every rerun point the same as committed

@@ -395,14 +395,15 @@ int analyze_table4_command(const Table4Options& given, const AnalyzeRun& run, st
                     &seconds))
     return kExitUsage;
 
-  out << fmt::format("fabemu analyze table4: Table 4 of {}\n", kPaper);
-  out << fmt::format(
+  std::ostream& human = text_stream(run.json_out, out, err);
+  human << fmt::format("fabemu analyze table4: Table 4 of {}\n", kPaper);
+  human << fmt::format(
       "Average worst-case link utilisation over {} random permutations (seed {}), in units of "
       "the injection bandwidth\n",
       o.permutations, o.seed);
-  if (o.torus) write_torus_rows(rows, out);
-  if (o.fat_tree) write_fat_tree_rows(rows, rows.front().fat_tree.diversities, out);
-  write_footer(out, table4_assumptions(o), seconds, run);
+  if (o.torus) write_torus_rows(rows, human);
+  if (o.fat_tree) write_fat_tree_rows(rows, rows.front().fat_tree.diversities, human);
+  write_footer(human, table4_assumptions(o), seconds, run);
 
   uint64_t unroutable = 0;
   for (const Table4Row& r : rows) unroutable += r.torus.unroutable + r.fat_tree.unroutable;
@@ -422,12 +423,13 @@ int analyze_table2_command(const Table2Options& given, const AnalyzeRun& run, st
                     &seconds))
     return kExitUsage;
 
-  out << fmt::format("fabemu analyze table2: Table 2 of {}\n", kPaper);
-  out << "Zero-load latency under uniform random traffic, folded Clos vs 3-D torus, BlackWidow "
-         "technology, router bandwidth held constant\n";
-  write_table2(rows, out);
+  std::ostream& human = text_stream(run.json_out, out, err);
+  human << fmt::format("fabemu analyze table2: Table 2 of {}\n", kPaper);
+  human << "Zero-load latency under uniform random traffic, folded Clos vs 3-D torus, BlackWidow "
+           "technology, router bandwidth held constant\n";
+  write_table2(rows, human);
   const std::vector<std::string> assumptions = table2_assumptions(o);
-  write_footer(out, assumptions, seconds, run);
+  write_footer(human, assumptions, seconds, run);
 
   if (run.json_out.empty()) return kExitOk;
   nlohmann::json j = {{"analysis", "table2"},

@@ -300,6 +300,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
                      std::ostream& err) {
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
+  std::ostream& human = text_stream(opts.json_out, out, err);
   if (const std::string problem = json_path_problem(opts.json_out); !problem.empty()) {
     err << "fabemu describe: " << problem << "\n";  // before the routes are traced
     return kExitUsage;
@@ -348,10 +349,10 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
       }
       text += w;
     }
-    out << fmt::format("  {:<19} {}\n", name, text);
+    human << fmt::format("  {:<19} {}\n", name, text);
   };
-  out << fmt::format("{}: {} (profile {}, {} routing)\n", args.file, f.name, spec.profile,
-                     spec.routing);
+  human << fmt::format("{}: {} (profile {}, {} routing)\n", args.file, f.name, spec.profile,
+                       spec.routing);
   write_fault_header(faults, row);
   row("routers", fmt::format("{}{}", sum.routers, virtual_router_text(f)));
   row("links", fmt::format("{} (router to router, one direction each)", sum.links));
@@ -389,7 +390,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   const std::string mem_text = memory_text(mem);
   const size_t mem_nl = mem_text.find('\n');
   row("run memory", mem_text.substr(0, mem_nl));
-  if (mem_nl != std::string::npos) out << mem_text.substr(mem_nl + 1) << "\n";
+  if (mem_nl != std::string::npos) human << mem_text.substr(mem_nl + 1) << "\n";
 
   if (!opts.json_out.empty()) {
     nlohmann::json j = {

@@ -210,11 +210,12 @@ int analyze_cost_command(const CostOptions& o, const AnalyzeRun& run, std::ostre
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  out << fmt::format("fabemu analyze cost: sections 4 and 5.3 (Tables 2, 3, 5) of {}\n", kPaper);
-  out << "The four topologies of Figure 6 with radix-64 routers at equal random bisection "
-         "bandwidth, priced and powered per node\n";
+  std::ostream& human = text_stream(run.json_out, out, err);
+  human << fmt::format("fabemu analyze cost: sections 4 and 5.3 (Tables 2, 3, 5) of {}\n", kPaper);
+  human << "The four topologies of Figure 6 with radix-64 routers at equal random bisection "
+           "bandwidth, priced and powered per node\n";
   write_by_topology(
-      rows, out, "Cost per node, $ (Figure 11)", "{:.1f}",
+      rows, human, "Cost per node, $ (Figure 11)", "{:.1f}",
       [](const CostNetwork& n) { return n.cost(); },
       [](const CostRow& r) {
         return saving_percent(r.of(CostTopology::flattened_butterfly).cost(),
@@ -222,7 +223,7 @@ int analyze_cost_command(const CostOptions& o, const AnalyzeRun& run, std::ostre
       },
       "flat. bfly saves over Clos");
   write_by_topology(
-      rows, out, "Power per node, W (Figure 15)", "{:.3f}",
+      rows, human, "Power per node, W (Figure 15)", "{:.3f}",
       [](const CostNetwork& n) { return n.power_w; },
       [](const CostRow& r) {
         return saving_percent(r.of(CostTopology::flattened_butterfly).power_w,
@@ -230,18 +231,18 @@ int analyze_cost_command(const CostOptions& o, const AnalyzeRun& run, std::ostre
       },
       "flat. bfly saves over Clos");
   write_by_topology(
-      rows, out, "Links' share of the cost, % (Figure 10(a))", "{:.1f}",
+      rows, human, "Links' share of the cost, % (Figure 10(a))", "{:.1f}",
       [](const CostNetwork& n) { return 100 * n.link_fraction(); },
       [](const CostRow& r) {
         return 100 * r.of(CostTopology::flattened_butterfly).terminal_cost /
                r.of(CostTopology::flattened_butterfly).cost();
       },
       "processor links' share of flat. bfly");
-  write_networks(rows, out);
-  write_claims(claims, out);
+  write_networks(rows, human);
+  write_claims(claims, human);
   AnalyzeRun one_thread = run;  // the model is a few sums: it runs on the calling thread
   one_thread.threads = 1;
-  write_footer(out, cost_assumptions(o.tech), seconds, one_thread);
+  write_footer(human, cost_assumptions(o.tech), seconds, one_thread);
   if (!run.json_out.empty() &&
       !write_json(cost_json(o, rows, claims, seconds), run.json_out, out, err))
     return kExitRunFailed;

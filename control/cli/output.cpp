@@ -45,6 +45,10 @@ std::string json_path_problem(const std::string& path) {
   return problem.empty() ? "" : "--json " + problem;
 }
 
+std::ostream& text_stream(const std::string& json_out, std::ostream& out, std::ostream& err) {
+  return json_out == "-" ? err : out;
+}
+
 bool write_json(const nlohmann::json& j, const std::string& path, std::ostream& out,
                 std::ostream& err) {
   if (path == "-") {  // out: the stream the command prints on (a test's, too)

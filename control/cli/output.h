@@ -23,6 +23,10 @@ SweepProgressFn progress_line(std::ostream& err, std::string prefix, std::string
 // else why not and what to do, so that a bad --json fails before the work.
 std::string json_path_problem(const std::string& path);
 
+// Where a command's human text goes: err when its JSON takes standard
+// output (json_out "-"), so that a pipe reads JSON alone; else out.
+std::ostream& text_stream(const std::string& json_out, std::ostream& out, std::ostream& err);
+
 // Writes j (indented) to `path`, or to out when path is "-"; on failure says
 // so on err and returns false.
 bool write_json(const nlohmann::json& j, const std::string& path, std::ostream& out,

@@ -16,6 +16,8 @@
 namespace fabemu {
 namespace {
 
+int g_data_fd = STDOUT_FILENO;  // keep_stdout_for_data()
+
 std::string os_error(const std::string& path, int errnum) {
   return printable(path, 300) + ": " + std::strerror(errnum);
 }
@@ -94,7 +96,7 @@ std::string output_path_problem(const std::string& path) {
 bool write_output(const std::string& path, const std::string& text, std::string* err) {
   if (path == "-") {
     std::fflush(stdout);  // what was printed before goes first
-    if (!write_fd(STDOUT_FILENO, text)) return *err = os_error("standard output", errno), false;
+    if (!write_fd(g_data_fd, text)) return *err = os_error("standard output", errno), false;
     return true;
   }
   struct stat st;
@@ -127,5 +129,19 @@ bool write_output(const std::string& path, const std::string& text, std::string*
   if (!ok) *err = os_error(path, errnum);
   return ok;
 }
+
+void keep_stdout_for_data() {
+  if (g_data_fd != STDOUT_FILENO) return;
+  std::fflush(stdout);
+  const int kept = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (kept < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    // Nothing moved: the data still goes to fd 1, with the text.
+    if (kept >= 0) ::close(kept);
+    return;
+  }
+  g_data_fd = kept;
+}
+
+int stdout_data_fd() { return g_data_fd; }
 
 }  // namespace fabemu

@@ -19,4 +19,15 @@ std::string output_path_problem(const std::string& path);
 // and the close are checked: false with *err = "PATH: what the system said".
 bool write_output(const std::string& path, const std::string& text, std::string* err);
 
+// For a command whose data goes to standard output (`run --json -`): from
+// here on what the process prints on standard output (the run's summary,
+// DPDK's log, which DPDK writes there) goes to standard error instead, and
+// write_output("-") writes to the standard output the process was given,
+// so that a pipe reads the data alone. Only the first call does anything.
+void keep_stdout_for_data();
+
+// Where write_output("-") writes: the descriptor keep_stdout_for_data kept,
+// else STDOUT_FILENO (for a writer of its own, such as a capture to "-").
+int stdout_data_fd();
+
 }  // namespace fabemu

@@ -498,6 +498,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
   const bool tty = isatty(STDERR_FILENO);
   const bool realtime = spec.run.mode == "realtime";
   RunResult res;
+  if (opts.json_out == "-") keep_stdout_for_data();  // the report alone on stdout
   install_stop_signals();
   try {
     res = run_emulation(

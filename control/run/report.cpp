@@ -206,7 +206,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
       lj["to"] = {{"router", l.peer_router}, {"port", l.peer_port}};
     }
     lj["packets"] = l.packets;
-    lj[fabric.unit_name + "s"] = l.units;
+    lj["units"] = l.units;
     lj["utilisation"] = window > 0 ? double(l.busy_ps) / window : 0.0;
     lj["credit_stalls"] = l.credit_stalls;
     if (st.link_retry && l.router >= 0 && l.peer_router >= 0) lj["retry"] = retry_json(l.retry);
@@ -219,7 +219,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
     for (int v = 0; v < fabric.num_vcs; v++)
       vcs.push_back({{"vc", v},
                      {"packets", l.vc_packets[v]},
-                     {fabric.unit_name + "s", l.vc_units[v]},
+                     {"units", l.vc_units[v]},
                      {"peak_occupancy", l.vc_peak_occupancy[v]}});
     lj["vcs"] = std::move(vcs);
     links.push_back(std::move(lj));
@@ -231,7 +231,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   for (int v = 0; v < fabric.num_vcs; v++)
     vcs.push_back({{"vc", v},
                    {"packets", vc_packets[v]},
-                   {fabric.unit_name + "s", vc_units[v]},
+                   {"units", vc_units[v]},
                    {"share", all_units ? double(vc_units[v]) / double(all_units) : 0.0},
                    {"buffer_units", fabric.vc_buffer_units[v]},
                    {"peak_occupancy", vc_peak[v]}});

@@ -463,6 +463,7 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
   if (!opts.control_socket.empty())
     with_control.sets.push_back("run.control_socket=" + nlohmann::json(opts.control_socket).dump());
   if (!load(with_control, &spec, err)) return kExitUsage;
+  spec.overrides = args.sets;  // as given: --control is an option of its own
   (void)out;  // the runner prints its own summary and progress
   for (const std::string& t : opts.capture_taps) {
     CaptureTap tap;

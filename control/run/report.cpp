@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "control/run/runner.h"
+#include "control/spec/spec_json.h"
 #include "control/version.h"
 #include "dataplane/core/eal.h"
 #include "dataplane/stats/stats.h"
@@ -100,7 +101,10 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   const ps_t inj_unit = fabric.endpoints.empty() ? 1 : fabric.endpoints[0].unit_ps;
   const double window = double(st.measure_end_ps - st.measure_start_ps);
   const double capacity_units = E * window / double(inj_unit);  // injection bandwidth, in units
+  j["schema_version"] = kReportSchemaVersion;
   j["fabemu"] = {{"version", FABEMU_VERSION}, {"commit", fabemu_commit()}};
+  j["spec"] = {
+      {"path", spec.file}, {"overrides", spec.overrides}, {"resolved", resolved_spec_json(spec)}};
   j["fabric"] = {{"name", fabric.name},
                  {"topology", fabric.topology},
                  {"routing", fabric.routing},

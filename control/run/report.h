@@ -9,6 +9,9 @@
 
 namespace fabemu {
 
+// The report's schema_version (docs/report.schema.json says when it moves).
+inline constexpr int kReportSchemaVersion = 1;
+
 // `per_link`: with the "links" array (one entry per link and VC: most of the
 // report's size and of the time it takes to build).
 nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineConfig& cfg,

@@ -65,6 +65,7 @@ struct SpecOrigin {
 
 struct Spec {
   std::string file;          // where it came from (for messages)
+  std::vector<std::string> overrides;  // the --set KEY=VALUE applied after it, in order
   std::string profile = "t3e";  // t3e | yarc | flatfly | custom
 
   struct Topology {

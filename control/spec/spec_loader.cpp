@@ -83,6 +83,7 @@ class Loader {
     }
     s.profile = profile;
     s.file = file_;
+    s.overrides = sets;
     s.origins = origins_;
     SpecValidator(file_, origins_).validate(s);
     return s;

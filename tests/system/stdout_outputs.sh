@@ -39,7 +39,7 @@ expect() {
   echo "stdout_outputs: ok   $*"
 }
 
-expect "throughput accepted" '.fabemu.version != null and .delivered_packets > 0' \
+expect "throughput accepted" '.schema_version >= 1 and .delivered_packets > 0' \
   run "$spec" "${short[@]}" --json -
 expect "behind the wall clock" '.run.mode == "realtime"' \
   run "$spec" --set run.mode=realtime --set run.duration_s=0.2 --set traffic.load=0.05 \

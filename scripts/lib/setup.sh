@@ -16,6 +16,7 @@ fabemu_packages=(
   iproute2 iperf3 ethtool iputils-ping time jq python3 curl
   tshark  # tests/system/dissector.sh runs pcap-tools/fabemu.lua in it
   python3-matplotlib  # fabemu pcap --plot (pcap-tools/fabemu-pcap)
+  python3-jsonschema  # tests/system/json_schema.sh checks reports against docs/report.schema.json
 )
 
 # Installs only what dpkg does not report as installed; runs apt-get update

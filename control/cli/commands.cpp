@@ -485,6 +485,11 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
       err << "fabemu run: " << what << " " << problem << "\n";
       return kExitUsage;
     }
+  if (outputs.size() == 2 && outputs[0].second == "-" && outputs[1].second == "-") {
+    err << "fabemu run: --json - and " << outputs[1].first
+        << " - both write to standard output: give one of them a file\n";
+    return kExitUsage;
+  }
   try {
     // Refuses what the fabric or this machine cannot run, the spec's own
     // capture taps included; then the taps of --capture on the same fabric.

@@ -51,6 +51,16 @@ expect "Assumptions:" '.analysis == "table2" and (.rows | length) == 1' \
   analyze table2 --sizes 576 --json -
 expect "of the cost" '(.claims | length) > 0' analyze cost --sizes 1K --json -
 
+# Two outputs cannot share standard output: refused before anything runs.
+status=0
+"$fabemu" run "$spec" --json - --capture all --capture-file - >"$tmp/out.json" 2>"$tmp/err.txt" ||
+  status=$?
+if [[ $status -ne 2 ]] || [[ -s $tmp/out.json ]] ||
+   ! grep -qF -- "--json - and --capture-file - both write to standard output" "$tmp/err.txt"; then
+  echo "stdout_outputs: FAIL --json - --capture-file -: exit $status"; cat "$tmp/err.txt"; exit 1
+fi
+echo "stdout_outputs: ok   run --json - --capture-file - is refused (exit 2)"
+
 # A pipe, as a user types it: the JSON alone reaches jq.
 "$fabemu" run "$spec" "${short[@]}" --json - 2>/dev/null | jq -e '.delivered_packets > 0' >/dev/null ||
   { echo "stdout_outputs: FAIL run --json - | jq"; exit 1; }

@@ -150,11 +150,11 @@ TEST(AnalyzeCost, PrintsTheFiguresTheClaimsAndTheAssumptions) {
   o.sizes = {1024, 2048};
   std::ostringstream out, err;
   ASSERT_EQ(analyze_cost_command(o, {"-", 0}, out, err), kExitOk) << err.str();
-  const std::string text = out.str();
+  const std::string text = err.str();  // the JSON takes standard output
   for (const char* s : {"Cost per node", "Power per node", "32-ary 2-flat", "2048", "992",
                         "Assumptions:", "E = sqrt(N/D)", "$390", "agrees", "footnote 10"})
     EXPECT_NE(text.find(s), std::string::npos) << s;
-  const nlohmann::json j = nlohmann::json::parse(text.substr(text.find("\n{") + 1));
+  const nlohmann::json j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["analysis"], "cost");
   EXPECT_EQ(j["rows"].size(), 2u);
   EXPECT_EQ(j["rows"][0]["networks"][3]["topology"], "flattened butterfly");

@@ -4,10 +4,15 @@
 #include <sched.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 
 namespace fabemu {
 namespace {
+
+constexpr unsigned kBurst = 64;  // records taken from a ring or given back at once
+constexpr auto kFlushEvery = std::chrono::milliseconds(2);
 
 void put_be16(uint8_t* p, uint16_t v) { p[0] = uint8_t(v >> 8), p[1] = uint8_t(v); }
 void put_be32(uint8_t* p, uint32_t v) {
@@ -26,11 +31,17 @@ void put_mac(uint8_t* p, uint32_t node) {
 bool CaptureWriter::start(CaptureWriterConfig cfg, int workers, uint32_t records_per_worker,
                           uint32_t data_bytes, const std::vector<int>& cpus, std::string* err) {
   cfg_ = std::move(cfg);
-  if (!pcap_.open(cfg_.path, cfg_.section, cfg_.interfaces, cfg_.file_bytes, cfg_.max_files, err))
+  if (!pcap_.prepare(cfg_.fd >= 0 ? "standard output" : cfg_.path, cfg_.interfaces, cfg_.file_bytes,
+                     cfg_.max_files, cfg_.fd, err))
     return false;
   for (int i = 0; i < workers; i++) {
     queues_.push_back(std::make_unique<CaptureQueue>());
     if (!queues_.back()->init(records_per_worker, data_bytes, err)) return false;
+    Lane l;
+    l.queue = queues_.back().get();
+    l.held.assign(records_per_worker, nullptr);
+    l.written.reserve(kBurst);
+    lanes_.push_back(std::move(l));
   }
   frame_.assign(kCaptureFramingBytes + data_bytes, 0);
   stop_ = false;
@@ -63,20 +74,134 @@ bool CaptureWriter::finish() {
   return error_.empty();
 }
 
+// The section header says what the timestamps are: the run's start by the
+// wall clock plus emulated time (FORMAT.md).
+void CaptureWriter::begin(int64_t start_ns) {
+  start_ns_ = start_ns;
+  begun_ = true;
+  const time_t sec = static_cast<time_t>(start_ns / 1000000000);
+  struct tm utc;
+  gmtime_r(&sec, &utc);
+  char when[64];
+  const size_t n = std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(when + n, sizeof when - n, ".%09lldZ",
+                static_cast<long long>(start_ns % 1000000000));
+  PcapngSection section = cfg_.section;
+  section.comment += std::string(section.comment.empty() ? "" : ". ") +
+                     "Timestamps: the run's start, " + when +
+                     " by the wall clock, plus emulated time (the fabemu header's time_ps is "
+                     "emulated time in picoseconds)";
+  std::string err;
+  if (!pcap_.begin(section, &err)) {
+    error_ = err;
+    stopped();
+  }
+}
+
+void CaptureWriter::stopped() {
+  if (pcap_.reader_gone())
+    error_ = "the capture stopped after " + std::to_string(written_.load()) +
+             " packets and frames: " + pcap_.error();
+  if (cfg_.on_stop) cfg_.on_stop(error_);
+}
+
+// What the worker's ring holds, into its lane. The bound is read first: every
+// record put before it was published is taken with it.
+size_t CaptureWriter::take(Lane& l) {
+  l.passed = l.queue->passed();
+  CaptureRecord* batch[kBurst];
+  size_t total = 0;
+  const size_t slots = l.held.size();
+  for (unsigned n; (n = l.queue->take(batch, kBurst)) > 0;) {
+    for (unsigned i = 0; i < n; i++) {
+      l.held[(l.head + l.count) % slots] = batch[i];
+      l.count++;
+      l.last = std::max(l.last, batch[i]->t_ps);
+    }
+    total += n;
+  }
+  return total;
+}
+
+// Writes, in (time, worker) order, the held records no worker can still
+// precede: worker i's next record is at (max(passed, last), i) or later.
+// all: the workers have stopped, every record goes.
+uint64_t CaptureWriter::write_ready(bool all) {
+  ps_t gate_t = kNever;
+  size_t gate_lane = lanes_.size();
+  if (!all && error_.empty())  // (after an error nothing waits: records are only given back)
+    for (size_t i = 0; i < lanes_.size(); i++) {
+      const ps_t bound = std::max(lanes_[i].passed, lanes_[i].last);
+      if (bound < gate_t) gate_t = bound, gate_lane = i;
+    }
+  uint64_t wrote = 0;
+  for (;;) {
+    Lane* next = nullptr;
+    size_t at = 0;
+    for (size_t i = 0; i < lanes_.size(); i++)
+      if (lanes_[i].count && (!next || lanes_[i].front().t_ps < next->front().t_ps))
+        next = &lanes_[i], at = i;
+    if (!next) break;
+    const ps_t t = next->front().t_ps;
+    if (t > gate_t || (t == gate_t && at > gate_lane)) break;
+    write(next->front());
+    wrote++;
+    next->written.push_back(next->held[next->head]);
+    next->head = (next->head + 1) % next->held.size();
+    next->count--;
+    if (next->written.size() == kBurst) {
+      next->queue->give_back(next->written.data(), kBurst);
+      next->written.clear();
+    }
+  }
+  for (Lane& l : lanes_) {
+    l.queue->give_back(l.written.data(), static_cast<unsigned>(l.written.size()));
+    l.written.clear();
+  }
+  return wrote;
+}
+
 void CaptureWriter::loop() {
-  CaptureRecord* batch[64];
+  using clock = std::chrono::steady_clock;
+  auto flushed = clock::now();
+  bool unflushed = false;
   for (;;) {
     // Read the flag before looking at the queues: once the workers are done
     // and it is set, a pass that finds every queue empty is the last.
     const bool last = stop_.load(std::memory_order_acquire);
-    unsigned got = 0;
-    for (auto& q : queues_) {
-      const unsigned n = q->take(batch, 64);
-      for (unsigned i = 0; i < n; i++) write(*batch[i]);
-      q->give_back(batch, n);
-      got += n;
+    if (!begun_) {  // no record comes before the run starts
+      int64_t start = run_start_ns_.load(std::memory_order_acquire);
+      // (A record without a start, should an engine not set it: now, rather
+      // than workers waiting for a writer that waits for the start.)
+      bool recorded = false;
+      for (const Lane& l : lanes_) recorded |= !l.queue->idle();
+      if (start == 0 && !last && !recorded) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        continue;
+      }
+      if (start == 0)  // the run never started: a complete file without packets
+        start = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+      begin(start);
+      unflushed = true;
     }
-    if (got == 0) {
+    size_t took = 0;
+    for (Lane& l : lanes_) took += take(l);
+    const uint64_t wrote = write_ready(last);
+    unflushed |= wrote > 0;
+    // A reader of a pipe sees the packets within a few milliseconds; a
+    // file is flushed as often, which costs little at that rate.
+    const auto now = clock::now();
+    if (unflushed && error_.empty() && (wrote == 0 || now - flushed >= kFlushEvery)) {
+      if (!pcap_.flush()) {
+        error_ = pcap_.error();
+        stopped();
+      }
+      unflushed = false;
+      flushed = now;
+    }
+    if (took == 0 && wrote == 0) {
       if (last) return;
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
@@ -87,7 +212,7 @@ void CaptureWriter::write(const CaptureRecord& r) {
   // After a write error the records are still taken (the workers must not
   // wait for a writer that cannot write) but no longer written.
   if (!error_.empty()) return;
-  const uint64_t ts_ns = r.t_ps / 1000;
+  const uint64_t ts_ns = static_cast<uint64_t>(start_ns_) + r.t_ps / 1000;
   bool ok;
   if (r.kind == CaptureKind::frame) {
     const uint32_t n = std::min(r.cap_bytes, cfg_.snaplen);
@@ -124,10 +249,12 @@ void CaptureWriter::write(const CaptureRecord& r) {
     ok = pcap_.write(r.iface, ts_ns, f, n, kCaptureFramingBytes + r.orig_bytes,
                      PcapngDirection::outbound);
   }
-  if (ok)
+  if (ok) {
     written_.fetch_add(1, std::memory_order_relaxed);
-  else
+  } else {
     error_ = pcap_.error();
+    stopped();
+  }
 }
 
 }  // namespace fabemu

@@ -56,6 +56,12 @@ class Block {
 bool PcapngWriter::open(const std::string& path, const PcapngSection& section,
                         std::vector<PcapngInterface> interfaces, uint64_t file_bytes,
                         uint32_t max_files, std::string* err) {
+  return prepare(path, std::move(interfaces), file_bytes, max_files, -1, err) &&
+         begin(section, err);
+}
+
+bool PcapngWriter::prepare(const std::string& path, std::vector<PcapngInterface> interfaces,
+                           uint64_t file_bytes, uint32_t max_files, int fd, std::string* err) {
   close();
   const size_t dot = path.rfind('.');
   const size_t slash = path.rfind('/');
@@ -66,7 +72,6 @@ bool PcapngWriter::open(const std::string& path, const PcapngSection& section,
     base_ = path;
     ext_ = "";
   }
-  section_ = section;
   ifs_ = std::move(interfaces);
   file_limit_ = file_bytes;
   max_files_ = max_files;
@@ -74,14 +79,39 @@ bool PcapngWriter::open(const std::string& path, const PcapngSection& section,
   files_.clear();
   total_bytes_ = packets_ = 0;
   error_.clear();
-  return begin_file(err);
+  reader_gone_ = false;
+  stream_ = fd >= 0;
+  if (stream_) {
+    if (file_bytes > 0) {
+      *err = "the capture goes to " + path +
+             ", one stream: it cannot rotate (leave capture.file_mb 0)";
+      return false;
+    }
+    f_ = ::fdopen(fd, "wb");
+    if (!f_) {
+      *err = "cannot write the capture to " + path + ": " + std::strerror(errno);
+      return false;
+    }
+    buf_.resize(kBufferBytes);
+    std::setvbuf(f_, buf_.data(), _IOFBF, buf_.size());
+    files_.push_back(path);
+    file_bytes_ = 0;
+    return true;
+  }
+  return open_file(err);
+}
+
+bool PcapngWriter::begin(const PcapngSection& section, std::string* err) {
+  section_ = section;
+  return write_headers(err);
 }
 
 std::string PcapngWriter::file_name(uint32_t index) const {
+  if (stream_) return base_ + ext_;
   return index == 0 ? base_ + ext_ : base_ + "." + std::to_string(index) + ext_;
 }
 
-bool PcapngWriter::begin_file(std::string* err) {
+bool PcapngWriter::open_file(std::string* err) {
   if (f_) std::fclose(f_);
   const std::string name = file_name(index_);
   f_ = std::fopen(name.c_str(), "wb");
@@ -98,7 +128,10 @@ bool PcapngWriter::begin_file(std::string* err) {
     files_.erase(files_.begin());
   }
   file_bytes_ = 0;
+  return true;
+}
 
+bool PcapngWriter::write_headers(std::string* err) {
   Block shb(kShb);
   shb.u32(kByteOrderMagic);
   shb.u16(1), shb.u16(0);
@@ -125,11 +158,7 @@ bool PcapngWriter::begin_file(std::string* err) {
 
 bool PcapngWriter::put(const void* p, size_t n) {
   // One thread writes a file: no stdio locking per call.
-  if (fwrite_unlocked(p, 1, n, f_) != n) {
-    error_ = "writing " + file_name(index_) + " failed: " + std::strerror(errno) +
-             " (disk full? capture.file_mb and capture.files bound the space)";
-    return false;
-  }
+  if (fwrite_unlocked(p, 1, n, f_) != n) return failed();
   file_bytes_ += n;
   total_bytes_ += n;
   return true;
@@ -141,7 +170,7 @@ bool PcapngWriter::write(uint32_t iface, uint64_t ts_ns, const uint8_t* data, ui
   if (file_limit_ > 0 && file_bytes_ >= file_limit_) {
     index_++;
     std::string err;
-    if (!begin_file(&err)) {
+    if (!open_file(&err) || !write_headers(&err)) {
       error_ = err;
       return false;
     }
@@ -171,11 +200,32 @@ bool PcapngWriter::write(uint32_t iface, uint64_t ts_ns, const uint8_t* data, ui
   return true;
 }
 
+bool PcapngWriter::flush() {
+  if (!f_ || !error_.empty()) return error_.empty();
+  return std::fflush(f_) == 0 || failed();
+}
+
+bool PcapngWriter::failed() {
+  // A reader that went away (SIGPIPE is ignored, so the write says EPIPE)
+  // is not a full disk: say which it was.
+  reader_gone_ = errno == EPIPE;
+  error_ = reader_gone_
+               ? "the reader of " + file_name(index_) + " went away (broken pipe)"
+               : "writing " + file_name(index_) + " failed: " + std::strerror(errno) +
+                     (stream_ ? std::string()
+                              : " (disk full? capture.file_mb and capture.files bound the space)");
+  return false;
+}
+
 bool PcapngWriter::close() {
   if (!f_) return error_.empty();
+  errno = 0;
   const bool ok = std::fclose(f_) == 0;
   f_ = nullptr;
-  if (!ok && error_.empty()) error_ = "closing " + file_name(index_) + " failed: " + std::strerror(errno);
+  if (!ok && error_.empty()) {
+    if (errno == EPIPE) return failed();
+    error_ = "closing " + file_name(index_) + " failed: " + std::strerror(errno);
+  }
   return ok && error_.empty();
 }
 

@@ -42,23 +42,40 @@ class PcapngWriter {
   bool open(const std::string& path, const PcapngSection& section,
             std::vector<PcapngInterface> interfaces, uint64_t file_bytes, uint32_t max_files,
             std::string* err);
+  // open in two steps, so that a file that cannot be written is found before
+  // a run and its section header can say when the run began: prepare opens
+  // the first file and writes nothing; begin writes its section header and
+  // interfaces. fd >= 0: write to that descriptor instead (a pipe such as
+  // standard output, taken over and closed by close(); one stream, no
+  // rotation), `path` only names it in messages.
+  bool prepare(const std::string& path, std::vector<PcapngInterface> interfaces,
+               uint64_t file_bytes, uint32_t max_files, int fd, std::string* err);
+  bool begin(const PcapngSection& section, std::string* err);
   // One packet of interface `iface` at `ts_ns` nanoseconds: caplen bytes of
   // data, origlen bytes long on the wire.
   bool write(uint32_t iface, uint64_t ts_ns, const uint8_t* data, uint32_t caplen,
              uint32_t origlen, PcapngDirection dir);
+  // Hands what is buffered to the file or pipe, so that a live reader sees it.
+  bool flush();
   bool close();
 
   const std::vector<std::string>& files() const { return files_; }  // the files kept
   uint64_t packets() const { return packets_; }
   uint64_t bytes() const { return total_bytes_; }  // written, all files
   const std::string& error() const { return error_; }
+  // The write failed because the reader of a pipe went away (EPIPE).
+  bool reader_gone() const { return reader_gone_; }
 
  private:
-  bool begin_file(std::string* err);
+  bool open_file(std::string* err);
+  bool write_headers(std::string* err);
   std::string file_name(uint32_t index) const;
   bool put(const void* p, size_t n);
+  bool failed();  // records why the last write failed (errno); false
 
   std::FILE* f_ = nullptr;
+  bool stream_ = false;  // a descriptor given to prepare
+  bool reader_gone_ = false;
   std::string base_, ext_;
   PcapngSection section_;
   std::vector<PcapngInterface> ifs_;

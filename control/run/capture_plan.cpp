@@ -153,9 +153,13 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
   wc.path = sc.file;
   wc.section.application = fmt::format("fabemu {} (commit {})", FABEMU_VERSION, fabemu_commit());
   wc.section.hardware = fabric.name;
-  wc.section.comment = fmt::format("spec {}, profile {}, routing {}, seed {}; emulated time",
-                                   spec.file.empty() ? "(built in)" : spec.file, spec.profile,
-                                   spec.routing, spec.run.seed);
+  wc.section.comment = fmt::format(
+      "spec {}, profile {}, routing {}, seed {}; {}", spec.file.empty() ? "(built in)" : spec.file,
+      spec.profile, spec.routing, spec.run.seed,
+      cfg.realtime ? fmt::format("real time: emulated time follows the wall clock at time scale "
+                                 "{} (wall seconds per emulated second)",
+                                 cfg.time_scale)
+                   : std::string("virtual time: emulated time is the model's, not the host's"));
   wc.file_bytes = static_cast<uint64_t>(sc.file_mb * 1e6);
   wc.max_files = static_cast<uint32_t>(sc.files);
   wc.snaplen = static_cast<uint32_t>(sc.snaplen);

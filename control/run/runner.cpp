@@ -284,6 +284,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     cfg.capture = std::move(plan.taps);
     cfg.capture.queues = capture->queues();
     cfg.capture.lossless = !cfg.realtime;
+    cfg.capture.run_start_ns = capture->run_start();
   }
   // Faults: the engine applies their port changes at their times, and the
   // tables programmed around each one take over then.

@@ -41,7 +41,9 @@ struct Engine<R, L>::KernelHost {
                     "t=" + std::to_string(t) + " ps: " + bad);
   }
   // Damaged packets that moved on count until their destination discards them.
-  void report(WindowReport& r) {
+  // The capture writer may write what this worker recorded before the edge.
+  void report(WindowReport& r, ps_t edge) {
+    if (e.capturing_) w.capture.pass(edge);
     r = WindowReport{w.st.injected_packets,
                      w.st.delivered_packets,
                      int64_t(w.retry.bad_out) - int64_t(w.st.transmit_error_discards),
@@ -124,6 +126,9 @@ struct Engine<R, L>::KernelHost {
     w.bridge.check_links(tsc, hz);
     // (Packets lost to faults count as done for the drain.)
     e.live_.publish_counts(w.id, w.st.injected_packets, w.st.delivered_packets + w.faults.lost);
+    // Events from other cores run no earlier than now: the capture writer
+    // may write what this worker recorded before it.
+    if (e.capturing_) w.capture.pass(w.now);
   }
   // Its counters and the frame p99 of the period (before the kernel's tick).
   void publish_live() { e.live_.publish(w.id, w.st, w.bridge.frame_latency_iv()); }

@@ -146,6 +146,14 @@ RunStats Engine<R, L>::run() {
     w->bridge.seed_replay(w->wheel, event_kind(BridgeEvent::port_replay));
   }
   if (cfg_.realtime) realtime_.start_clock();
+  // Emulated time 0 is now: the capture's timestamps count from this wall
+  // clock reading (in real time emulated time then follows the TSC).
+  if (capturing_ && cfg_.capture.run_start_ns) {
+    const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+    cfg_.capture.run_start_ns->store(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch).count(),
+        std::memory_order_release);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   // A worker that failed to be placed still enters its loop: the loops tell
   // the other workers that it failed, so that none waits for it.

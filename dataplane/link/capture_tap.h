@@ -8,13 +8,18 @@
 // single-consumer rte_rings pass them between the worker and the writer
 // (full: worker -> writer, free: writer -> worker), so the worker allocates
 // nothing and copies only the packet's encoding (cut to the snapshot
-// length) and a few metadata words.
+// length) and a few metadata words. Beside them each worker publishes how
+// far its emulated time has gone (CaptureQueue::pass, once per window or
+// housekeeping round, not per packet): the writer merges the workers'
+// records by time and writes one only when no worker can still record an
+// earlier one.
 #pragma once
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
 
 #include <algorithm>
+#include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <cstdlib>
@@ -104,6 +109,13 @@ class CaptureQueue {
   }
   bool idle() const { return rte_ring_empty(full_) != 0; }
 
+  // Worker side: every record this worker puts from now on has t_ps >= t
+  // (its emulated time only moves forward). After the records put before.
+  void pass(ps_t t) { passed_.store(t, std::memory_order_release); }
+  // Writer side: read before taking records, so that every record put
+  // before this bound was published is taken with it.
+  ps_t passed() const { return passed_.load(std::memory_order_acquire); }
+
  private:
   struct FreeDeleter {
     void operator()(void* p) const { std::free(p); }
@@ -137,6 +149,7 @@ class CaptureQueue {
   Mem arena_, free_mem_, full_mem_;
   rte_ring* free_ = nullptr;
   rte_ring* full_ = nullptr;
+  alignas(64) std::atomic<ps_t> passed_{0};  // its own line: the writer polls it
 };
 
 // Which links and ports a run taps, and which of their packets it keeps
@@ -152,6 +165,10 @@ struct CaptureTaps {
   // lost); real time cannot wait and counts the record as a capture drop.
   bool lossless = true;
   std::vector<CaptureQueue*> queues;  // [worker] (owned by the writer); empty: no capture
+  // Set once by the engine when emulated time 0 is now (the workers start):
+  // the wall clock then, in ns since the Unix epoch. The file's timestamps
+  // count from it (pcap-tools/FORMAT.md).
+  std::atomic<int64_t>* run_start_ns = nullptr;
 };
 
 // The services of the run a worker's tap uses.
@@ -177,6 +194,9 @@ class CaptureRecorder {
     taps_ = &taps;
     queue_ = taps.queues[worker];
   }
+  // Everything this worker records from now on is at t or later: at a
+  // window edge (virtual time) or a housekeeping round (real time).
+  void pass(ps_t t) { queue_->pass(t); }
 
   // Packet m leaves on link `link` at `t` on VC vc; `seq` packets left on
   // the link before it.

@@ -56,7 +56,7 @@ concept WindowHost = requires(H& h, const H& ch, const Event& ev, Event& rev, ps
   h.dispatch(ev);                              // one event of this worker
   h.apply_remote(rev);                         // one event from another worker
   h.check_invariants(t, edge);  // run.check_invariants at t, after an event or at an edge
-  h.report(r);                  // its publication for this edge
+  h.report(r, t);               // its publication for the edge at t (every event before t has run)
   h.end_window(pubs, n, t);     // every worker's, after the edge at t
   { ch.all_arrived(pubs, n) } -> std::same_as<bool>;  // no packet left in flight
 };
@@ -120,7 +120,7 @@ requires WindowHost<H> WindowsEnd WindowKernel<Report>::run(H& h, KernelWorker& 
     mine.next_time = std::min(k.wheel.next_time(), sent_min);
     mine.failed = k.failed;
     mine.stop = k.id == 0 && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed);
-    h.report(mine.report);
+    h.report(mine.report, wend);
     if (nw > 1) {
       const uint64_t t0 = rte_rdtsc();
       barrier_->wait([&] { k.drain_inbox(); });

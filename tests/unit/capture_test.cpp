@@ -7,10 +7,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "control/run/runner.h"
@@ -18,8 +23,8 @@
 #include "control/spec/spec_loader.h"
 #include "dataplane/link/link_numbering.h"
 #include "pcap-tools/capture_writer.h"
-#include "pcap-tools/pcapng_writer.h"
 #include "pcap-tools/pcap_reader.h"
+#include "pcap-tools/pcapng_writer.h"
 #include "tests/support/pcap_file.h"
 
 namespace fabemu {
@@ -109,11 +114,21 @@ TEST(Pcapng, RotatesAndKeepsTheNewestFiles) {
   EXPECT_NE(access(path.c_str(), F_OK), 0) << "the oldest file should be gone";
 }
 
+// The wall clock, ns since the Unix epoch (capture timestamps count from it).
+uint64_t wall_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
 // Packets per link id in a fabemu capture, with every frame checked against
-// FORMAT.md and the interface it was written on.
+// FORMAT.md and the interface it was written on, in time order, stamped with
+// one run start (*start_ns) plus its emulated time.
 std::vector<uint64_t> check_capture(const PcapngFile& p, const std::vector<LinkStats>& links,
-                                    uint8_t profile, uint32_t unit_bytes) {
+                                    uint8_t profile, uint32_t unit_bytes,
+                                    uint64_t* start_ns = nullptr) {
   std::vector<uint64_t> per_link(links.size(), 0);
+  uint64_t start = 0, prev_ps = 0, out_of_order = 0;
   for (const auto& pk : p.packets) {
     const auto& d = pk.data;
     EXPECT_GE(d.size(), 62u);
@@ -129,7 +144,10 @@ std::vector<uint64_t> check_capture(const PcapngFile& p, const std::vector<LinkS
     const uint64_t units = capture_be(d, 26, 2), bytes = capture_be(d, 28, 2);
     const uint64_t t_ps = capture_be(d, 30, 8);
     EXPECT_EQ(bytes, units * unit_bytes);
-    EXPECT_EQ(pk.ts_ns, t_ps / 1000);
+    if (&pk == &p.packets.front()) start = pk.ts_ns - t_ps / 1000;
+    EXPECT_EQ(pk.ts_ns, start + t_ps / 1000);
+    out_of_order += t_ps < prev_ps;
+    prev_ps = t_ps;
     EXPECT_EQ(d.size(), 62 + bytes);
     EXPECT_EQ(pk.orig_len, 62 + bytes);
     const uint64_t dst = capture_be(d, 42, 4);
@@ -146,6 +164,8 @@ std::vector<uint64_t> check_capture(const PcapngFile& p, const std::vector<LinkS
     EXPECT_EQ(to, l.peer_router >= 0 ? uint64_t(l.peer_router)
                                      : (kCaptureEndpointNode | uint64_t(l.endpoint)));
   }
+  EXPECT_EQ(out_of_order, 0u) << "records earlier than the one before them";
+  if (start_ns) *start_ns = start;
   return per_link;
 }
 
@@ -156,14 +176,20 @@ void expect_every_packet_captured(const std::string& topology, const std::vector
                              "capture.taps=[all]", "capture.file=" + path};
   s.insert(s.end(), sets.begin(), sets.end());
   const Spec spec = load_spec(std::string(FABEMU_SOURCE_DIR) + "/topologies/" + topology, s);
+  const uint64_t before = wall_ns();
   const RunResult r = run_quiet(spec);
+  const uint64_t after = wall_ns();
   ASSERT_TRUE(r.stats.error.empty()) << r.stats.error;
   const PcapngFile p = read_pcapng(path);
   std::remove(path.c_str());
   ASSERT_TRUE(p.error.empty()) << p.error;
   const std::vector<LinkStats> links = number_links(r.fabric);
   ASSERT_EQ(p.interfaces.size(), links.size());
-  const std::vector<uint64_t> per_link = check_capture(p, links, profile, unit_bytes);
+  uint64_t start = 0;
+  const std::vector<uint64_t> per_link = check_capture(p, links, profile, unit_bytes, &start);
+  // The timestamps count from the wall clock when the run started.
+  EXPECT_GE(start, before);
+  EXPECT_LE(start, after);
   uint64_t total = 0;
   for (size_t l = 0; l < links.size(); l++) {
     EXPECT_EQ(per_link[l], r.stats.links[l].packets) << link_name(links[l]);
@@ -184,6 +210,127 @@ TEST(Capture, EveryPacketOfEveryTorusLinkIsInTheFile) {
 TEST(Capture, EveryPacketOfEveryClosLinkIsInTheFileWithTwoWorkers) {
   expect_every_packet_captured("yarc-r2-1024.yaml",
                                {"topology.endpoints=128", "traffic.load=0.4", "run.workers=2"}, 1, 3);
+}
+
+// (time, link, link sequence, packet id) of every packet in a capture, in file order.
+std::vector<std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>> packet_order(const PcapngFile& p) {
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>> v;
+  for (const auto& pk : p.packets)
+    v.emplace_back(capture_be(pk.data, 30, 8), capture_be(pk.data, 18, 4),
+                   capture_be(pk.data, 22, 4), capture_be(pk.data, 46, 8));
+  return v;
+}
+
+// Two workers record at once; the writer merges their records by time (ties
+// to the lower worker), so the file is in time order and, the run being
+// deterministic, the same file every time.
+TEST(Capture, TwoWorkersWriteOneFileInTimeOrderTheSameEveryRun) {
+  const std::string path = temp_path("merged.pcapng");
+  const std::vector<std::string> sets{"traffic.load=0.4", "run.workers=2", "capture.taps=[all]",
+                                      "capture.file=" + path};
+  const RunResult first = run_quiet(torus(sets));
+  const PcapngFile a = read_pcapng(path);
+  const RunResult second = run_quiet(torus(sets));
+  const PcapngFile b = read_pcapng(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(a.error.empty() && b.error.empty()) << a.error << b.error;
+  const std::vector<LinkStats> links = number_links(first.fabric);
+  check_capture(a, links, 2, 9);
+  check_capture(b, links, 2, 9);
+  EXPECT_GT(a.packets.size(), 1000u);
+  EXPECT_EQ(a.packets.size(), first.stats.captured);
+  EXPECT_TRUE(packet_order(a) == packet_order(b)) << "the two runs' files differ in order";
+}
+
+// One record of link 0 at t_ps, from the worker side of queue q.
+void put_record(CaptureQueue& q, ps_t t_ps) {
+  CaptureRecord* r = q.get();
+  ASSERT_NE(r, nullptr);
+  std::memset(r, 0, sizeof *r);
+  r->t_ps = t_ps;
+  r->packet_id = t_ps;  // names the record in the file
+  r->kind = CaptureKind::packet;
+  r->dir = CaptureDir::outbound;
+  q.put(r);
+}
+
+void wait_written(const CaptureWriter& w, uint64_t n) {
+  while (w.written() < n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// The merge in steps: a record is written once every other worker has
+// passed its time (or stopped), whatever order the workers hand them over.
+TEST(CaptureWriter, WritesARecordOnceEveryWorkerHasPassedItsTime) {
+  const std::string path = temp_path("merge.pcapng");
+  CaptureWriterConfig cfg;
+  cfg.path = path;
+  cfg.interfaces = {{"l0", "link 0", 65535}};
+  cfg.link_nodes = {{0, 1}};
+  CaptureWriter w;
+  std::string err;
+  ASSERT_TRUE(w.start(cfg, 3, 16, 64, {}, &err)) << err;
+  std::vector<CaptureQueue*> q = w.queues();
+  const int64_t start = 1'700'000'000'000'000'000;
+  w.run_start()->store(start);
+  // Worker 0 is ahead: 10 and 20 ns; worker 1 has passed 12 ns, worker 2 30.
+  put_record(*q[0], 10000);
+  put_record(*q[0], 20000);
+  q[0]->pass(20000);
+  q[1]->pass(12000);
+  q[2]->pass(30000);
+  wait_written(w, 1);  // 10 ns; 20 ns waits for worker 1
+  put_record(*q[1], 12500);
+  q[1]->pass(15000);
+  wait_written(w, 2);        // 12.5 ns
+  put_record(*q[1], 15000);  // at worker 1's bound: 15 ns goes, then 20 waits
+  wait_written(w, 3);
+  put_record(*q[2], 30000);
+  put_record(*q[1], 25000);
+  ASSERT_TRUE(w.finish()) << w.error();  // stopped: everything goes
+  EXPECT_EQ(w.written(), 6u);
+  const PcapngFile p = read_pcapng(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(p.error.empty()) << p.error;
+  std::vector<uint64_t> times, stamps;
+  for (const auto& pk : p.packets) {
+    times.push_back(capture_be(pk.data, 30, 8));
+    stamps.push_back(pk.ts_ns - uint64_t(start));
+  }
+  EXPECT_EQ(times, (std::vector<uint64_t>{10000, 12500, 15000, 20000, 25000, 30000}));
+  EXPECT_EQ(stamps, (std::vector<uint64_t>{10, 12, 15, 20, 25, 30}));  // start + emulated ns
+}
+
+// A stream (the capture to standard output) is flushed for a live reader
+// and says when its reader went away.
+TEST(Pcapng, AStreamIsReadAsItIsWrittenAndSaysWhenItsReaderWentAway) {
+  std::signal(SIGPIPE, SIG_IGN);  // as `fabemu run` has it: a write error, not a signal
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  PcapngWriter w;
+  std::string err;
+  ASSERT_TRUE(w.prepare("standard output", {{"a", "first", 100}}, 0, 0, fds[1], &err)) << err;
+  ASSERT_TRUE(w.begin({"fabemu test", "none", "stream"}, &err)) << err;
+  std::vector<uint8_t> frame(60, 0xab);
+  ASSERT_TRUE(w.write(0, 1000, frame.data(), 60, 60, PcapngDirection::outbound));
+  ASSERT_TRUE(w.flush()) << w.error();
+  uint8_t magic[4];  // the section header block's type, readable before the end
+  ASSERT_EQ(read(fds[0], magic, 4), 4);
+  EXPECT_EQ(magic[0], 0x0A);
+  EXPECT_EQ(magic[1], 0x0D);
+  close(fds[0]);
+  bool ok = true;
+  for (int i = 0; i < 100000 && ok; i++)
+    ok = w.write(0, 1000, frame.data(), 60, 60, PcapngDirection::outbound) && w.flush();
+  EXPECT_FALSE(ok);
+  EXPECT_TRUE(w.reader_gone());
+  EXPECT_NE(w.error().find("the reader of standard output went away"), std::string::npos)
+      << w.error();
+  w.close();
+  PcapngWriter r;
+  const int fd = dup(2);
+  EXPECT_FALSE(r.prepare("standard output", {}, 1000000, 0, fd, &err));
+  EXPECT_NE(err.find("cannot rotate"), std::string::npos) << err;
+  close(fd);
 }
 
 // The figures of a run, without what capture and the wall clock change

@@ -167,7 +167,9 @@ int fabemu_main(int argc, char** argv) {
       ->type_name("TAP")
       ->allow_extra_args(false);
   run->add_option("--capture-file", run_opts.capture_file,
-                  "the capture's pcapng file (capture.file; default fabemu-capture.pcapng)")
+                  "the capture's pcapng file (capture.file; default fabemu-capture.pcapng); "
+                  "- is standard output, written as the run goes (`| wireshark -k -i -`), "
+                  "the run's own text then on standard error")
       ->type_name("FILE");
   run->add_option("--control", run_opts.control_socket,
                   "serve a control socket at PATH for faults while running (`fabemu fault "

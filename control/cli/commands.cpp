@@ -485,9 +485,17 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
       err << "fabemu run: " << what << " " << problem << "\n";
       return kExitUsage;
     }
-  if (outputs.size() == 2 && outputs[0].second == "-" && outputs[1].second == "-") {
-    err << "fabemu run: --json - and " << outputs[1].first
-        << " - both write to standard output: give one of them a file\n";
+  // A capture to standard output is one stream, alone there.
+  const bool capture_stdout =
+      (!spec.capture.taps.empty() || !opts.capture_taps.empty()) && spec.capture.file == "-";
+  if (capture_stdout && opts.json_out == "-") {
+    err << "fabemu run: --json - and " << outputs.back().first
+        << " - both go to standard output: give one of them a file name\n";
+    return kExitUsage;
+  }
+  if (capture_stdout && spec.capture.file_mb > 0) {
+    err << "fabemu run: capture.file_mb: a capture to standard output is one stream and cannot "
+           "rotate into files: leave capture.file_mb 0, or give a file name\n";
     return kExitUsage;
   }
   try {

@@ -16,7 +16,10 @@
 namespace fabemu {
 namespace {
 
-int g_data_fd = STDOUT_FILENO;  // keep_stdout_for_data()
+// Where write_output("-") writes: the process's standard output, kept aside
+// once divert_stdout_for_data pointed descriptor 1 at standard error.
+int g_data_fd = STDOUT_FILENO;
+bool g_stdout_taken = false;  // handed to a stream's writer (take_stdout_for_data)
 
 std::string os_error(const std::string& path, int errnum) {
   return printable(path, 300) + ": " + std::strerror(errnum);
@@ -130,18 +133,27 @@ bool write_output(const std::string& path, const std::string& text, std::string*
   return ok;
 }
 
-void keep_stdout_for_data() {
-  if (g_data_fd != STDOUT_FILENO) return;
+bool divert_stdout_for_data(std::string* err) {
+  if (g_data_fd != STDOUT_FILENO) return true;
   std::fflush(stdout);
   const int kept = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   if (kept < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-    // Nothing moved: the data still goes to fd 1, with the text.
+    *err = os_error("standard output", errno);
     if (kept >= 0) ::close(kept);
-    return;
+    return false;
   }
   g_data_fd = kept;
+  return true;
 }
 
-int stdout_data_fd() { return g_data_fd; }
+int take_stdout_for_data(std::string* err) {
+  if (!divert_stdout_for_data(err)) return -1;
+  if (g_stdout_taken) {
+    *err = "standard output already carries another stream: give the other output a file name";
+    return -1;
+  }
+  g_stdout_taken = true;
+  return g_data_fd;
+}
 
 }  // namespace fabemu

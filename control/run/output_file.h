@@ -19,15 +19,16 @@ std::string output_path_problem(const std::string& path);
 // and the close are checked: false with *err = "PATH: what the system said".
 bool write_output(const std::string& path, const std::string& text, std::string* err);
 
-// For a command whose data goes to standard output (`run --json -`): from
-// here on what the process prints on standard output (the run's summary,
-// DPDK's log, which DPDK writes there) goes to standard error instead, and
-// write_output("-") writes to the standard output the process was given,
-// so that a pipe reads the data alone. Only the first call does anything.
-void keep_stdout_for_data();
-
-// Where write_output("-") writes: the descriptor keep_stdout_for_data kept,
-// else STDOUT_FILENO (for a writer of its own, such as a capture to "-").
-int stdout_data_fd();
+// For data on standard output while the process prints (`run --json -`, a
+// capture to "-"): divert_stdout_for_data keeps the process's standard
+// output aside and points descriptor 1 at standard error, so that all else
+// written to standard output from then on (the summary, DPDK's log lines)
+// goes to standard error; write_output("-") then writes to the kept one, so
+// a pipe reads the data alone. Later calls do nothing. take_stdout_for_data
+// hands the kept descriptor to a stream's writer, once: the caller writes
+// the stream and closes it, and its reader sees the end. Both: false / -1
+// with *err.
+bool divert_stdout_for_data(std::string* err);
+int take_stdout_for_data(std::string* err);
 
 }  // namespace fabemu

@@ -215,7 +215,7 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
                    frame_drop_help(static_cast<FrameDrop>(i)));
   }
   if (!st.capture_files.empty())
-    fmt::print("capture    {} packets and frames on {} interface(s) in {} ({:.1f} MB){}\n",
+    fmt::print("capture    {} packets and frames on {} interface(s) in {} ({:.1f} MB){}{}\n",
                st.capture_written, st.capture_interfaces,
                st.capture_files.size() == 1
                    ? st.capture_files[0]
@@ -225,7 +225,10 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
                st.capture_drops ? fmt::format("; {} dropped (the writer fell behind: raise "
                                               "capture.queue_records or capture less)",
                                               st.capture_drops)
-                                : "");
+                                : "",
+               st.capture_reader_gone
+                   ? "; then its reader closed the pipe: the rest was not written"
+                   : "");
   if (st.realtime) {
     fmt::print(
         "real time  scale {}  lateness p50 {}  p99 {}  max {}  ({} of {} events over the {} "

@@ -276,6 +276,13 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
       if (std::find(spec.run.cores.begin(), spec.run.cores.end(), c) == spec.run.cores.end())
         writer_cpus.push_back(c);
     if (writer_cpus.empty()) writer_cpus = allowed_cpus();
+    // "-": the capture is standard output's stream (what else the run
+    // prints goes to standard error), written as it goes for a live reader.
+    if (plan.writer.path == "-" && (plan.writer.fd = take_stdout_for_data(&err)) < 0)
+      throw std::runtime_error("--capture-file -: " + err);
+    plan.writer.on_stop = [](const std::string& why) {
+      tell(fmt::format("[fabemu] {}; the run goes on\n", why));
+    };
     capture = std::make_unique<CaptureWriter>();
     if (!capture->start(std::move(plan.writer), std::max(1, spec.run.workers),
                         static_cast<uint32_t>(spec.capture.queue_records), plan.data_bytes,
@@ -357,6 +364,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     res.stats.capture_bytes = capture->bytes();
     res.stats.capture_files = capture->files();
     res.stats.capture_error = capture->error();
+    res.stats.capture_reader_gone = capture->reader_gone();
     res.stats.capture_interfaces = capture_interfaces;
   }
   res.json = report_json(spec, res.fabric, cfg, res.stats, per_link_json);
@@ -443,7 +451,9 @@ int run_status(const Spec& spec, const RunOptions& opts, const RunStats& st) {
     tell(fmt::format("fabemu run: the emulation broke down: {}\n", st.error));
     return 1;
   }
-  if (!st.capture_error.empty()) {
+  // A reader that closed the pipe (`tshark -c N`) chose to stop reading:
+  // the capture ended there (said when it happened), the run did not fail.
+  if (!st.capture_error.empty() && !st.capture_reader_gone) {
     tell(fmt::format("fabemu run: the capture is incomplete: {}\n", st.capture_error));
     return 1;
   }
@@ -499,8 +509,18 @@ int run_command(const Spec& spec, const RunOptions& opts) {
   const bool tty = isatty(STDERR_FILENO);
   const bool realtime = spec.run.mode == "realtime";
   RunResult res;
-  if (opts.json_out == "-") keep_stdout_for_data();  // the report alone on stdout
   install_stop_signals();
+  // The report or the capture alone on standard output; diverted before
+  // DPDK starts, whose log lines go to standard output too.
+  const bool capture_stdout = spec.capture.file == "-" && !spec.capture.taps.empty();
+  if (opts.json_out == "-" || capture_stdout) {
+    std::string err;
+    if (!divert_stdout_for_data(&err)) {
+      tell(fmt::format("fabemu run: {} -: {}\n", capture_stdout ? "--capture-file" : "--json",
+                       err));
+      return 1;
+    }
+  }
   try {
     res = run_emulation(
         spec,

@@ -250,6 +250,7 @@ struct RunStats {
   uint32_t capture_interfaces = 0;
   std::vector<std::string> capture_files;
   std::string capture_error;
+  bool capture_reader_gone = false;  // the error: a pipe's reader closed it
   double wall_s = 0;
   // Per worker: the CPUs its thread was allowed, and how often the kernel
   // took the CPU from it (involuntary context switches: another busy thread

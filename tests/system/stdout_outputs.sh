@@ -56,7 +56,7 @@ status=0
 "$fabemu" run "$spec" --json - --capture all --capture-file - >"$tmp/out.json" 2>"$tmp/err.txt" ||
   status=$?
 if [[ $status -ne 2 ]] || [[ -s $tmp/out.json ]] ||
-   ! grep -qF -- "--json - and --capture-file - both write to standard output" "$tmp/err.txt"; then
+   ! grep -qF -- "--json - and --capture-file - both go to standard output" "$tmp/err.txt"; then
   echo "stdout_outputs: FAIL --json - --capture-file -: exit $status"; cat "$tmp/err.txt"; exit 1
 fi
 echo "stdout_outputs: ok   run --json - --capture-file - is refused (exit 2)"

@@ -8,7 +8,12 @@
 -- Ethernet dissector.
 --
 --   tshark -X lua_script:pcap-tools/fabemu.lua -r run.pcapng
+--   fabemu run SPEC --capture all --capture-file - |
+--     wireshark -X lua_script:pcap-tools/fabemu.lua -k -i -     (live)
 --   wireshark: copy to ~/.local/lib/wireshark/plugins/
+--
+-- The Source and Destination columns show the packet's fabric endpoints
+-- (ep3, ep12); the interface (frame.interface_name) names the link.
 --
 -- Filter fields start with fabemu. (header), fabemu.yarc., fabemu.t3e.,
 -- fabemu.crc. and fabemu.frame. (reassembly);
@@ -511,6 +516,21 @@ end
 
 ----------------------------------------------------------- dissector ---
 
+-- Source and Destination columns: the packet's fabric endpoints (ep3 ->
+-- ep12), as IP's are for an IP packet. Lua makes only IP and Ethernet
+-- addresses, so the columns are written as text; Wireshark fills them from
+-- pinfo.src and pinfo.dst after dissection unless those are empty, so they
+-- take the network layer's, which below the fabric is empty (under IP, IP's
+-- as before). The hardware address columns keep the link's MACs; a frame put
+-- back together shows its own addresses, as its Ethernet and IP dissectors
+-- set them.
+local function set_endpoints(pinfo, h)
+  pinfo.src = pinfo.net_src
+  pinfo.dst = pinfo.net_dst
+  pinfo.cols.src = "ep" .. h.src
+  pinfo.cols.dst = "ep" .. h.dst
+end
+
 local unit_names = { [PROFILE_YARC] = { "YARC", "phit", YARC_PHIT_BYTES },
                      [PROFILE_T3E] = { "T3E", "flit", T3E_FLIT_BYTES } }
 
@@ -530,6 +550,7 @@ function fabemu.dissector(tvb, pinfo, tree)
   local u = unit_names[h.profile]
   if not u then
     root:add_proto_expert_info(ef.malformed, "Unknown profile " .. h.profile)
+    set_endpoints(pinfo, h)
     pinfo.cols.info = string.format("fabemu profile %d ep%d->ep%d", h.profile, h.src, h.dst)
     return HEADER_BYTES + avail
   end
@@ -561,6 +582,7 @@ function fabemu.dissector(tvb, pinfo, tree)
     root:add_proto_expert_info(ef.crc_bad, "Corrupted on this link (bad CRC flag in the fabemu header)")
   end
 
+  set_endpoints(pinfo, h)
   local info = string.format("%s %d %ss ep%d->ep%d vc%d", u[1], n, u[2], h.src, h.dst, h.vc)
   if h.nseg > 1 then info = info .. string.format(" seg %d/%d", h.seg + 1, h.nseg) end
   info = info .. " link " .. h.link

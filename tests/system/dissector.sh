@@ -9,12 +9,15 @@
 #    segments, carried twice on different links). Every header field and
 #    every phit/flit field is asserted with the value the script wrote.
 #
-# 2. Real captures, every link tapped (--capture all): a T3E 4x4x4 run, a
-#    YARC rank-2 Clos run (1024 endpoints) and a flattened butterfly run. Every packet is dissected, with
+# 2. Real captures, every link tapped (--capture all): a T3E 4x4x4 run (two
+#    workers), a YARC rank-2 Clos run (1024 endpoints) and a flattened
+#    butterfly run. Every packet is dissected, with
 #    its phit/flit count equal to the header's units, the destination in the
 #    encoding equal to the header's, no expert info (so every YARC CRC is
 #    good, nothing malformed or disagreeing), and per link exactly the
-#    packets the run's JSON counts (links[i].packets).
+#    packets the run's JSON counts (links[i].packets). The packets are in
+#    time order, stamped with the run's wall-clock start plus emulated time,
+#    and Wireshark's Source and Destination columns name their endpoints.
 #
 #    A YARC run with a snapshot length of 80 bytes: every packet flagged
 #    truncated and decoded as far as it goes, its CRC unverified.
@@ -33,6 +36,7 @@ src=${2:?usage: dissector.sh FABEMU_BINARY SOURCE_DIR}
 command -v tshark >/dev/null || { echo "dissector: tshark is missing (scripts/lib/setup.sh installs it)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+source "$src/tests/system/lib/capture_time.sh"
 lua=$src/pcap-tools/fabemu.lua
 fail=0
 passed=0
@@ -68,6 +72,7 @@ fields=(
   fabemu.t3e.nseg fabemu.t3e.addr fabemu.t3e.word
   fabemu.frame.reassembled_in fabemu.frame.segment fabemu.frame.length
   ip.src ip.dst icmp.type icmp.seq icmp.checksum.status _ws.col.Info _ws.expert.message
+  _ws.col.Source _ws.col.Destination
   fabemu.crc.bad fabemu.mismatch fabemu.malformed fabemu.truncated
 )
 table() {  # CAPTURE TABLE: the fields above, tab-separated, a header line first
@@ -141,11 +146,12 @@ expect "$y" 1 fabemu.version=1 fabemu.profile=1 fabemu.flags=0x48 fabemu.flags.m
   fabemu.yarc.eop_reserved=0x000000 fabemu.yarc.pad=1 fabemu.yarc.ok=0 fabemu.yarc.crc=0x00058d \
   fabemu.crc.computed=0x058d fabemu.crc.status=1 fabemu.payload_len=32 \
   fabemu.payload=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f \
-  "_ws.col.Info=YARC 19 phits ep3->ep12 vc0 link 0"
+  "_ws.col.Info=YARC 19 phits ep3->ep12 vc0 link 0" _ws.col.Source=ep3 _ws.col.Destination=ep12
 # 0x00..0x1f as a 22-bit stream: 0x000102 >> 2, then the next 22 bits, ...
 expect "$y" 1 fabemu.yarc.payload_bits=0x000040,0x203040,0x14181c,0x08090a,0x02c303,0x10e0f1,0x004448,0x131415,0x0585c6,0x0191a1,0x2c7074,0x1e1f00
 # YARC 4: a response, adaptive, no hash phit: head, T0..T3, 3 payload, EOP.
-expect "$y" 4 fabemu.flags.response=1 fabemu.vc=1 fabemu.link=1 fabemu.yarc.phits=9 \
+expect "$y" 4 _ws.col.Source=ep12 _ws.col.Destination=ep3 \
+  fabemu.flags.response=1 fabemu.vc=1 fabemu.link=1 fabemu.yarc.phits=9 \
   fabemu.yarc.dest=3 fabemu.yarc.v=1 fabemu.yarc.h=0 fabemu.yarc.a=1 fabemu.yarc.hlen=4 \
   fabemu.yarc.hash= fabemu.yarc.src=12 fabemu.yarc.msg_seq=500 fabemu.yarc.pad=0 \
   fabemu.crc.status=1 fabemu.payload=0102030405060708 fabemu.payload_len=8
@@ -174,7 +180,7 @@ expect "$y" 6 fabemu.frame.reassembled_in=7
 for n in 7 10; do
   expect "$y" $n fabemu.seg=2 fabemu.flags.last=1 fabemu.payload_len=32 fabemu.yarc.pad=1 \
     fabemu.frame.length=98 ip.src=10.0.0.1 ip.dst=10.0.0.2 icmp.type=8 icmp.seq=7 \
-    icmp.checksum.status=1
+    icmp.checksum.status=1 _ws.col.Source=10.0.0.1 _ws.col.Destination=10.0.0.2
 done
 expect "$y" 7 fabemu.frame.segment=3,6,7
 expect "$y" 10 fabemu.frame.segment=2,5,10
@@ -193,7 +199,7 @@ expect "$t" 1 fabemu.profile=2 fabemu.units=2 fabemu.encoded_bytes=18 fabemu.lin
   fabemu.t3e.payload_bytes=0 fabemu.t3e.header_flits=2 fabemu.t3e.route_tag=0x01020304 \
   fabemu.t3e.src=5 fabemu.t3e.msg_seq=1193046 fabemu.t3e.seg=0 fabemu.t3e.nseg=1 \
   fabemu.payload= fabemu.payload_len=0 fabemu.crc.status= \
-  "_ws.col.Info=T3E 2 flits ep5->ep21 vc2 link 7"
+  "_ws.col.Info=T3E 2 flits ep5->ep21 vc2 link 7" _ws.col.Source=ep5 _ws.col.Destination=ep21
 # T3E 3: single-word Put, 3 header flits (address = packet id) and 1 word.
 expect "$t" 3 fabemu.t3e.flits=4 fabemu.t3e.command=6 fabemu.t3e.header_flits=3 \
   fabemu.t3e.payload_bytes=8 fabemu.t3e.addr=0x0000050000000003 \
@@ -240,16 +246,21 @@ real() {
   local name=$1 profile=$2 spec=$3 unit
   shift 3
   unit=$([[ $profile == 1 ]] && echo yarc.phits || echo t3e.flits)
+  local before after
+  before=$(date +%s.%N)
   "$fabemu" run "$src/topologies/$spec" --quiet --json "$tmp/$name.json" "$@" \
     --capture all --capture-file "$tmp/$name.pcapng"
+  after=$(date +%s.%N)
   ts -r "$tmp/$name.pcapng" -T fields -e fabemu.link -e fabemu.profile -e fabemu.units \
     -e "fabemu.$unit" -e fabemu.dst -e fabemu.yarc.dest -e fabemu.t3e.dst -e fabemu.crc.status \
-    -e _ws.expert.message >"$tmp/$name.tsv"
+    -e _ws.expert.message -e _ws.col.Source -e _ws.col.Destination -e fabemu.src \
+    -e frame.time_epoch -e fabemu.time_ps >"$tmp/$name.tsv"
   local rows
   rows=$(wc -l <"$tmp/$name.tsv")
   ((rows > 1000)) || { echo "FAIL: $name: only $rows packets captured"; fail=1; }
   # Columns: 1 link, 2 profile, 3 units, 4 phits/flits, 5 header dst,
-  # 6/7 encoding dst, 8 CRC status, 9 expert messages.
+  # 6/7 encoding dst, 8 CRC status, 9 expert messages, 10/11 Source and
+  # Destination columns, 12 header src, 13 timestamp, 14 emulated time.
   same "$name: packets not dissected as profile $profile" \
     "$(awk -F'\t' -v p="$profile" '$1 == "" || $2 != p' "$tmp/$name.tsv" | wc -l)" 0
   same "$name: packets whose units differ from the encoding's length" \
@@ -261,6 +272,13 @@ real() {
   fi
   same "$name: packets with expert info (first: $(awk -F'\t' '$9 != "" { print $9; exit }' "$tmp/$name.tsv"))" \
     "$(awk -F'\t' '$9 != ""' "$tmp/$name.tsv" | wc -l)" 0
+  same "$name: packets whose Source and Destination columns are not their endpoints" \
+    "$(awk -F'\t' '$10 != "ep" $12 || $11 != "ep" $5' "$tmp/$name.tsv" | wc -l)" 0
+  same "$name: packets earlier than the one before them" "$(out_of_time_order "$tmp/$name.tsv" 14)" 0
+  same "$name: packets whose timestamp is not the run's start plus emulated time" \
+    "$(off_start "$tmp/$name.tsv" 13 14)" 0
+  same "$name: the run's start in the timestamps is between the times before and after it" \
+    "$(start_between "$tmp/$name.tsv" 13 14 "$before" "$after")" 1
   # Per link: "link packets" for every link with traffic, from both sides.
   cut -f1 "$tmp/$name.tsv" | sort -n | uniq -c | awk '{ print $2, $1 }' >"$tmp/$name.cap"
   jq -r '.links | to_entries[] | select(.value.packets > 0) | "\(.key) \(.value.packets)"' \
@@ -269,7 +287,8 @@ real() {
     "$(diff "$tmp/$name.cap" "$tmp/$name.run" | grep -c '^[<>]')" 0
 }
 
-real t3e 2 t3e-4x4x4.yaml --set run.warmup_ns=1000 --set run.measure_ns=5000
+# Two workers: the writer merges their records into one time order.
+real t3e 2 t3e-4x4x4.yaml --set run.workers=2 --set run.warmup_ns=1000 --set run.measure_ns=5000
 real yarc 1 yarc-r2-1024.yaml --set run.workers=1 --set traffic.load=0.02 \
   --set run.warmup_ns=500 --set run.measure_ns=2000
 # The flatfly profile carries YARC phits too (UGAL: minimal and non-minimal routes).
@@ -304,6 +323,9 @@ frames() {
                   {name: b, device: \"net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/$name.b.pcap\", endpoint: $ep}]" \
     --capture all --capture-file "$tmp/$name.pcapng" 2>"$tmp/$name.err" || { cat "$tmp/$name.err"; exit 1; }
   same "$name: frames port b sent to its host" "$(jq '.ports[1].tx_frames' "$tmp/$name.json")" $n
+  # Real time: packets and the ports' frames, one time order.
+  ts -r "$tmp/$name.pcapng" -T fields -e frame.time_epoch >"$tmp/$name.times"
+  same "$name: records earlier than the one before them" "$(out_of_time_order "$tmp/$name.times" 1)" 0
   # Fabric packets (the port taps' own frames are not): link, frame flag,
   # and for a reassembled frame its ICMP seq, length and checksum status.
   ts -r "$tmp/$name.pcapng" -Y fabemu -T fields -e fabemu.link -e fabemu.flags.frame -e icmp.seq \

@@ -71,6 +71,8 @@ class CaptureWriter {
   uint64_t bytes() const { return pcap_.bytes(); }
   const std::vector<std::string>& files() const { return pcap_.files(); }
   const std::string& error() const { return error_; }
+  // The run's start the timestamps count from (ns since the Unix epoch).
+  int64_t start_ns() const { return start_ns_; }
   // The capture stopped because the pipe's reader went away (error() says so).
   bool reader_gone() const { return pcap_.reader_gone(); }
 

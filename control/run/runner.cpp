@@ -365,6 +365,7 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
     res.stats.capture_files = capture->files();
     res.stats.capture_error = capture->error();
     res.stats.capture_reader_gone = capture->reader_gone();
+    res.stats.capture_start_ns = capture->start_ns();
     res.stats.capture_interfaces = capture_interfaces;
   }
   res.json = report_json(spec, res.fabric, cfg, res.stats, per_link_json);

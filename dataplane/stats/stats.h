@@ -251,6 +251,7 @@ struct RunStats {
   std::vector<std::string> capture_files;
   std::string capture_error;
   bool capture_reader_gone = false;  // the error: a pipe's reader closed it
+  int64_t capture_start_ns = 0;      // the timestamps' start: ns since the Unix epoch
   double wall_s = 0;
   // Per worker: the CPUs its thread was allowed, and how often the kernel
   // took the CPU from it (involuntary context switches: another busy thread

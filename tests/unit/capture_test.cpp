@@ -190,6 +190,7 @@ void expect_every_packet_captured(const std::string& topology, const std::vector
   // The timestamps count from the wall clock when the run started.
   EXPECT_GE(start, before);
   EXPECT_LE(start, after);
+  EXPECT_EQ(start, uint64_t(r.stats.capture_start_ns));
   uint64_t total = 0;
   for (size_t l = 0; l < links.size(); l++) {
     EXPECT_EQ(per_link[l], r.stats.links[l].packets) << link_name(links[l]);

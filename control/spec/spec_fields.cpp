@@ -341,7 +341,7 @@ const std::vector<Field>& fields() {
      "what to capture, e.g. [all] or [\"link=r3:p2\", \"router=5\", \"port=h0\"]: all, link=rR:pP[:in|:out], link=NAME (r3.p2>r7.p5), router=R, endpoint=E, port=NAME; `fabemu run --capture TAP` adds one",
      read_capture_taps},
     {"capture.file", "string", "", "fabemu default",
-     "the pcapng file; rotation adds .1, .2, ... before the extension; `fabemu run --capture-file` sets it",
+     "the pcapng file (`-`: standard output, streamed live, one file); rotation adds .1, .2, ... before the extension; `fabemu run --capture-file` sets it",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.capture.file = c.text(n, "a file name"); }},
     {"capture.snaplen", "int", "bytes", "fabemu default",
      "bytes of each captured frame kept (the 62 bytes of Ethernet and fabemu header always are), 64..65535",

@@ -17,6 +17,12 @@ if [[ $# -gt 0 && $1 != -* ]]; then
 fi
 
 fabemu_install_packages
+# The run needs the fabemu binary alone: the tests and benchmarks are
+# scripts/test.sh's to build.
+if [[ ! -x $FABEMU_BUILD/fabemu ]]; then
+  echo "run.sh: first build of fabemu (the binary only, not the tests): about" \
+    "FIRST_BUILD_MIN minutes on 2 cores; later runs rebuild only what changed" >&2
+fi
 # shellcheck disable=SC2119  # no extra cmake arguments for a plain run
-fabemu_build
+FABEMU_TARGETS=fabemu fabemu_build
 exec "$FABEMU_BUILD/fabemu" run "$spec" "$@"

@@ -4,7 +4,8 @@
 # fabemu in build/. Safe to repeat: nothing is installed or rebuilt twice.
 #
 # Environment: FABEMU_BUILD (build directory, default <repo>/build),
-# FABEMU_BUILD_TYPE (default RelWithDebInfo), FABEMU_JOBS (parallel jobs).
+# FABEMU_BUILD_TYPE (default RelWithDebInfo), FABEMU_JOBS (parallel jobs),
+# FABEMU_TARGETS (what to build, space-separated; default everything).
 
 FABEMU_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FABEMU_BUILD=${FABEMU_BUILD:-$FABEMU_ROOT/build}
@@ -64,5 +65,8 @@ fabemu_build() {
   fi
   cmake -S "$FABEMU_ROOT" -B "$FABEMU_BUILD" "${gen[@]}" \
     -DCMAKE_BUILD_TYPE="${FABEMU_BUILD_TYPE:-RelWithDebInfo}" "$@"
-  cmake --build "$FABEMU_BUILD" -j "$(fabemu_jobs)"
+  local targets=()
+  # shellcheck disable=SC2206  # FABEMU_TARGETS is a space-separated list
+  [[ -n ${FABEMU_TARGETS:-} ]] && targets=(--target ${FABEMU_TARGETS})
+  cmake --build "$FABEMU_BUILD" -j "$(fabemu_jobs)" "${targets[@]}"
 }

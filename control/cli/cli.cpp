@@ -1,6 +1,9 @@
 #include "control/cli/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <sstream>
@@ -44,6 +47,18 @@ std::string option_suggestions(const CLI::App& top) {
   return out;
 }
 
+// What a command printed that could not reach standard output (a full
+// disk, a closed descriptor) is an output not written: exit 1, as run does
+// for its summary. (A reader that went away ends the command by SIGPIPE.)
+int stdout_written(int status, const std::string& command) {
+  std::cout.flush();
+  errno = 0;
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout) return status;
+  std::cerr << command << ": cannot write to standard output"
+            << (errno ? std::string(": ") + std::strerror(errno) : std::string()) << "\n";
+  return status == kExitOk ? kExitRunFailed : status;
+}
+
 }  // namespace
 
 std::string version_line() {
@@ -75,8 +90,10 @@ int fabemu_main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line());
   app.footer(
-      "Exit status: 0 ok; 1 the run or the analysis failed; 2 bad command line or bad spec "
-      "(nothing started).\nRun `fabemu SUBCOMMAND --help` for each subcommand; "
+      "Exit status: 0 ok; 1 the run or the analysis failed, or an output was not written; 2 bad "
+      "command line or bad spec (nothing started); 3 a real-time run stopped for overload; "
+      "128 + the signal for a run, sweep or pcap stopped by SIGHUP, SIGINT or SIGTERM "
+      "(docs/commands.md has each command's).\nRun `fabemu SUBCOMMAND --help` for each subcommand; "
       "docs/spec-reference.md has the spec reference, docs/commands.md every command.");
 
   SpecArgs check_args;
@@ -256,11 +273,12 @@ int fabemu_main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);  // prints help, version or the parse error
-    return code == 0 ? kExitOk : kExitUsage;
+    return code == 0 ? stdout_written(kExitOk, "fabemu") : kExitUsage;
   }
 
   try {
-    if (*check) return check_command(check_args, std::cout, std::cerr);
+    if (*check)
+      return stdout_written(check_command(check_args, std::cout, std::cerr), "fabemu check");
     if (*describe) {
       if (describe_exact) describe_opts.max_routes = 0;
       if (!describe_at.empty() && !parse_emulated_time(describe_at, &describe_opts.at)) {
@@ -268,15 +286,21 @@ int fabemu_main(int argc, char** argv) {
                   << "' is not an emulated time: give one such as 20us, 1500ns or 2ms\n";
         return kExitUsage;
       }
-      return describe_command(describe_args, describe_opts, std::cout, std::cerr);
+      return stdout_written(describe_command(describe_args, describe_opts, std::cout, std::cerr),
+                            "fabemu describe");
     }
     if (*run) {
       run_opts.eal_args = split_eal_args(run_eal);
       return run_spec_command(run_args, run_opts, std::cout, std::cerr);
     }
-    if (*reference) return spec_reference_command(std::cout);
-    if (*fault) return fault_command(fault_socket, fault_requests, std::cin, std::cout, std::cerr);
-    if (analyze.chosen()) return analyze.run(std::cout, std::cerr);
+    if (*reference)
+      return stdout_written(spec_reference_command(std::cout), "fabemu spec-reference");
+    if (*fault)
+      return stdout_written(
+          fault_command(fault_socket, fault_requests, std::cin, std::cout, std::cerr),
+          "fabemu fault");
+    if (analyze.chosen())
+      return stdout_written(analyze.run(std::cout, std::cerr), "fabemu analyze");
   } catch (const std::exception& e) {
     std::cerr << "fabemu: " << e.what() << "\n";
     return kExitRunFailed;

@@ -30,13 +30,17 @@ int fault_command(const std::string& socket, const std::vector<std::string>& req
   std::vector<std::string> replies;
   std::string why;
   const bool reached = control_request(socket, lines, &replies, &why);
-  bool all_ok = reached;
+  size_t refused = 0;
   for (const std::string& r : replies) {
     out << r << "\n";
-    all_ok = all_ok && r.rfind("ok", 0) == 0;
+    refused += r.rfind("ok", 0) != 0;
   }
   if (!reached) err << "fabemu fault: " << why << "\n";
-  return all_ok ? kExitOk : kExitRunFailed;
+  // The replies go to standard output; the status's reason to standard error.
+  if (refused)
+    err << "fabemu fault: the run refused " << refused << " of " << lines.size()
+        << (lines.size() == 1 ? " request" : " requests") << " (the replies say why)\n";
+  return reached && !refused ? kExitOk : kExitRunFailed;
 }
 
 }  // namespace fabemu

@@ -21,7 +21,7 @@ fabemu_install_packages
 # scripts/test.sh's to build.
 if [[ ! -x $FABEMU_BUILD/fabemu ]]; then
   echo "run.sh: first build of fabemu (the binary only, not the tests): about" \
-    "FIRST_BUILD_MIN minutes on 2 cores; later runs rebuild only what changed" >&2
+    "5 minutes on 2 cores; later runs rebuild only what changed" >&2
 fi
 # shellcheck disable=SC2119  # no extra cmake arguments for a plain run
 FABEMU_TARGETS=fabemu fabemu_build

@@ -90,9 +90,9 @@ done
 "$FABEMU_ROOT/scripts/bench-port-tap.sh" 2
 # The flattened butterfly paper's 32-ary 2-flat (N = 1024) at uniform load
 # 0.5, one worker, each routing algorithm: packets delivered per second of
-# the run's wall time, against BookSim2's on this machine kind
-# (shared/reference/booksim-flatfly.md: MIN at uniform 0.5, 169,000
-# packets/s; it has no other algorithm's figure at this load).
+# the run's wall time, against BookSim2's on the same kind of machine (MIN
+# at uniform 0.5: 169,000 packets/s, docs/performance.md; BookSim2 was
+# measured for no other algorithm at this load).
 for alg in min min_ad val ugal ugal_s clos_ad; do
   "$bin" run "$FABEMU_ROOT/topologies/flatfly-32x2.yaml" --quiet --json "$out/ff-$alg.json" \
     --set routing="$alg" --set traffic.load=0.5 --set run.workers=1 \

@@ -160,13 +160,8 @@ RouterShape EngineCore::router_shape(uint32_t routers) const {
   shape.max_ports = max_ports_;
   shape.nv = nv_;
   shape.qcap = qcap_;
-  shape.input_speedup = cfg_.router.input_speedup;
-  shape.output_speedup = cfg_.router.output_speedup;
+  shape.config = cfg_.router;
   shape.output_queue_units = output_queue_caps(cfg_.router.output_queue_units, cap_);
-  shape.islip_iterations = cfg_.router.islip_iterations;
-  shape.tile_degree = cfg_.router.tiles.degree;
-  shape.row_units = cfg_.router.tiles.row_units;
-  shape.column_units = cfg_.router.tiles.column_units;
   shape.min_units = cfg_.format.min_units;
   return shape;
 }

@@ -68,8 +68,8 @@ class InputQueuedBuffers {
 
   // The routers one worker owns, with their output queues (switch speedup).
   void init(const RouterShape& s) {
-    init(s.routers, s.max_ports, s.nv, s.qcap, s.input_speedup);
-    oq_.init(s.routers * s.max_ports, s.nv, s.output_queue_units, s.output_speedup);
+    init(s.routers, s.max_ports, s.nv, s.qcap, s.config.input_speedup);
+    oq_.init(s.routers * s.max_ports, s.nv, s.output_queue_units, s.config.output_speedup);
   }
 
   void init(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t qcap,

@@ -40,7 +40,7 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   using InputQueuedBuffers::init;
   void init(const RouterShape& s) {
     InputQueuedBuffers::init(s);
-    init_islip(s.routers, s.max_ports, s.nv, s.islip_iterations);
+    init_islip(s.routers, s.max_ports, s.nv, s.config.islip_iterations);
   }
 
   void init_islip(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t iterations) {

@@ -38,7 +38,7 @@ class IdealOutputQueuedRouter : public InputQueuedBuffers,
   using InputQueuedBuffers::init;
   void init(const RouterShape& s) {
     RouterShape buffers = s;
-    buffers.output_speedup = 1;  // the output queues are this model's own
+    buffers.config.output_speedup = 1;  // the output queues are this model's own
     InputQueuedBuffers::init(buffers);
     const size_t nout = size_t(s.routers) * s.max_ports;
     queues_.assign(nout * s.nv, Fifo{});

@@ -28,17 +28,16 @@ struct RouterConfig {
   } tiles;
 };
 
+// What a model's init gets: the fabric's sizes as this worker holds them,
+// and the router.* settings whole, so that a model with settings of its own
+// adds them to RouterConfig and reads them here, with no engine edit.
 struct RouterShape {
   uint32_t routers = 0;    // local routers: output o = local router * max_ports + port
   uint32_t max_ports = 0;
   uint32_t nv = 1;         // VCs per port: input channel c = o * nv + vc
   uint32_t qcap = 1;       // entries per input FIFO (a power of two)
-  uint32_t input_speedup = 1;   // packets an input port may have crossing the switch at once
-  uint32_t output_speedup = 1;  // packets an output may accept at once (> 1: output queues)
+  RouterConfig config;     // the router.* settings (speedups, iSLIP, tiles, ...)
   std::vector<uint32_t> output_queue_units;  // [vc]: each output VC queue's capacity
-  uint32_t islip_iterations = 1;             // router.switch_allocator islip
-  // The YARC tiled router: subswitch degree, row and column buffers per VC.
-  uint32_t tile_degree = 8, row_units = 16, column_units = 10;
   uint32_t min_units = 1;  // the shortest packet, in flow units
   ps_t pipeline_ps = 0;    // the routers' pipeline (of the first local router)
 };

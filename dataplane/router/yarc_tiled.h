@@ -108,10 +108,11 @@ class YarcTiledRouter : public InputQueuedBuffers, public InputQueuedOps<YarcTil
   using InputQueuedBuffers::init;
   void init(const RouterShape& s) {
     InputQueuedBuffers::init(s);
-    init_tiles(s.routers,
-               TileGeometry::make(s.max_ports, s.tile_degree, s.nv, s.row_units, s.column_units,
-                                  s.pipeline_ps),
-               s.min_units);
+    init_tiles(
+        s.routers,
+        TileGeometry::make(s.max_ports, s.config.tiles.degree, s.nv, s.config.tiles.row_units,
+                           s.config.tiles.column_units, s.pipeline_ps),
+        s.min_units);
   }
   // After InputQueuedBuffers::init(routers, g.ports, g.nv, ...).
   void init_tiles(uint32_t routers, const TileGeometry& g, uint32_t min_units) {

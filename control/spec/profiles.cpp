@@ -5,11 +5,10 @@ namespace fabemu {
 const std::vector<ProfileInfo>& profiles() {
   static const std::vector<ProfileInfo> all{
       {"t3e", "Cray T3E: 3D torus, direction-order routing, 5 VCs, 5-phit flits",
-       "Scott & Thorson, \"The Cray T3E Network\", Hot Interconnects IV, 1996",
-       t3e_defaults, false},
+       "Scott & Thorson, \"The Cray T3E Network\", Hot Interconnects IV, 1996", t3e_defaults,
+       false},
       {"yarc", "Cray BlackWidow: folded Clos of radix-64 YARC routers, 24-bit phits, 2 VCs",
-       "Scott et al., \"The BlackWidow High-Radix Clos Network\", ISCA 2006",
-       yarc_defaults, false},
+       "Scott et al., \"The BlackWidow High-Radix Clos Network\", ISCA 2006", yarc_defaults, false},
       // The paper's packets are abstract single flits and its router a
       // single-cycle one: the link, router latency and packet format are
       // YARC's (Kim, Dally and Abts built YARC), one packet standing for one
@@ -21,6 +20,12 @@ const std::vector<ProfileInfo>& profiles() {
        "Networks\", ISCA 2007 (sections 2-3); link, router latency and YARC phit codec from Scott "
        "et al., ISCA 2006",
        flatfly_defaults, false},
+      // Until the fat hypercube family lands, the plain hypercube of the
+      // paper's Figure 6a (16 endpoints, one per chip).
+      {"spider",
+       "SGI Spider: 6-port routers, 4 VCs, micropackets of 128 data bits, hypercube fabrics",
+       "Galles, \"Spider: A High-Speed Network Interconnect\", IEEE Micro 17(1), 1997",
+       spider_defaults, false},
       // Starts from the T3E numbers (a complete, consistent set) but makes the
       // user say which topology they mean, so that a custom fabric is never a
       // T3E by accident.

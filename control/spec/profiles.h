@@ -18,6 +18,7 @@ const ProfileDefaults& fabemu_defaults();  // every profile's (profiles/fabemu.c
 const ProfileDefaults& t3e_defaults();
 const ProfileDefaults& yarc_defaults();
 const ProfileDefaults& flatfly_defaults();
+const ProfileDefaults& spider_defaults();
 // `own` with YARC's link, wire and pipeline rows (profiles/yarc.cpp).
 ProfileDefaults with_yarc_links(ProfileDefaults own);
 

@@ -55,7 +55,7 @@ const std::vector<Field>& fields() {
   static const std::vector<Field> table{
     // --- profile: read before every other key (its defaults come first).
     {"profile", "string", "", "fabemu default (t3e)",
-     "which defaults to start from: t3e, yarc, flatfly, or custom (t3e numbers, topology.family required)",
+     "which defaults to start from: t3e, yarc, flatfly, spider, or custom (t3e numbers, topology.family required)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.profile = c.one_of(n, profile_list()); }},
 
     // --- topology: read by the topology builders (control/topology).

@@ -246,12 +246,12 @@ int64_t spec_endpoint_count(const Spec& s) {
 
 std::vector<SpecFieldDoc> spec_field_docs() {
   std::vector<SpecFieldDoc> v;
-  const ProfileInfo &t3e = *find_profile("t3e"), &yarc = *find_profile("yarc"),
-                    &flatfly = *find_profile("flatfly");
-  for (const auto& f : fields())
-    v.push_back({f.path, f.type, f.unit, std::string(profile_default(t3e, f.path)),
-                 std::string(profile_default(yarc, f.path)),
-                 std::string(profile_default(flatfly, f.path)), f.source, f.help});
+  for (const auto& f : fields()) {
+    SpecFieldDoc d{f.path, f.type, f.unit, {}, f.source, f.help};
+    for (const auto& p : profiles())
+      if (!p.needs_family) d.defaults.emplace_back(profile_default(p, f.path));
+    v.push_back(std::move(d));
+  }
   return v;
 }
 
@@ -264,24 +264,29 @@ std::string spec_reference_markdown() {
       "\nSources: [T3E] Scott & Thorson, \"The Cray T3E Network: Adaptive Routing in a High "
       "Performance 3D Torus\", Hot Interconnects IV, 1996. [BW] Scott, Abts, Kim & Dally, \"The "
       "BlackWidow High-Radix Clos Network\", ISCA 2006. [FB] Kim, Dally & Abts, \"Flattened "
-      "Butterfly: A Cost-Efficient Topology for High-Radix Networks\", ISCA 2007. A flow unit is "
+      "Butterfly: A Cost-Efficient Topology for High-Radix Networks\", ISCA 2007. [SP] Galles, "
+      "\"Spider: A High-Speed Network Interconnect\", IEEE Micro 17(1), 1997. A flow unit is "
       "the profile's flow-control unit: a 70-bit flit (5 phits) for t3e, a 24-bit phit for yarc "
-      "and flatfly. An empty default means the "
+      "and flatfly, a 160-bit micropacket for spider. An empty default means the "
       "profile does not use the key; in the rows `ports[].KEY`, the keys of each item of "
       "`ports`, it means the key is required. `custom` takes the t3e column and requires "
       "`topology.family`.\n\n";
-  out += "| key | type | unit | t3e | yarc | flatfly | source | meaning |\n";
-  out += "|---|---|---|---|---|---|---|---|\n";
+  std::string head = "| key | type | unit |", rule = "|---|---|---|";
+  for (const auto& p : profiles())
+    if (!p.needs_family) {
+      head += fmt::format(" {} |", p.name);
+      rule += "---|";
+    }
+  out += head + " source | meaning |\n" + rule + "---|---|\n";
   const std::vector<SpecFieldDoc> docs = spec_field_docs();
   for (size_t i = 0; i < docs.size(); ++i) {
     const SpecFieldDoc& f = docs[i];
     auto code = [](const std::string& v) { return v.empty() ? v : fmt::format("`{}`", v); };
     const char* families = fields()[i].families;
     const std::string help = families ? fmt::format("{} ({} only)", f.help, families) : f.help;
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", f.path, md_cell(f.type),
-                       md_cell(f.unit), md_cell(code(f.t3e_default)),
-                       md_cell(code(f.yarc_default)), md_cell(code(f.flatfly_default)),
-                       md_cell(f.source), md_cell(help));
+    out += fmt::format("| `{}` | {} | {} |", f.path, md_cell(f.type), md_cell(f.unit));
+    for (const std::string& d : f.defaults) out += fmt::format(" {} |", md_cell(code(d)));
+    out += fmt::format(" {} | {} |\n", md_cell(f.source), md_cell(help));
   }
   return out;
 }

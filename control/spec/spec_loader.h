@@ -39,9 +39,9 @@ struct SpecFieldDoc {
   std::string path;         // dotted key, e.g. "traffic.load"
   std::string type;         // "int", "number", "string", "bool", "[int, int, int]", ...
   std::string unit;         // "ns", "Gb/s", "flow units", ...; empty if none
-  std::string t3e_default;  // as YAML; empty: not used by the profile
-  std::string yarc_default;
-  std::string flatfly_default;
+  // As YAML, one per machine profile in profiles() order (custom, which
+  // takes the t3e column, has none); empty: not used by the profile.
+  std::vector<std::string> defaults;
   std::string source;  // where the default comes from (paper, table, section)
   std::string help;
 };

@@ -191,7 +191,7 @@ TEST(SpecErrors, UnknownFamilyPatternProfile) {
 
   e = error_of("profile: cray-1\n");
   expect_at(e, "profile", 1, 10);
-  EXPECT_NE(e.message().find("t3e, yarc, flatfly, custom"), std::string::npos) << e.what();
+  EXPECT_NE(e.message().find("t3e, yarc, flatfly, spider, custom"), std::string::npos) << e.what();
 
   e = error_of("topology: {dims: [4, 8, 4]}\ntraffic: {pattern: transpose}\n");
   EXPECT_EQ(e.field(), "traffic.pattern");

@@ -78,11 +78,12 @@ bool FaultState::apply(const FaultSpec& f, bool retry_on, std::vector<FabricFaul
     routers_down_.erase(f.router);
   }
   // The ports whose state changed, every one of them (both ends of a link);
-  // a link whose every lane is down is dead.
+  // a link whose lanes down leave it no width is dead.
   std::vector<FabricFault> ports_changed;
   const auto lanes_all_down = [&](int32_t r, int p) {
     const auto it = lanes_down_.find(key(r, p));
-    return it != lanes_down_.end() && it->second == all_lanes(fabric_.lanes);
+    return it != lanes_down_.end() &&
+           usable_lanes(fabric_.lanes, it->second, fabric_.lanes_lower_half) == 0;
   };
   for (int32_t r = 0; r < nr; r++) {
     FabricRouter& fr = fabric_.routers[size_t(r)];

@@ -111,6 +111,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.retry.ber = spec.link.ber;
   c.retry.limit = static_cast<uint32_t>(spec.link.retry_limit);
   c.retry.lane_degrade = spec.link.lane_degrade && spec.link.retry;
+  c.retry.lanes_lower_half = spec.link.width_negotiation == "lower_half";
   c.retry.lane_threshold = static_cast<uint32_t>(spec.link.lane_retry_threshold);
   c.retry.lane_window_ps = ns_to_ps(spec.link.lane_retry_window_ns);
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);

@@ -95,6 +95,9 @@ struct Spec {
     double ber = 0;               // bit error rate of router-to-router links
     int retry_limit = 0;        // time-outs in a row on one packet before it is discarded; 0: none
     bool lane_degrade = false;  // drop a lane whose retries pass the threshold (BW 7.7)
+    // Widths a link may run at with lanes out of service: "any" live lanes
+    // (BlackWidow), or "lower_half" (Spider: full width or the lower half).
+    std::string width_negotiation = "any";
     int lane_retry_threshold = 16;         // retries of one lane within the window
     double lane_retry_window_ns = 100000;  // the window those retries are counted in
   } link;

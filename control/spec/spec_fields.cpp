@@ -44,6 +44,7 @@ std::vector<std::string> profile_list() {
 #define T3E "[T3E]"
 #define BW "[BW]"
 #define FB "[FB]"
+#define SP "[SP]"
 
 // clang-format off
 const std::vector<Field>& fields() {
@@ -152,6 +153,9 @@ const std::vector<Field>& fields() {
     {"link.lane_degrade", "bool", "", BW " §7.7 (the LCB counts retries per lane and decommissions a noisy lane: 3, 2, then 1 lane wide); off by default: the threshold is system software's and the paper gives none",
      "a router link drops a lane whose retries (time-outs caused by bad bits on it) pass link.lane_retry_threshold within link.lane_retry_window_ns, and runs on the others (its unit time x lanes / live lanes); with no lane left the link is dead both ways (its losses counted; the tables are not reprogrammed); needs link.retry",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lane_degrade = c.boolean(n); }},
+    {"link.width_negotiation", "string", "", "fabemu default any (" BW " §7.7: 3, 2, then 1 lane); spider: lower_half (" SP " Data link layer: a port damaged in its upper 10 bits runs on the lower 10 at half bandwidth)",
+     "the widths a router link runs at when lanes go out of service (faults `lane=L down`, link.lane_degrade): any (on whichever lanes live) or lower_half (the full width, else the lower half of link.lanes at half bandwidth, else the link is dead both ways); any or lower_half",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.width_negotiation = c.one_of(n, {"any", "lower_half"}); }},
     {"link.lane_retry_threshold", "int", "retries", "fabemu default (" BW " §7.7: \"system software defines a threshold\"; a YARC lane half busy passes 16 in 100 us at a BER of about 7e-5)",
      "link.lane_degrade: a lane is dropped at its retry after this many within the window; 0 to 1000000",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lane_retry_threshold = static_cast<int>(c.integer(n, 0, 1000000)); }},

@@ -227,6 +227,12 @@ void SpecValidator::validate_lanes(const Spec& s) const {
           "lane degrade drops a lane for the link-level retries attributed to it, and link-level "
           "retry is off (no lane would ever be dropped): set link.retry: true, or leave "
           "link.lane_degrade out");
+  if (l.width_negotiation == "lower_half" && (l.lanes < 2 || l.lanes % 2))
+    blame({"link.width_negotiation", "link.lanes"},
+          fmt::format("lower_half runs a link on the lower half of its lanes, and link.lanes is "
+                      "{}: give an even number of lanes (Spider: 20), or set "
+                      "link.width_negotiation: any",
+                      l.lanes));
   if (l.lane_degrade && l.lanes > int(kMaxLanes))
     blame({"link.lane_degrade", "link.lanes"},
           fmt::format("lane degrade is modelled on links of at most {} lanes, and link.lanes is "

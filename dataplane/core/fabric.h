@@ -75,6 +75,9 @@ struct Fabric {
   // time is for all of them; a lane out of service narrows the link
   // (dataplane/link/lanes.h).
   uint32_t lanes = 1;
+  // link.width_negotiation lower_half: a link runs on all its lanes or on
+  // the lower half (dataplane/link/lanes.h usable_lanes).
+  bool lanes_lower_half = false;
   // Flow-control unit size in bits (24-bit phit, 70-bit flit) for reports.
   uint32_t unit_bits = 24;
   std::string unit_name = "phit";

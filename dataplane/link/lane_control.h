@@ -87,6 +87,7 @@ class LaneControl {
       if (ol.peer_router < 0 || ol.unit_ps == 0) continue;
       LinkLanes& ll = table_.link(o);
       ll.lanes = static_cast<uint16_t>(lanes);
+      ll.lower_half = cfg.lanes_lower_half;
       ll.full_unit_ps = ol.unit_ps;
       LinkStats& ls = h.link_stats(ol.stats);
       ls.lanes = ls.width = ls.lowest_width = ll.lanes;

@@ -6,7 +6,7 @@
 // bits at half bandwidth (IEEE Micro 1997, "LLP").
 //
 // Which bits cross which lane: the bits under the CRC, in order, are striped
-// one at a time over the live lanes, lowest-numbered first: checked bit i
+// one at a time over the lanes in use, lowest-numbered first: checked bit i
 // crosses the (i mod width)-th live lane. (A T3E flit's 70 bits on its 14
 // signal lanes thus put bit j of each 14-bit phit on lane j.)
 //
@@ -46,6 +46,17 @@ inline uint32_t nth_lane(uint64_t mask, uint32_t n) {
 inline uint32_t lane_rank(uint64_t mask, uint32_t k) {
   return lane_count(mask & ((uint64_t{1} << k) - 1));
 }
+// The lanes a link runs on when `out` of its `lanes` are out of service.
+// Any live lanes (BlackWidow: 3, 2, then 1), or with lower_half the full
+// width, else the lower half, else none: Spider's LLP negotiates a port
+// damaged in its upper 10 bits down to the lower 10 at half bandwidth, and
+// cannot run on a damaged lower half (IEEE Micro 1997, "Data link layer").
+inline uint64_t usable_lanes(uint32_t lanes, uint64_t out, bool lower_half) {
+  const uint64_t all = all_lanes(lanes), live = all & ~out;
+  if (!lower_half || live == all) return live;
+  const uint64_t lower = all_lanes(lanes / 2);
+  return (live & lower) == lower ? lower : 0;
+}
 // The unit time at `width` of `lanes` lanes whose full width takes full_ps.
 inline ps_t unit_at_width(ps_t full_ps, uint32_t lanes, uint32_t width) {
   return width == 0 || width >= lanes ? full_ps : (full_ps * lanes + width / 2) / width;
@@ -83,11 +94,13 @@ struct LinkLanes {
   // Every lane died of its retries (not of faults): the link is down, both
   // directions, until a lane comes back (lane_control.h).
   bool lane_dead = false;
+  bool lower_half = false;  // Spider's widths: full or the lower half (usable_lanes)
 
-  uint64_t alive() const { return all_lanes(lanes) & ~fault_down & ~dropped; }
+  uint64_t alive() const { return usable_lanes(lanes, fault_down | dropped, lower_half); }
   uint32_t width() const { return lane_count(alive()); }
   ps_t unit_ps() const { return unit_at_width(full_unit_ps, lanes, width()); }
-  bool all_faulted() const { return (all_lanes(lanes) & ~fault_down) == 0; }
+  // Faults alone leave it no width (the fault plan then kills the link).
+  bool all_faulted() const { return usable_lanes(lanes, fault_down, lower_half) == 0; }
   // The lanes that carried checked bits pos[0..n) at the present width.
   uint64_t lanes_of(const uint32_t* pos, uint32_t n) const {
     const uint64_t live = alive();

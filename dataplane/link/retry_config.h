@@ -30,6 +30,9 @@ struct LinkRetryConfig {
   // Lane degrade (dataplane/link/lanes.h): a lane with more than
   // lane_threshold retries within lane_window_ps is dropped.
   bool lane_degrade = false;
+  // Port width negotiation (link.width_negotiation lower_half): a link runs
+  // at full width or on its lower half (lanes.h usable_lanes).
+  bool lanes_lower_half = false;
   uint32_t lane_threshold = 16;
   ps_t lane_window_ps = 100'000'000;
   std::vector<LinkPacketFault> packet_faults;

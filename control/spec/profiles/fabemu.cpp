@@ -16,6 +16,7 @@ const ProfileDefaults& fabemu_defaults() {
       {"link.ber", "0"},
       {"link.retry_limit", "0"},
       {"link.lane_degrade", "false"},
+      {"link.width_negotiation", "any"},
       {"link.lane_retry_threshold", "16"},
       {"link.lane_retry_window_ns", "100000"},
       {"router.input_speedup", "1"},

@@ -25,6 +25,8 @@ const ProfileDefaults& spider_defaults() {
       {"link.phit_bits", "20"},
       {"link.phits_per_unit", "8"},
       {"link.wire_ns", "10"},
+      {"link.retry", "true"},
+      {"link.width_negotiation", "lower_half"},
       {"router.latency_ns", "40"},
       {"router.model", "input_queued"},
       {"vcs.count", "2"},

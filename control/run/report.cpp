@@ -184,6 +184,13 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
         {"matched_inputs_per_cycle", double(st.islip_matched) / double(st.islip_cycles)},
         {"matching_efficiency",
          st.islip_requesting ? double(st.islip_matched) / double(st.islip_requesting) : 0.0}};
+  if (st.spider_arbitrations)  // router.model spider: its arbiter's cycles and time-outs
+    j["spider_arbiter"] = {
+        {"arbitrations", st.spider_arbitrations},
+        {"candidates_per_arbitration",
+         double(st.spider_candidates) / double(st.spider_arbitrations)},
+        {"winners_per_arbitration", double(st.spider_winners) / double(st.spider_arbitrations)},
+        {"deadlock_resets", st.deadlock_resets}};
   // Per link and per VC.
   json links = json::array();
   std::vector<uint64_t> vc_packets(fabric.num_vcs, 0), vc_units(fabric.num_vcs, 0);

@@ -123,6 +123,11 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.router.tiles.degree = static_cast<uint32_t>(spec.router.subswitch_degree);
   c.router.tiles.row_units = static_cast<uint32_t>(spec.router.row_buffer_units);
   c.router.tiles.column_units = static_cast<uint32_t>(spec.router.column_buffer_units);
+  c.router.spider.arbitration_ps = ns_to_ps(spec.router.arbitration_ns);
+  c.router.spider.age_period_ps = ns_to_ps(spec.router.age_period_ns);
+  c.router.spider.deadlock_timeout_ps = ns_to_ps(spec.router.deadlock_timeout_ns);
+  c.router.spider.tail_timeout_ps = ns_to_ps(spec.router.tail_timeout_ns);
+  c.router.spider.buffer_units = static_cast<uint32_t>(spec.vcs.buffer_units);
   c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
   c.batch_size =

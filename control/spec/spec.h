@@ -120,6 +120,10 @@ struct Spec {
     int column_buffer_units = 10;        // yarc_tiled: each column buffer VC, phits
     std::string virtual_routers = "none";  // clos: none | halves | columns (virtual_routers.h)
     double forward_progress_ns = 0;      // BlackWidow 7.7 timer per output VC; 0: off
+    double arbitration_ns = 10;          // spider: arbitration cycle (the 100 MHz core clock)
+    double age_period_ns = 40;           // spider: waiting per age step; 0: ages never grow
+    double deadlock_timeout_ns = 0;      // spider: full VC buffer, no progress; 0: off
+    double tail_timeout_ns = 0;          // spider: message cut off mid-way; 0: off
   } router;
 
   struct Vcs {

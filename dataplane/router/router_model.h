@@ -35,12 +35,14 @@ struct SenderVc;
 struct RouterShape;  // router/router_shape.h
 struct RoutedHead;   // router/router_shape.h
 class CreditCounter;
+enum class DropReason : uint8_t;  // stats/stats.h
 
 // The services of the engine a router model may use, for one worker. Every
 // call inlines (the host is a template argument, never a virtual base).
 template <class H>
 concept RouterHost = requires(H& h, const H& ch, const Event& ev, uint32_t i, uint32_t units,
-                              uint8_t vc, ps_t t, ps_t* until, rte_mbuf* m, bool* withhold) {
+                              uint8_t vc, ps_t t, ps_t* until, rte_mbuf* m, bool* withhold,
+                              DropReason why) {
   { ch.now() } -> std::same_as<ps_t>;
   h.schedule(ev);                                  // an event of the model's own, at ev.t
   { H::kind(RouterEvent::out_wake) } -> std::same_as<EventKind>;  // as the run numbers its kinds
@@ -58,6 +60,7 @@ concept RouterHost = requires(H& h, const H& ch, const Event& ev, uint32_t i, ui
   { ch.link_dead(i) } -> std::same_as<bool>;
   { ch.progress_timed_out(i) } -> std::same_as<bool>;
   h.discard_at_output(i, m, units, vc);
+  h.discard(why, m);  // a message the model itself discards (a time-out), counted with why
   { h.retry_window_full(i, until) } -> std::same_as<bool>;  // link-level retry's window
   { h.damaged_head(i, withhold) } -> std::same_as<bool>;    // ... a damaged head (true: excised)
 };

@@ -7,3 +7,4 @@ set(FABEMU_ROUTER_MODEL_input_queued_islip IslipRouter dataplane/router/input_qu
 set(FABEMU_ROUTER_MODEL_yarc_tiled YarcTiledRouter dataplane/router/yarc_tiled.h)
 set(FABEMU_ROUTER_MODEL_output_queued_ideal IdealOutputQueuedRouter
     dataplane/router/output_queued_ideal.h)
+set(FABEMU_ROUTER_MODEL_spider SpiderRouter dataplane/router/spider.h)

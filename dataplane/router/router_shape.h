@@ -26,6 +26,16 @@ struct RouterConfig {
     uint32_t row_units = 16;
     uint32_t column_units = 10;
   } tiles;
+  // The Spider router (router.model spider; spider.h): its arbitration cycle,
+  // the time a message waits per age step (0: ages never grow), its
+  // deadlock and tail time-outs (0: off), and the VC buffer it calls full.
+  struct Spider {
+    ps_t arbitration_ps = 10000;
+    ps_t age_period_ps = 40000;
+    ps_t deadlock_timeout_ps = 0;
+    ps_t tail_timeout_ps = 0;
+    uint32_t buffer_units = 16;
+  } spider;
 };
 
 // What a model's init gets: the fabric's sizes as this worker holds them,

@@ -73,5 +73,5 @@ struct FlatflyRanMin : FlatflyMin {
 }  // namespace fabemu
 
 // Their engines (FABEMU_ENGINES, route.h).
-FABEMU_ENGINES(FlatflyMin, input_queued, input_queued_islip, output_queued_ideal)
+FABEMU_ENGINES(FlatflyMin, input_queued, input_queued_islip, output_queued_ideal, spider)
 FABEMU_ENGINES(FlatflyRanMin, input_queued, input_queued_islip)

@@ -201,6 +201,10 @@ struct LiveStats {
   X(forward_progress, "bound for a port whose forward-progress timer expired (BlackWidow 7.7)")    \
   X(retry_limit_exceeded, "given up by a link's sender after link.retry_limit time-outs in a row") \
   X(undelivered_at_end, "still in the fabric when the drain limit ran out")                        \
+  X(deadlock_timeout,                                                                              \
+    "in a VC buffer the Spider router reset: full, no progress for router.deadlock_timeout_ns")    \
+  X(tail_timeout,                                                                                  \
+    "cut off mid-way (its link died); ended by the Spider router's router.tail_timeout_ns")        \
   X(shed_overload, "message not generated: the real-time run was behind (run.overload: shed)")
 
 enum class DropReason : uint8_t {
@@ -235,6 +239,10 @@ struct RunStats {
   // router.switch_allocator islip: cycles a router allocated in, the input
   // ports that requested the switch then and those iSLIP matched (whole run).
   uint64_t islip_cycles = 0, islip_requesting = 0, islip_matched = 0;
+  // router.model spider: arbitrations, the candidates that could cross then
+  // and the winners (whole run); VC buffers reset by the deadlock time-out.
+  uint64_t spider_arbitrations = 0, spider_candidates = 0, spider_winners = 0;
+  uint64_t deadlock_resets = 0;
   // Link-level retry: damaged packets that had moved on marked transmit
   // error and were discarded at their destination (their good copies came).
   bool link_retry = false;

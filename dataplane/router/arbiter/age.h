@@ -24,7 +24,9 @@
 namespace fabemu {
 
 struct AgeArbiter {
-  static constexpr uint32_t kMaxCandidates = 128;  // slots (Spider: 120)
+  // Slots: Spider's 120 candidates sit in 144 (6 outputs x 6 ports x 4 VCs,
+  // a port's own output unused), a 15-port chip with 1 VC in 225.
+  static constexpr uint32_t kMaxCandidates = 256;
   static constexpr uint32_t kMaxPorts = 64;         // input and output port numbers
   static constexpr uint32_t kWords = kMaxCandidates / 64;
 

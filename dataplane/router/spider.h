@@ -165,7 +165,8 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
     h.route_units(o, e.out_vc, e.units);
     e.ready = std::max(ready, not_before);
     if (lists_.file_routed(at.channel)) request(o, requester(at.port, at.vc));
-    arm(h, at.router, e.ready);
+    // (It can cross no sooner than its output's link is free.)
+    arm(h, at.router, std::max(e.ready, h.out(o).free_ps));
     if (lists_.unrouted(at.channel) != SpiderLists::kNil) h.route_head(at.channel, 0);
   }
   template <class H>

@@ -9,8 +9,9 @@ namespace fabemu {
 namespace {
 
 TEST(RouterModelRegistry, NamesBaselineFirst) {
-  EXPECT_EQ(router_models().names(),
-            (std::vector<std::string>{"input_queued", "output_queued_ideal", "yarc_tiled"}));
+  EXPECT_EQ(
+      router_models().names(),
+      (std::vector<std::string>{"input_queued", "output_queued_ideal", "spider", "yarc_tiled"}));
   EXPECT_EQ(router_models().baseline().name, "input_queued");
   EXPECT_EQ(switch_allocators().names(), (std::vector<std::string>{"per_output", "islip"}));
   EXPECT_EQ(arbiters().names(), (std::vector<std::string>{"round_robin", "age", "islip", "matrix"}));

@@ -329,6 +329,9 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
       for (uint32_t k = 0; k < n; k++) {
         const uint32_t q = out_of_[won[k]], i = won[k] - q * rb_;
         grant(h, lr, q, requester_port(i), requester_vc(i));
+        // What waits for this output now (the winner's list behind it, and
+        // the others) may go when its link frees.
+        if (requests(o0 + q)) wake = std::min(wake, std::max(now, h.out(o0 + q).free_ps));
       }
       n_.winners += n;
       if (eligible > n) wake = now;  // the losers try again next cycle

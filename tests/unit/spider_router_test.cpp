@@ -125,6 +125,16 @@ TEST(SpiderRouter, EqualAgesTakeTurns) {
     EXPECT_NE(d.left()[k].in, d.left()[k - 1].in) << "message " << k;
 }
 
+// The messages of one list leave one after the other, each as soon as the
+// link has sent the one before it (nothing else in the router to wake it).
+TEST(SpiderRouter, AListsMessagesLeaveBackToBack) {
+  Spider d({});
+  for (int k = 0; k < 3; k++) d.send(0, 0, 1, 2);
+  d.run(1000 * kNs);
+  ASSERT_EQ(d.left().size(), 3u);
+  for (uint32_t k = 0; k < 3; k++) EXPECT_EQ(d.left()[k].at, (40 + 40 * k) * kNs) << k;
+}
+
 // "Once a message enters a Spider chip, it ages at a programmable rate until
 // it exits"; "standard messages do not age beyond a value of 239"; 240..255
 // are the source's. One step per router.age_period_ns (40 ns) waited here.

@@ -1,8 +1,9 @@
 -- Wireshark dissector for fabemu capture files (pcap-tools/FORMAT.md).
 --
 -- EtherType 0x88B5 carries the 48-byte fabemu header and then one fabric
--- packet as the profile encodes it: YARC phits (dataplane/codec/yarc_phit.h)
--- or T3E flits (dataplane/codec/t3e_flit.h). Every bit field is shown where it
+-- packet as the profile encodes it: YARC phits (dataplane/codec/yarc_phit.h),
+-- T3E flits (dataplane/codec/t3e_flit.h) or Spider micropackets
+-- (spider_micropacket.h; fabemu_spider.lua, beside this file, loaded by it). Every bit field is shown where it
 -- sits, the YARC CRC is recomputed as the codec computes it, and the segments
 -- of a host's Ethernet frame are put back together and handed to Wireshark's
 -- Ethernet dissector.
@@ -10,12 +11,12 @@
 --   tshark -X lua_script:pcap-tools/fabemu.lua -r run.pcapng
 --   fabemu run SPEC --capture all --capture-file - |
 --     wireshark -X lua_script:pcap-tools/fabemu.lua -k -i -     (live)
---   wireshark: copy to ~/.local/lib/wireshark/plugins/
+--   wireshark: copy both .lua files to ~/.local/lib/wireshark/plugins/
 --
 -- The Source and Destination columns show the packet's fabric endpoints
 -- (ep3, ep12); the interface (frame.interface_name) names the link.
 --
--- Filter fields start with fabemu. (header), fabemu.yarc., fabemu.t3e.,
+-- Filter fields start with fabemu. (header), fabemu.yarc., fabemu.t3e., fabemu.spider.,
 -- fabemu.crc. and fabemu.frame. (reassembly);
 --   tshark -G fields -X lua_script:pcap-tools/fabemu.lua | grep fabemu
 -- lists them.
@@ -24,7 +25,7 @@ local fabemu = Proto("fabemu", "fabemu fabric packet")
 
 local ETHERTYPE = 0x88B5
 local HEADER_BYTES = 48
-local PROFILE_YARC, PROFILE_T3E = 1, 2
+local PROFILE_YARC, PROFILE_T3E, PROFILE_SPIDER = 1, 2, 3
 local YARC_PHIT_BYTES, YARC_DATA_BITS = 3, 22
 local T3E_FLIT_BYTES, T3E_WORD_BYTES = 9, 8
 
@@ -46,7 +47,8 @@ local hf = {
   -- fabemu header (FORMAT.md "A fabric packet on a link")
   version = ProtoField.uint8("fabemu.version", "Version"),
   profile = ProtoField.uint8("fabemu.profile", "Profile encoding", base.DEC,
-                             { [PROFILE_YARC] = "YARC phits", [PROFILE_T3E] = "T3E flits" }),
+                             { [PROFILE_YARC] = "YARC phits", [PROFILE_T3E] = "T3E flits",
+                               [PROFILE_SPIDER] = "Spider micropackets" }),
   flags = ProtoField.uint8("fabemu.flags", "Flags", base.HEX),
   flag_retry = ProtoField.bool("fabemu.flags.retry", "Retransmission", 8, nil, 0x01),
   flag_bad_crc = ProtoField.bool("fabemu.flags.bad_crc", "Bad CRC (corrupted on this link)", 8, nil, 0x02),
@@ -140,6 +142,11 @@ local hf = {
   frame_length = ProtoField.uint32("fabemu.frame.length", "Reassembled frame length"),
 }
 
+-- Spider's fields and dissection, from the file beside this one.
+local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or ""
+local spider = dofile(here .. "fabemu_spider.lua")
+for k, field in pairs(spider.fields) do hf[k] = field end
+
 local list = {}
 for _, field in pairs(hf) do list[#list + 1] = field end
 fabemu.fields = list
@@ -158,9 +165,11 @@ local ef = {
                           expert.severity.NOTE),
   reassembled = ProtoExpert.new("fabemu.reassembled", "Frame reassembled from its segments",
                                 expert.group.REASSEMBLE, expert.severity.CHAT),
+  stomped = ProtoExpert.new("fabemu.spider.stomped", "Stomp code: moved on before its CRC failed",
+                            expert.group.PROTOCOL, expert.severity.WARN),
 }
 fabemu.experts = { ef.crc_bad, ef.truncated, ef.malformed, ef.mismatch, ef.ok_error, ef.retry,
-                   ef.reassembled }
+                   ef.reassembled, ef.stomped }
 
 ------------------------------------------------------------------ CRC ---
 
@@ -532,7 +541,11 @@ local function set_endpoints(pinfo, h)
 end
 
 local unit_names = { [PROFILE_YARC] = { "YARC", "phit", YARC_PHIT_BYTES },
-                     [PROFILE_T3E] = { "T3E", "flit", T3E_FLIT_BYTES } }
+                     [PROFILE_T3E] = { "T3E", "flit", T3E_FLIT_BYTES },
+                     [PROFILE_SPIDER] = { "Spider", "micropacket", spider.unit_bytes } }
+local spider_ctx = { fabemu = fabemu, hf = hf, ef = ef, expect = expect, bits = bits,
+                     crc16_x25 = crc16_x25, CRC_BAD = CRC_BAD, CRC_GOOD = CRC_GOOD,
+                     CRC_UNVERIFIED = CRC_UNVERIFIED }
 
 function fabemu.dissector(tvb, pinfo, tree)
   if tvb:len() < HEADER_BYTES then return 0 end
@@ -566,6 +579,8 @@ function fabemu.dissector(tvb, pinfo, tree)
     -- nothing of the encoding was captured: the header is all there is
   elseif h.profile == PROFILE_YARC then
     payload, crc = dissect_yarc(tvb(HEADER_BYTES, avail):tvb(), root, h, n)
+  elseif h.profile == PROFILE_SPIDER then
+    payload, crc = spider.dissect(spider_ctx, tvb(HEADER_BYTES, avail):tvb(), root, h, n)
   else
     payload = dissect_t3e(tvb(HEADER_BYTES, avail):tvb(), root, h, n)
   end

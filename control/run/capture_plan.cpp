@@ -166,6 +166,7 @@ bool plan_capture(const Spec& spec, const Fabric& fabric, const EngineConfig& cf
   wc.profile = static_cast<CaptureProfile>(codec_info(kind).capture_profile);
   plan->taps = std::move(sel.filters);
   CaptureTaps& ct = plan->taps;
+  ct.codec = kind;
   ct.link_iface.assign(links.size(), -1);
   ct.device_iface.assign(cfg.ports.size(), -1);
   const std::string unit = fabric.unit_name;

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "dataplane/codec/codec.h"
+
 namespace fabemu {
 
 Fabric fabric_frame(const Spec& spec, std::string name, std::string topology) {
@@ -16,6 +18,9 @@ Fabric fabric_frame(const Spec& spec, std::string name, std::string topology) {
   f.lanes_lower_half = spec.link.width_negotiation == "lower_half";
   f.unit_bits = static_cast<uint32_t>(spec.link.phit_bits * spec.link.phits_per_unit);
   f.unit_name = spec.link.phits_per_unit == 1 ? "phit" : "flit";
+  // A profile with a codec of its own names its unit (Spider: micropacket).
+  const CodecInfo& codec = codec_info(codec_for(spec.profile, spec.topology.family));
+  if (!codec.fallback) f.unit_name = std::string(codec.unit);
   return f;
 }
 

@@ -20,6 +20,7 @@
 
 #include "dataplane/codec/codec_info.h"
 #include "dataplane/codec/packet_format.h"
+#include "dataplane/codec/spider_codec.h"
 #include "dataplane/codec/t3e_codec.h"
 #include "dataplane/codec/yarc_codec.h"
 #include "dataplane/core/packet_meta.h"
@@ -30,7 +31,7 @@ template <class... C>
 struct CodecList {};
 // The last is the fallback: the codec of every fabric no other one claims,
 // and of an unknown kind.
-using Codecs = CodecList<T3eFlitCodec, YarcPhitCodec>;
+using Codecs = CodecList<T3eFlitCodec, SpiderCodec, YarcPhitCodec>;
 
 namespace codec_detail {
 template <class F, class First, class... Rest>
@@ -70,7 +71,8 @@ constexpr std::array<const CodecInfo*, sizeof...(C)> codec_infos(CodecList<C...>
 
 // The one selection rule: the codec that lists the profile; for a profile
 // none lists (custom), the one that lists the topology family; else the
-// fallback. t3e: T3E flits (and a custom torus); yarc, flatfly and the
+// fallback. t3e: T3E flits (and a custom torus); spider: Spider
+// micropackets; yarc, flatfly and the
 // rest: YARC phits (the flattened butterfly paper's packets are abstract;
 // its authors built YARC).
 inline CodecKind codec_for(std::string_view profile, std::string_view family) {
@@ -94,7 +96,8 @@ inline PacketFormat codec_format(CodecKind k, uint32_t header_units, uint32_t ma
   return with_codec(k, [&](auto c) { return c.format(header_units, max_units); });
 }
 
-// Bytes one flow unit takes in a packet buffer: a T3E flit 9, a YARC phit 3.
+// Bytes one flow unit takes in a packet buffer: a T3E flit 9, a YARC phit 3,
+// a Spider micropacket 20.
 inline uint32_t codec_unit_bytes(CodecKind k) { return codec_info(k).unit_bytes; }
 
 // Data room of a packet buffer (rte_pktmbuf_pool_create's data_room_size):
@@ -157,6 +160,20 @@ inline bool link_crc_ok(CodecKind k, const rte_mbuf* m) {
 inline void mark_transmit_error(CodecKind k, rte_mbuf* m) {
   meta(m)->flags |= kPktTransmitError;
   with_codec(k, [&](auto c) { c.mark_transmit_error(m); });
+}
+
+// ---- capture (dataplane/link/capture_tap.h) ---------------------------------
+// The capture's copy of a packet (len bytes at `bytes`) made to show the
+// fields that change per hop as they are on the link where it is captured
+// (Spider: the header's direction and age, the VC tags, the LLP sequence
+// numbers from `first_seq`, units counted on the link). Only captures pay
+// for it; codecs whose bytes do not change per hop leave the copy alone.
+inline void refresh_capture(CodecKind k, uint8_t* bytes, uint32_t len, const PacketMeta& pm,
+                            uint8_t vc, uint32_t first_seq) {
+  with_codec(k, [&](auto c) {
+    if constexpr (requires { c.refresh_capture(bytes, len, pm, vc, first_seq); })
+      c.refresh_capture(bytes, len, pm, vc, first_seq);
+  });
 }
 
 }  // namespace fabemu

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/codec/codec.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/sim/time.h"
 
@@ -161,6 +162,10 @@ struct CaptureTaps {
   std::vector<uint8_t> src, dst;      // [endpoint] kept (empty: all)
   uint8_t classes = 0x7;              // bit 0 requests, 1 responses, 2 frame segments
   uint32_t snaplen = 65535;           // bytes of each Ethernet frame in the file
+  // The run's codec: a recorded packet's copy is refreshed to show the
+  // fields that change per hop as they are on the tapped link
+  // (refresh_capture, codec.h).
+  CodecKind codec = CodecKind::yarc;
   // Virtual time waits for the writer when the queue is full (nothing is
   // lost); real time cannot wait and counts the record as a capture drop.
   bool lossless = true;
@@ -193,6 +198,7 @@ class CaptureRecorder {
   void init(const CaptureTaps& taps, uint32_t worker) {
     taps_ = &taps;
     queue_ = taps.queues[worker];
+    link_units_.assign(taps.link_iface.size(), 0);
   }
   // Everything this worker records from now on is at t or later: at a
   // window edge (virtual time) or a housekeeping round (real time).
@@ -215,6 +221,9 @@ class CaptureRecorder {
 
   const CaptureTaps* taps_ = nullptr;
   CaptureQueue* queue_ = nullptr;
+  // [link id]: units put on the tapped link so far (a link's packets are
+  // all sent by one worker), the LLP sequence numbers of a Spider capture.
+  std::vector<uint32_t> link_units_;
 };
 
 // A free record of the queue: waits for the writer in virtual time; in real
@@ -238,6 +247,8 @@ void CaptureRecorder::packet(H& h, uint32_t link, const rte_mbuf* m, ps_t t, uin
   const int32_t iface = ct.link_iface[link];
   if (iface < 0) return;
   const PacketMeta* pm = meta(m);
+  const uint32_t first_unit = link_units_[link];
+  link_units_[link] += pm->units;
   const bool response = pm->cls == static_cast<uint8_t>(TrafficClass::response);
   const uint8_t cls = (pm->flags & kPktFrame) ? 4 : response ? 2 : 1;
   if (!(ct.vc_mask >> vc & 1) || !(ct.classes & cls) || (!ct.src.empty() && !ct.src[pm->src]) ||
@@ -269,6 +280,7 @@ void CaptureRecorder::packet(H& h, uint32_t link, const rte_mbuf* m, ps_t t, uin
                                   (response ? kCapResponse : 0) |
                                   ((pm->flags & kPktMeasured) ? kCapMeasured : 0));
   std::memcpy(r->data(), rte_pktmbuf_mtod(m, const uint8_t*), n);
+  refresh_capture(ct.codec, r->data(), n, *pm, vc, first_unit);
   queue_->put(r);
   h.stats().captured++;
 }

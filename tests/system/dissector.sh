@@ -37,20 +37,11 @@ command -v tshark >/dev/null || { echo "dissector: tshark is missing (scripts/li
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$src/tests/system/lib/capture_time.sh"
+source "$src/tests/system/lib/tshark_checks.sh"  # ts, same
 lua=$src/pcap-tools/fabemu.lua
 fail=0
 passed=0
 
-# tshark with the dissector loaded. tshark reports a Lua error on stderr and
-# carries on without the dissector, so any Lua message fails the test.
-ts() {
-  tshark -X "lua_script:$lua" "$@" 2>"$tmp/stderr" || { cat "$tmp/stderr"; echo "FAIL: tshark $*"; exit 1; }
-  if grep -qi "lua" "$tmp/stderr"; then
-    cat "$tmp/stderr"
-    echo "FAIL: the dissector did not load or run cleanly"
-    exit 1
-  fi
-}
 
 # Every field the checks below read, one column each; -2 (two passes) so that
 # segments know the packet their frame was reassembled in.
@@ -108,15 +99,6 @@ expect() {
   fi
 }
 
-# Records a result computed outside expect: WHAT, GOT, WANT.
-same() {
-  if [[ $2 == "$3" ]]; then
-    passed=$((passed + 1))
-  else
-    echo "FAIL: $1: got '$2', expected '$3'"
-    fail=1
-  fi
-}
 
 # rows TABLE FIELD: packets in which FIELD is present (expert info prints 1).
 rows() {

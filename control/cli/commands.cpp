@@ -383,6 +383,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   row("flow unit",
       fmt::format("{}-bit {}, {} per link", f.unit_bits, f.unit_name, time_text(unit_ps)));
   write_route_rows(sum, f.unit_name, row);
+  if (routing && routing->tables_text) row("routing tables", routing->tables_text(spec, f));
   write_fault_rows(faults, sum, row);
   // The memory estimate: a summary row, then a line per part (not wrapped).
   const MemoryEstimate mem =

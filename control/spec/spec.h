@@ -69,7 +69,7 @@ struct Spec {
   std::string profile = "t3e";  // t3e | yarc | flatfly | custom
 
   struct Topology {
-    std::string family;                  // "torus" (t3e) | "clos" (yarc) | "flatfly" | "hypercube"
+    std::string family;  // "torus" (t3e) | "clos" (yarc) | "flatfly" | "hypercube" | ...
     std::array<int, 3> dims{4, 4, 4};    // torus kx, ky, kz
     int rank = 1;                        // clos tree rank: 1, 2 or 3
     bool sidelinks = false;              // clos rank 1.5 or 2.5: rank + 0.5 (spec topology.rank)
@@ -79,6 +79,8 @@ struct Spec {
     int endpoints_per_router = 1;        // torus, hypercube: endpoints per router
     int k = 32;                          // flatfly: routers per dimension, endpoints per router
     int n = 2;                           // flatfly: k-ary n-flat; hypercube: binary n-cube
+    int meta_n = 0;                      // fat_hypercube: dimensions of the metahypercubes
+    bool diagonal = false;               // fat_hypercube: local chips i and i ^ 3 linked
   } topology;
 
   struct Link {

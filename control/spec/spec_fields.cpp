@@ -61,7 +61,7 @@ const std::vector<Field>& fields() {
 
     // --- topology: read by the topology builders (control/topology).
     {"topology.family", "string", "", T3E " §1; " BW " §2.2; " FB " §2.1",
-     "topology family, as registered by the builders: torus, clos, flatfly, hypercube, butterfly",
+     "topology family, as registered by the builders: torus, clos, flatfly, hypercube, butterfly, fat_hypercube",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.family = c.text(n); }},
     {"topology.dims", "[int, int, int]", "routers", T3E " §1 (up to 8x32x8)",
      "torus size kx, ky, kz; each at least 2",
@@ -99,16 +99,22 @@ const std::vector<Field>& fields() {
      "network slices, 1..8: copies of the network, each processor with one injection port in each; a packet's slice is chosen as it is sent (requests by their address hash, so one address stays in order; responses by the shortest source queue); traffic.load and traffic.batch_size are per injection port, ports[].queue_frames per port of the processor; faults are refused. BlackWidow has 4",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.slices = static_cast<int>(c.integer(n, 1, kMaxSlices)); }},
     {"topology.endpoints_per_router", "int", "endpoints", T3E " §1 (one PE per router); " FB " §3.3 (hypercube: one node per router)",
-     "endpoints attached to each router (torus; hypercube, where 1 is the default)",
+     "endpoints attached to each router (torus; hypercube and fat_hypercube, where 1 is the default; more on a fat hypercube is Spider's bristling)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints_per_router = static_cast<int>(c.integer(n, 1, kMaxPorts - kTorusDirections));
-     }, "torus, hypercube"},
+     }, "torus, hypercube, fat_hypercube"},
     {"topology.k", "int", "routers", FB " §3.2 (32-ary 2-flat)",
      "flatfly: routers in each dimension, which is also the endpoints per router (concentration); butterfly: the radix of its routers (k-ary n-fly); at least 2",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.k = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly, butterfly"},
     {"topology.n", "int", "", FB " §3.2 (N = 1024); §3.3 (10-dimensional hypercube)",
-     "flatfly: a k-ary n-flat has k^n endpoints and k^(n-1) routers of radix n(k-1)+1 in n-1 dimensions; hypercube: a binary n-cube has 2^n routers in n dimensions; butterfly: a k-ary n-fly has n stages of k^(n-1) routers; at least 2",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.n = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly, hypercube, butterfly"},
+     "flatfly: a k-ary n-flat has k^n endpoints and k^(n-1) routers of radix n(k-1)+1 in n-1 dimensions; hypercube: a binary n-cube has 2^n routers in n dimensions; fat_hypercube: the dimensions of each local hypercube (a domain of 2^n chips); butterfly: a k-ary n-fly has n stages of k^(n-1) routers; at least 2",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.n = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly, hypercube, fat_hypercube, butterfly"},
+    {"topology.meta_n", "int", "", "Spider, Topologies (metahypercubes; 512 endpoints at most, the 9-bit destination)",
+     "fat_hypercube: dimensions of the metahypercubes, 0..5: 2^meta_n domains, and for each of the 2^n vertex positions a hypercube of 2^meta_n meta chips, each linked to the chip at that position in one domain; 0: one plain hypercube",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.meta_n = static_cast<int>(c.integer(n, 0, 5)); }, "fat_hypercube"},
+    {"topology.diagonal", "bool", "", "fabemu choice: fits Spider Table 1's 8 endpoints (118 ns) at its bisection (6.4 GB/s)",
+     "fat_hypercube: link each local chip i also to chip i ^ 3 on a spare port, so that the 2-cube of local dimensions 0 and 1 is complete (a 3-cube becomes K4 x K2: 1.43 hops on average instead of 1.71, same bisection)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.diagonal = c.boolean(n); }, "fat_hypercube"},
 
     // --- link: read by the topology builders to time each link.
     {"link.lanes", "int", "lanes", T3E " §1 (14-bit phit); " BW " abstract (3 x 6.25 Gb/s)",
@@ -253,7 +259,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order, dimension_order; clos: updown, adaptive; flatfly: min, ran_min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube; butterfly: dest",
+     "routing algorithm for the family: torus: direction_order, dimension_order; clos: updown, adaptive; flatfly: min, ran_min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube; butterfly: dest; fat_hypercube: spider_tables",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.

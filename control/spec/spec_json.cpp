@@ -63,6 +63,8 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"topology.endpoints_per_router", [](const Spec& s) -> json { return s.topology.endpoints_per_router; }},
     {"topology.k", [](const Spec& s) -> json { return s.topology.k; }},
     {"topology.n", [](const Spec& s) -> json { return s.topology.n; }},
+    {"topology.meta_n", [](const Spec& s) -> json { return s.topology.meta_n; }},
+    {"topology.diagonal", [](const Spec& s) -> json { return s.topology.diagonal; }},
     {"link.lanes", [](const Spec& s) -> json { return s.link.lanes; }},
     {"link.lane_gbps", [](const Spec& s) -> json { return s.link.lane_gbps; }},
     {"link.coding", [](const Spec& s) -> json { return s.link.coding; }},

@@ -89,6 +89,9 @@ struct RoutingInfo {
   // Bytes the programmed tables of `fabric` take (the memory estimate,
   // control/run/run_memory.h); nullptr: negligible.
   std::function<uint64_t(const Fabric&)> table_bytes;
+  // Optional: what the programmed tables hold, for describe's "routing
+  // tables" row (e.g. Spider's 48 entries per table instead of 512).
+  std::function<std::string(const Spec&, const Fabric&)> tables_text;
   // Programs the tables once and returns a tracer over them; the tracer
   // holds a reference to the fabric, which must outlive it.
   RouteTracerFactory make_tracer;

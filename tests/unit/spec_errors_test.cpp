@@ -181,8 +181,9 @@ TEST(SpecErrors, RoutingMustExistForTheFamily) {
 TEST(SpecErrors, UnknownFamilyPatternProfile) {
   SpecError e = error_of("topology:\n  family: dragonfly\n");
   expect_at(e, "topology.family", 2, 11);
-  EXPECT_NE(e.message().find("known families: butterfly, clos, flatfly, hypercube, torus"),
-            std::string::npos)
+  EXPECT_NE(
+      e.message().find("known families: butterfly, clos, fat_hypercube, flatfly, hypercube, torus"),
+      std::string::npos)
       << e.what();
 
   e = error_of("traffic:\n  pattern: shuffle\n");

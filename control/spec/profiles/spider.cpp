@@ -8,6 +8,9 @@
 // of data. A message is one fabemu packet of micropackets (header first);
 // 16 micropackets fill the 256-byte buffer of a port and virtual channel.
 // 40 ns pin to pin, about 50 ns per chip with board traces and cables.
+// The default fabric is Table 1's 16 endpoints: a plain 4-cube of chips, one
+// endpoint each, routed by the two-level tables; 4 VCs, requests on VC 0
+// and responses on VC 2 (control/topology/spider_routing.cpp).
 #include "control/spec/profiles.h"
 
 namespace fabemu {
@@ -16,7 +19,7 @@ namespace fabemu {
 const ProfileDefaults& spider_defaults() {
   static const ProfileDefaults table{
       {"profile", "spider"},
-      {"topology.family", "hypercube"},
+      {"topology.family", "fat_hypercube"},
       {"topology.n", "4"},
       {"topology.endpoints_per_router", "1"},
       {"link.lanes", "20"},
@@ -29,9 +32,9 @@ const ProfileDefaults& spider_defaults() {
       {"link.width_negotiation", "lower_half"},
       {"router.latency_ns", "40"},
       {"router.model", "input_queued"},
-      {"vcs.count", "2"},
+      {"vcs.count", "4"},
       {"vcs.buffer_units", "16"},
-      {"routing", "ecube"},
+      {"routing", "spider_tables"},
       {"packet.max_units", "16"},
       {"packet.header_units", "1"},
       {"traffic.sizes", "[64]"},

@@ -186,6 +186,31 @@ TEST(SpiderTables, LookupOneHopAheadFollowsTheOrder) {
   EXPECT_EQ(t.at(17, 0).meta_id, 1);
 }
 
+// Vector routing (administrative messages): the source writes the
+// directions of its path (SpiderHeader::set_vector) and each chip follows
+// them instead of the tables. From endpoint 0 to 3 of the 4-cube the tables
+// go 0 -> 2 -> 3 (highest dimension first); the vector 0 -> 1 -> 3.
+TEST(SpiderTables, AVectorRoutedMessageFollowsItsVector) {
+  const Spec s = spec_of(ready_file(16), {});
+  const Fabric f = build_fat_hypercube(s);
+  const SpiderTables t = spider_route_around_faults(s, f);
+  PacketMeta by_table = trace_meta(0, 3, 1, TrafficClass::request);
+  std::vector<HopTrace> p = trace_route<SpiderTableRouting>(t, f, by_table);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[1].router, 2);
+  // Directions are 1 + the port: dimension 0 (port 1), dimension 1 (port
+  // 2), then the endpoint (port 0).
+  const uint8_t vector[] = {2, 3, 1};
+  PacketMeta by_vector = trace_meta(0, 3, 1, TrafficClass::request);
+  SpiderHeader::set_vector(by_vector, vector, 3);
+  p = trace_route<SpiderTableRouting>(t, f, by_vector);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].router, 0);
+  EXPECT_EQ(p[1].router, 1) << "the vector's first step, dimension 0";
+  EXPECT_EQ(p[2].router, 3);
+  EXPECT_EQ(p[2].out_port, 0);
+}
+
 // ---- the tables reprogrammed around faults ---------------------------------
 
 void kill_link(Fabric& f, int32_t router, int port) {

@@ -128,6 +128,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.router.spider.deadlock_timeout_ps = ns_to_ps(spec.router.deadlock_timeout_ns);
   c.router.spider.tail_timeout_ps = ns_to_ps(spec.router.tail_timeout_ns);
   c.router.spider.buffer_units = static_cast<uint32_t>(spec.vcs.buffer_units);
+  c.router.spider.longest_units = static_cast<uint32_t>(spec.packet.max_units);
   c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
   c.batch_size =

@@ -20,10 +20,8 @@ const std::vector<ProfileInfo>& profiles() {
        "Networks\", ISCA 2007 (sections 2-3); link, router latency and YARC phit codec from Scott "
        "et al., ISCA 2006",
        flatfly_defaults, false},
-      // Until the fat hypercube family lands, the plain hypercube of the
-      // paper's Figure 6a (16 endpoints, one per chip).
       {"spider",
-       "SGI Spider: 6-port routers, 4 VCs, micropackets of 128 data bits, hypercube fabrics",
+       "SGI Spider: 6-port routers, 4 VCs, 160-bit micropackets, fat hypercubes, two-level tables",
        "Galles, \"Spider: A High-Speed Network Interconnect\", IEEE Micro 17(1), 1997",
        spider_defaults, false},
       // Starts from the T3E numbers (a complete, consistent set) but makes the

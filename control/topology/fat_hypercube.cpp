@@ -40,7 +40,7 @@ std::string fat_hypercube_size_problem(const FatHypercubeShape& s) {
         s.conc, s.conc == 1 ? "" : "s", s.n, s.diagonal ? ", a diagonal" : "",
         s.meta_n ? " and an up-link" : "", s.local_radix(), kSpiderPorts,
         s.diagonal ? ", or set topology.diagonal: false" : "");
-  if (s.n > 9 || s.endpoints() > kSpiderMaxEndpoints)
+  if (s.n > 9 || s.endpoints() > int(kSpiderMaxEndpoints))
     return fmt::format(
         "the fat hypercube has {} endpoints, more than the {} a 9-bit Spider destination "
         "addresses: lower topology.meta_n, topology.n or topology.endpoints_per_router",

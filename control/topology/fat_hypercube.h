@@ -29,11 +29,11 @@
 
 #include "control/spec/spec.h"
 #include "dataplane/core/fabric.h"
+#include "dataplane/routing/spider_header.h"
 
 namespace fabemu {
 
 inline constexpr int kSpiderPorts = 6;           // a Spider chip's ports
-inline constexpr int kSpiderMaxEndpoints = 512;  // the 9-bit destination
 inline constexpr int kSpiderLocalEntries = 16;   // the local table: 4 address bits
 inline constexpr int kSpiderMetaEntries = 32;    // the meta table: 5 address bits
 

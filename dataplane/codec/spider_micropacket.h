@@ -44,6 +44,8 @@
 
 #include <cstdint>
 
+#include "dataplane/routing/spider_header.h"
+
 namespace fabemu {
 
 struct PacketFormat;  // dataplane/codec/packet_format.h
@@ -59,7 +61,6 @@ inline constexpr uint32_t kSpiderCoveredBytes = 18;  // the CRC covers bytes 0..
 inline constexpr uint32_t kSpiderMaxMicropackets = 16;
 inline constexpr uint32_t kSpiderMaxPayloadBytes = (kSpiderMaxMicropackets - 1) * kSpiderDataBytes;
 inline constexpr uint16_t kSpiderStomp = 0xFFFF;  // XORed into the CRC
-inline constexpr uint32_t kSpiderMaxEndpoints = 512;
 inline constexpr uint32_t kSpiderSeqMask = 0xF;
 inline constexpr uint32_t kSpiderMsgSeqMask = 0xFFFFFF;
 inline constexpr uint32_t kSpiderSegMask = 0x3FF;

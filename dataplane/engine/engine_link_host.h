@@ -46,21 +46,10 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
     e.enter_input(w, c, m, arrive, late);
   }
 
-  // The router model's input buffers: the last packet of channel c leaves
-  // as if it had not come (withdrawn from its output if it was requesting
-  // it); nullptr when the channel is empty.
-  rte_mbuf* remove_last(uint32_t c) {
-    Router& rt = w.router;
-    if (rt.len(c) == 0) return nullptr;
-    if (rt.len(c) == 1 && rt.head(c).routed) {  // it was requesting its output
-      const QEntry& h = rt.head(c);
-      const uint32_t o = rt.output(rt.router_of_channel(c), h.out_port);
-      rt.withdraw_head(o, c);
-      this->unroute_units(o, h.out_vc, h.units);
-    }
-    return rt.pop_back(c).m;
-  }
-  QEntry* sole_entry(uint32_t c) { return w.router.len(c) == 1 ? &w.router.head(c) : nullptr; }
+  // The router model's input buffers (router_model.h: remove_last,
+  // sending_last), as the model keeps them.
+  rte_mbuf* remove_last(uint32_t c) { return w.router.remove_last(static_cast<Hop&>(*this), c); }
+  QEntry* sending_last(uint32_t c) { return w.router.sending_last(c); }
   // Output o's link is free at t: the router model looks again.
   void link_ready(uint32_t o, ps_t t) { w.router.link_ready(static_cast<Hop&>(*this), o, t); }
   void untake_credits(uint32_t o, uint8_t vc, uint32_t units) {

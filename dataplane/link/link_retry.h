@@ -54,7 +54,7 @@ concept LinkRetryHost =
   { h.alloc() } -> std::same_as<rte_mbuf*>;          // a buffer for a copy (nullptr: none)
   h.enter_input(i, m, t, true);                      // into input channel i (arrival, late)
   { h.remove_last(i) } -> std::same_as<rte_mbuf*>;   // input channel i's last packet leaves
-  h.sole_entry(i);                                   // its only entry (QEntry*), or nullptr
+  h.sending_last(i);  // the packet channel i sends now if it came last (QEntry*), or nullptr
   h.link_ready(i, t);                                // output i's link is free at t
   h.untake_credits(i, vc, units);                    // the far end never took them
   h.discard(why, m);
@@ -492,7 +492,7 @@ template <class H>
 bool LinkRetry::damaged_head(H& h, uint32_t c, bool* withhold) {
   const uint32_t in = c / nv_, v = c % nv_;
   if (!((rx_[in].damaged_vcs >> v) & 1)) return false;
-  auto* head = h.sole_entry(c);
+  auto* head = h.sending_last(c);
   if (!head) return false;
   if (h.now() >= head->arrive + head->units * h.in(in).unit_ps) {
     excise(h, c);

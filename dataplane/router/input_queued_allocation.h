@@ -309,6 +309,28 @@ class InputQueuedOps {
                                         ps_t not_before) {
     iq::head_routed(self(), h, at, e, ready, not_before);
   }
+  // Link-level retry (link/link_retry.h): the damaged copy of a packet is
+  // the last to have entered channel c; it leaves as if it had not come
+  // (withdrawn from its output if, the FIFO's head, it was requesting it).
+  // nullptr when the channel is empty.
+  template <class H>
+  rte_mbuf* remove_last(H& h, uint32_t c) {
+    auto& rt = self();
+    if (rt.len(c) == 0) return nullptr;
+    if (rt.len(c) == 1 && rt.head(c).routed) {
+      const QEntry& e = rt.head(c);
+      const uint32_t o = rt.output(rt.router_of_channel(c), e.out_port);
+      rt.withdraw_head(o, c);
+      h.unroute_units(o, e.out_vc, e.units);
+    }
+    return rt.pop_back(c).m;
+  }
+  // The packet channel c sends now (its head) if it is the last to have
+  // entered, as a damaged copy is: the FIFO's only one; else nullptr.
+  QEntry* sending_last(uint32_t c) {
+    auto& rt = self();
+    return rt.len(c) == 1 ? &rt.head(c) : nullptr;
+  }
   // One pending wake-up per output: the earliest.
   template <class H>
   FABEMU_ALWAYS_INLINE void arm_output(H& h, uint32_t o, ps_t t) {

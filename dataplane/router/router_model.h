@@ -91,6 +91,10 @@ concept RouterModel = RouterHost<H> &&
   m.flush_inside(h, i, lost);     // router i stopped: what is inside it is lost
   m.flush_output(h, i, i, lost);  // ... and what waits at its output i's VC
   m.for_each_packet(each);
+  // Link-level retry: the last packet to enter channel i leaves as if it had
+  // not come (a damaged copy); the packet i sends now if it came last.
+  { m.remove_last(h, i) } -> std::same_as<rte_mbuf*>;
+  { m.sending_last(i) } -> std::same_as<QEntry*>;
   m.add_counters(std::declval<RunStats&>());
   { cm.check_inside() } -> std::convertible_to<std::string>;  // "" when credits add up
   { M::earliest_credit(t, t) } -> std::same_as<ps_t>;  // credits leave at most this after arrival

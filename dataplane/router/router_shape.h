@@ -35,6 +35,7 @@ struct RouterConfig {
     ps_t deadlock_timeout_ps = 0;
     ps_t tail_timeout_ps = 0;
     uint32_t buffer_units = 16;
+    uint32_t longest_units = 16;  // the longest message (packet.max_units)
   } spider;
 };
 

@@ -90,8 +90,13 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
     age_period_ = sc.age_period_ps;
     deadlock_ = sc.deadlock_timeout_ps;
     tail_ = sc.tail_timeout_ps;
-    // Full: no room for the shortest message (its sender has no credit).
-    full_at_ = sc.buffer_units + 1 > s.min_units ? sc.buffer_units + 1 - s.min_units : 1;
+    // Full: no room for the longest message. The chip's VC is full when its
+    // sender has no credit left, micropacket by micropacket; here a message
+    // crosses whole, so a sender whose next message is longer than the room
+    // left waits as on a full buffer (with Spider's 16-micropacket messages
+    // and buffers, a buffer holding anything).
+    const uint32_t longest = std::min(std::max(sc.longest_units, s.min_units), sc.buffer_units);
+    full_at_ = sc.buffer_units + 1 - longest;
     rb_ = request_bit_count();
     nbits_ = std::min(max_ports() * rb_, AgeArbiter::kMaxCandidates);  // fits() checked by the spec
     in_of_.assign(AgeArbiter::kMaxCandidates, 0);
@@ -123,13 +128,25 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
   QEntry& head(uint32_t c) { return lists_.head(c); }
   const QEntry& at(uint32_t c, uint32_t i) const { return lists_.at(c, i); }
   QEntry& back(uint32_t c) { return lists_.slot(c, lists_.last(c)).e; }
-  // Link-level retry excises the last message as if it had not come
-  // (withdrawn from its output's list here; engine_link_host.h).
-  QEntry pop_back(uint32_t c) {
-    const QEntry e = back(c);
-    take(c, lists_.last(c));
+  // Link-level retry (link/link_retry.h) excises a damaged copy, the last
+  // message to have entered channel c, as if it had not come: out of its
+  // output's list, its routed units withdrawn. Messages leave out of
+  // arrival order here, so the last may be anywhere in its output's list.
+  template <class H>
+  rte_mbuf* remove_last(H& h, uint32_t c) {
+    if (len(c) == 0) return nullptr;
+    const uint16_t s = lists_.last(c);
+    const QEntry e = lists_.slot(c, s).e;
+    if (e.routed) h.unroute_units(output(router_of_channel(c), e.out_port), e.out_vc, e.units);
+    take(c, s);
     lists_.uncount_in(c, e.units);
-    return e;
+    return e.m;
+  }
+  // The message grant() is sending from channel c, if it is the last to
+  // have entered (only that one can be a damaged copy).
+  QEntry* sending_last(uint32_t c) {
+    return sending_ != SpiderLists::kNil && sending_ == lists_.last(c) ? &lists_.slot(c, sending_).e
+                                                                       : nullptr;
   }
   void pass_through(uint32_t c, uint32_t units) { lists_.pass_through(c, units); }
   // A message lost from channel c's buffer; as far as credits go it left.
@@ -345,10 +362,13 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
   FABEMU_ALWAYS_INLINE void grant(H& h, uint32_t lr, uint32_t q, uint32_t p, uint32_t v) {
     const uint32_t o = output(lr, q), in = output(lr, p), c = channel_of_output(in, v);
     bool withhold = false;  // link-level retry: a damaged copy moves on owed no credits
-    if (h.damaged_head(c, &withhold)) [[unlikely]]
-      return;  // excised: nothing crosses
-    const ps_t now = h.now();
     const uint16_t s = lists_.list_head(c, q);
+    sending_ = s;
+    const bool excised = h.damaged_head(c, &withhold);
+    sending_ = SpiderLists::kNil;
+    if (excised) [[unlikely]]
+      return;  // nothing crosses
+    const ps_t now = h.now();
     const uint8_t age = age_now(lists_.slot(c, s), now);
     const QEntry e = lists_.slot(c, s).e;
     take(c, s);
@@ -397,6 +417,7 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
 
  private:
   SpiderLists lists_;
+  uint16_t sending_ = SpiderLists::kNil;  // the slot grant() is sending (sending_last)
   ps_t cycle_ = 0, age_period_ = 0, deadlock_ = 0, tail_ = 0;
   uint32_t full_at_ = 1;
   uint32_t rb_ = 1, nbits_ = 0;          // requester bits per output; candidate slots

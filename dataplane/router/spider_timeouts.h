@@ -5,7 +5,7 @@
 // - deadlock time-out (router.deadlock_timeout_ns): "If a given virtual
 //   channel remains full with no progress for a time-out period, the chip
 //   sets a deadlock time-out bit and resets the port." Full: no room for the
-//   shortest message (its sender holds no credit); progress: a message
+//   longest message (spider.h init); progress: a message
 //   leaving the buffer. The reset discards what the VC buffer holds, each
 //   message counted deadlock_timeout, and its credits go back to the sender.
 // - tail time-out (router.tail_timeout_ns): "a message remains in progress

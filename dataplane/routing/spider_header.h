@@ -28,6 +28,7 @@ inline constexpr uint8_t kSpiderHighPriorityAge = 240;  // 240..255: set at the 
 inline constexpr uint8_t kSpiderCcAdapt = 1u << 0;      // CC bit 0
 inline constexpr uint8_t kSpiderVectorFlag = 1u << 7;
 inline constexpr uint32_t kSpiderMaxVectorSteps = 10;
+inline constexpr uint32_t kSpiderMaxEndpoints = 512;  // the 9-bit destination
 
 struct SpiderHeader {
   static uint8_t direction(const PacketMeta& m) { return m.route[0]; }

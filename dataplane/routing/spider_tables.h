@@ -116,4 +116,4 @@ struct SpiderTableRouting {
 
 }  // namespace fabemu
 
-FABEMU_ENGINES(SpiderTableRouting, input_queued)
+FABEMU_ENGINES(SpiderTableRouting, input_queued, spider)

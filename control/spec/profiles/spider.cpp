@@ -31,7 +31,7 @@ const ProfileDefaults& spider_defaults() {
       {"link.retry", "true"},
       {"link.width_negotiation", "lower_half"},
       {"router.latency_ns", "40"},
-      {"router.model", "input_queued"},
+      {"router.model", "spider"},
       {"vcs.count", "4"},
       {"vcs.buffer_units", "16"},
       {"routing", "spider_tables"},

@@ -25,15 +25,6 @@ SpecProblem spider_needs(const Spec& s, const WrittenFn&) {
           "router.model: input_queued");
       !p.message.empty())
     return p;
-  // Link-level retry excises a damaged message as the last of its buffer
-  // (link/link_retry.h): here messages leave out of arrival order, so the
-  // last may be another one by then.
-  if (s.link.retry)
-    return {{"link.retry", "router.model"},
-            "link.retry is not modelled on the Spider router yet (link-level retry removes a "
-            "damaged message as the last of its input buffer, and the Spider router's messages "
-            "leave their buffer out of arrival order): set link.retry: false, or router.model: "
-            "input_queued"};
   if (s.topology.family.find("hypercube") == std::string::npos)
     return {{"topology.family", "router.model"},
             fmt::format("the Spider router builds hypercubes (its chip has 6 ports); topology "

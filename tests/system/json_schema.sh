@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # System test: every JSON report `fabemu run --json` writes matches
 # docs/report.schema.json (issue 36 item 5). Short runs of every profile
-# (t3e, yarc, flatfly, custom) and topology family, both modes (virtual
+# (t3e, yarc, flatfly, spider, custom) and topology family, both modes (virtual
 # time; real time with a replayed host and a null port), and the reports
 # with optional parts (slices, switch allocation, link retry and lanes,
 # faults and forward-progress time-outs, capture, ports, a stalled, an
@@ -42,6 +42,8 @@ report flatfly_ugal 0 "$topo/flatfly-4x3.yaml" "${short[@]}" --set routing=ugal 
 report hypercube 0 "$topo/hypercube-4.yaml" "${short[@]}"
 report butterfly 0 "$topo/butterfly-32x2.yaml" "${short[@]}"
 report custom 0 "$topo/t3e-4x4x4.yaml" "${short[@]}" --set profile=custom
+report spider 0 "$topo/spider-fhc-64.yaml" "${short[@]}" --set link.ber=1e-4 \
+  --set router.deadlock_timeout_ns=100000
 report islip 0 "$topo/flatfly-32x2-booksim.yaml" --set run.warmup_ns=500 --set run.measure_ns=1000 \
   --set run.progress_s=0
 report retry_lanes 0 "$topo/yarc-r1.5-288.yaml" "${short[@]}" --set run.workers=1 --set link.retry=true \
@@ -124,11 +126,11 @@ expected = [("yarc_slices", "slices"), ("islip", "switch_allocation"),
             ("retry_lanes", "link_retry"), ("retry_lanes", "link_lanes"),
             ("retry_lanes", "links", "retry"), ("retry_lanes", "links", "lanes"), ("faults", "faults"),
             ("faults", "forward_progress_timeouts"), ("faults", "links", "state"),
-            ("stalled", "run", "stranded"), ("capture", "capture"), ("replay", "ports"),
+            ("stalled", "run", "stranded"), ("spider", "spider_arbiter"), ("capture", "capture"), ("replay", "ports"),
             ("realtime", "realtime"), ("realtime", "run", "overload"), ("overload", "run", "overload")]
 for e in expected:
     failed |= not has(*e)
-for name, unit in [("t3e", "flit"), ("yarc", "phit"), ("flatfly", "phit")]:
+for name, unit in [("t3e", "flit"), ("yarc", "phit"), ("flatfly", "phit"), ("spider", "micropacket")]:
     if reports[name]["fabric"]["unit"] != unit:
         print(f"json_schema: FAIL {name}: fabric.unit is {reports[name]['fabric']['unit']}, want {unit}")
         failed = True

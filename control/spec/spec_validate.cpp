@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -29,6 +30,7 @@
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/router_models.h"
+#include "dataplane/codec/codec.h"
 #include "dataplane/codec/codec_check.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
@@ -475,6 +477,13 @@ void SpecValidator::validate_packets(const Spec& s, const Fabric& f) const {
                       "more than the {} a router FIFO keeps: set it to at most {}",
                       maxcap, maxcap / minu, minu, minu == 1 ? "" : "s", kMaxFifoEntries - 1,
                       kMaxFifoEntries * minu - 1));
+  const CodecInfo& codec = codec_info(static_cast<CodecKind>(cfg.codec));
+  if (codec.max_vcs && uint32_t(f.num_vcs) > codec.max_vcs)
+    blame({"vcs.count", "profile"},
+          fmt::format("the {} codec tags a unit's VC in {} bits, so it has {} VCs, and vcs.count "
+                      "is {}: set vcs.count to at most {}",
+                      codec.label, std::bit_width(codec.max_vcs - 1), codec.max_vcs, f.num_vcs,
+                      codec.max_vcs));
   std::vector<uint32_t> sizes = cfg.size_bytes;
   if (!s.ports.empty()) sizes.push_back(1500 + kEthHeaderBytes);  // a frame at the usual MTU
   const CodecProblem p = codec_check_messages(static_cast<CodecKind>(cfg.codec), cfg.format,

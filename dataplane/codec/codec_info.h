@@ -25,6 +25,7 @@ struct CodecInfo {
   uint32_t max_units;      // the longest packet its header can describe
   uint32_t max_header_units;  // header units it can carry; 0: no limit of its own
   uint32_t max_endpoints;     // destinations its header addresses
+  uint32_t max_vcs;           // VCs its units can tag; 0: as many as the engine has
   // Segments of one message its header can count with `header_units`.
   uint32_t (*max_segments)(uint32_t header_units);
   uint8_t capture_profile;  // pcap-tools/capture_writer.h CaptureProfile

@@ -22,6 +22,7 @@ struct SpiderCodec {
       .max_units = kSpiderMaxMicropackets,
       .max_header_units = 1,
       .max_endpoints = kSpiderMaxEndpoints,
+      .max_vcs = 4,  // the sideband's 2-bit Vch
       .max_segments = [](uint32_t) -> uint32_t { return kSpiderSegMask; },  // 10 bits
       .capture_profile = 3,  // CaptureProfile::spider_micropackets
       .profiles = {"spider"},

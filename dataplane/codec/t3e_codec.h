@@ -24,6 +24,7 @@ struct T3eFlitCodec {
       .max_units = kT3eMaxFlits,
       .max_header_units = kT3eMaxHeaderFlits,
       .max_endpoints = 65536,
+      .max_vcs = 0,
       // Header flit 1 counts segments in 12 bits; one header flit has no
       // count (PacketMeta's 16 bits).
       .max_segments = [](uint32_t header_units) -> uint32_t {

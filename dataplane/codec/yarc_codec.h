@@ -22,6 +22,7 @@ struct YarcPhitCodec {
       .max_units = kYarcMaxPhits,
       .max_header_units = 0,
       .max_endpoints = kYarcHeadDestMask + 1,
+      .max_vcs = 0,
       .max_segments = [](uint32_t) -> uint32_t { return 65535; },  // PacketMeta's 16 bits
       .capture_profile = 1,                                        // CaptureProfile::yarc_phits
       .profiles = {"yarc", "flatfly"},

@@ -68,17 +68,6 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
   };
   static constexpr uint32_t kMaxPorts = 15;  // a 4-bit direction: 15 exit ports
 
-  // Whether the arbiter can take a router of `ports` ports and `nv` VCs:
-  // every (input, VC, output) list is one candidate slot.
-  static uint32_t candidate_slots(uint32_t ports, uint32_t nv) {
-    uint32_t shift = 0;
-    while ((1u << shift) < nv) shift++;
-    return ports * (ports << shift);
-  }
-  static bool fits(uint32_t ports, uint32_t nv) {
-    return ports <= kMaxPorts && candidate_slots(ports, nv) <= AgeArbiter::kMaxCandidates;
-  }
-
   void init(const RouterShape& s) {
     RouterShape b = s;
     b.config.input_speedup = 1;  // one crossbar connection per input
@@ -98,7 +87,8 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
     const uint32_t longest = std::min(std::max(sc.longest_units, s.min_units), sc.buffer_units);
     full_at_ = sc.buffer_units + 1 - longest;
     rb_ = request_bit_count();
-    nbits_ = std::min(max_ports() * rb_, AgeArbiter::kMaxCandidates);  // fits() checked by the spec
+    nbits_ = std::min(max_ports() * rb_,
+                      AgeArbiter::kMaxCandidates);  // the spec checked AgeArbiter::slots
     in_of_.assign(AgeArbiter::kMaxCandidates, 0);
     out_of_.assign(AgeArbiter::kMaxCandidates, 0);
     for (uint32_t k = 0; k < nbits_; k++) {

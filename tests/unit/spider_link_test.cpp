@@ -223,5 +223,16 @@ TEST(SpiderLink, LowerHalfNeedsAnEvenNumberOfLanes) {
   }
 }
 
+// The sideband's Vch is 2 bits: a fifth VC would be tagged as the first.
+TEST(SpiderLink, TheSidebandTagsAtMostFourVcs) {
+  try {
+    spider({"vcs.count=5", "router.model=input_queued", "routing=spider_tables"});
+    ADD_FAILURE() << "accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("set vcs.count to at most 4"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace fabemu

@@ -9,14 +9,6 @@ namespace fabemu {
 
 namespace {
 
-// Every (input, VC, output) list is a candidate slot of the age arbiter:
-// ports x ports x VCs (rounded up to a power of two).
-uint32_t candidate_slots(uint32_t ports, uint32_t vcs) {
-  uint32_t v = 1;
-  while (v < vcs) v <<= 1;
-  return ports * ports * v;
-}
-
 SpecProblem spider_needs(const Spec& s, const WrittenFn&) {
   if (SpecProblem p = speedup_problem(
           s, "router.model",
@@ -33,14 +25,14 @@ SpecProblem spider_needs(const Spec& s, const WrittenFn&) {
                         s.topology.family)};
   if (s.topology.family == "hypercube") {
     const uint32_t ports = static_cast<uint32_t>(s.topology.n + s.topology.endpoints_per_router);
-    if (ports > 15 || candidate_slots(ports, s.vcs.count) > AgeArbiter::kMaxCandidates)
+    if (ports > 15 || AgeArbiter::slots(ports, uint32_t(s.vcs.count)) > AgeArbiter::kMaxCandidates)
       return {{"topology.n", "topology.endpoints_per_router", "vcs.count", "router.model"},
               fmt::format("the Spider router's arbiter takes up to {} (input, VC, output) "
                           "candidates and 15 ports; {} ports with {} VCs make {}: use fewer "
                           "dimensions, endpoints per router or VCs (the chip: 6 ports, 4 VCs), "
                           "or set router.model: input_queued",
                           AgeArbiter::kMaxCandidates, ports, s.vcs.count,
-                          candidate_slots(ports, s.vcs.count))};
+                          AgeArbiter::slots(ports, uint32_t(s.vcs.count)))};
   }
   return {};
 }

@@ -30,6 +30,15 @@ struct AgeArbiter {
   static constexpr uint32_t kMaxPorts = 64;         // input and output port numbers
   static constexpr uint32_t kWords = kMaxCandidates / 64;
 
+  // The slots a crossbar of `ports` inputs and outputs takes with `vcs`
+  // lists per (input, output), the VCs rounded up to a power of two: a
+  // router fits when this is at most kMaxCandidates.
+  static constexpr uint32_t slots(uint32_t ports, uint32_t vcs) {
+    uint32_t v = 1;
+    while (v < vcs) v <<= 1;
+    return ports * ports * v;
+  }
+
   // req: nbits <= kMaxCandidates candidate slots as a bit set in 64-bit
   // words (set: the slot requests this cycle); input[i], output[i] and
   // age[i]: slot i's ports (< kMaxPorts) and age. *ptr: the rotation

@@ -166,6 +166,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   j["injected_packets"] = st.injected_packets;
   j["delivered_packets"] = st.delivered_packets;
   j["delivered_messages"] = st.delivered_messages;
+  if (counts_out_of_order(spec)) j["out_of_order_packets"] = st.out_of_order_packets;
   j["measured_packets"] = {{"injected", st.measured_injected}, {"delivered", st.measured_delivered}};
   uint64_t dropped = 0;
   json reasons = json::object();

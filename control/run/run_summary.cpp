@@ -94,7 +94,7 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
       "traffic    {} at offered load {:.3f} ({:.3f} refused by the source queues, {:.3f} entered "
       "the fabric), seed {}\n"
       "throughput accepted {:.3f} of injection bandwidth (offered {:.3f}){}\n"
-      "packets    injected {}  delivered {}  dropped {}\n"
+      "packets    injected {}  delivered {}  dropped {}{}\n"
       "latency    {}\n"
       "hops       {}\n"
       "credits    stalls {}  conservation {}\n"
@@ -105,6 +105,8 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
       j["entered_load"].get<double>(), spec.run.seed, j["accepted_load"].get<double>(),
       j["offered_load"].get<double>(), saturation_text(j), st.injected_packets,
       st.delivered_packets, j["dropped_packets"]["total"].get<uint64_t>(),
+      counts_out_of_order(spec) ? fmt::format("  out of order {}", st.out_of_order_packets)
+                                : std::string(),
       measured ? fmt::format("mean {:.1f} ns  p50 {:.1f}  p99 {:.1f}  max {:.1f}  (network only: "
                              "mean {:.1f})",
                              lat["mean"].get<double>(), lat["p50"].get<double>(),

@@ -144,6 +144,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.reply_bytes = spec.traffic.reply_bytes;
   c.hotspot = static_cast<uint32_t>(spec.traffic.hotspot);
   c.hotspot_fraction = spec.traffic.hotspot_fraction;
+  c.count_out_of_order = counts_out_of_order(spec);
   const CodecKind kind = codec_for(spec.profile, spec.topology.family);
   c.codec = static_cast<uint8_t>(kind);
   c.format = codec_format(kind, static_cast<uint32_t>(spec.packet.header_units),

@@ -152,6 +152,8 @@ struct Spec {
     uint32_t reply_bytes = 8;          // payload of each response
     int hotspot = 0;                   // hot-spot endpoint
     double hotspot_fraction = 0.1;     // fraction of traffic to the hot spot
+    double cc_adapt = 0.0;             // fat_hypercube: fraction of messages with CC bit 0 set
+    double vector_fraction = 0.0;      // fat_hypercube: fraction of messages vector-routed
   } traffic;
 
   struct Run {
@@ -204,5 +206,9 @@ struct Spec {
 
 // Number of flow units a message payload needs for a profile (header + payload + tail).
 // Defined by the codec of the profile (dataplane/codec).
+
+// Whether a run counts packets delivered out of their source's order
+// (RunStats::out_of_order_packets): where messages may adapt between VCs.
+inline bool counts_out_of_order(const Spec& s) { return s.traffic.cc_adapt > 0; }
 
 }  // namespace fabemu

@@ -299,6 +299,12 @@ const std::vector<Field>& fields() {
     {"traffic.hotspot_fraction", "number", "fraction", "fabemu default",
      "fraction of messages sent to the hot spot, in [0, 1]",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.hotspot_fraction = c.number(n, 0, false, 1, false); }},
+    {"traffic.cc_adapt", "number", "fraction", "[SP] Message layer (congestion-control bit 0)",
+     "fat_hypercube: fraction of messages whose source sets congestion-control bit 0, in [0, 1]: such a message may take either VC of its pair (requests 0 and 1, responses 2 and 3; needs vcs.count 4) at every hop, the one with more free buffer, and so may arrive out of order (counted: delivered_out_of_order in the report); 0: every message keeps its VC",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.cc_adapt = c.number(n, 0, false, 1, false); }, "fat_hypercube"},
+    {"traffic.vector_fraction", "number", "fraction", "[SP] Routing (vector routing for administrative messages)",
+     "fat_hypercube: fraction of messages sent vector-routed, in [0, 1]: the source writes the whole path (up to 10 directions) into the header from its tables, and the chips follow it instead of looking the destination up, as Spider's administrative messages do; a path longer than 10 hops is table-routed",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.vector_fraction = c.number(n, 0, false, 1, false); }, "fat_hypercube"},
 
     // --- run: read by the runner (control/run).
     {"run.mode", "string", "", "fabemu default",

@@ -118,6 +118,8 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"traffic.reply_bytes", [](const Spec& s) -> json { return s.traffic.reply_bytes; }},
     {"traffic.hotspot", [](const Spec& s) -> json { return s.traffic.hotspot; }},
     {"traffic.hotspot_fraction", [](const Spec& s) -> json { return s.traffic.hotspot_fraction; }},
+    {"traffic.cc_adapt", [](const Spec& s) -> json { return s.traffic.cc_adapt; }},
+    {"traffic.vector_fraction", [](const Spec& s) -> json { return s.traffic.vector_fraction; }},
     {"run.mode", [](const Spec& s) -> json { return s.run.mode; }},
     {"run.seed", [](const Spec& s) -> json { return s.run.seed; }},
     {"run.warmup_ns", [](const Spec& s) -> json { return s.run.warmup_ns; }},

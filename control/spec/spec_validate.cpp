@@ -120,6 +120,14 @@ void SpecValidator::validate(Spec& s) const {
                       "vcs.count to at least {}",
                       s.routing, needed, s.vcs.count, needed));
 
+  // Spider's CC bit 0 adapts between the two VCs of a class's pair.
+  if (s.traffic.cc_adapt > 0 && s.vcs.count < 4)
+    blame({"traffic.cc_adapt", "vcs.count"},
+          fmt::format("congestion-control bit 0 lets a message adapt between the two VCs of its "
+                      "pair (requests 0 and 1, responses 2 and 3), and vcs.count is {}: set "
+                      "vcs.count: 4, or traffic.cc_adapt: 0",
+                      s.vcs.count));
+
   // The family's own size limits (TopologyInfo::size_problem).
   if (const auto& size_problem = reg.topology(s.topology.family)->size_problem)
     if (const SpecProblem p = size_problem(s); !p.message.empty()) blame(p.keys, p.message);

@@ -53,6 +53,8 @@ SpiderTables program_spider_tables(const Spec& spec, const Fabric& fabric,
   t.ports = static_cast<uint8_t>(kSpiderPorts);
   t.response_vc = static_cast<uint8_t>(fabric.num_vcs >= 4 ? 2 : fabric.num_vcs >= 2 ? 1 : 0);
   t.latency_ps = static_cast<ps_t>(std::llround(spec.router.latency_ns * 1000.0));
+  t.cc_adapt_below = static_cast<uint64_t>(std::llround(spec.traffic.cc_adapt * 0x1p32));
+  t.vector_below = static_cast<uint64_t>(std::llround(spec.traffic.vector_fraction * 0x1p32));
   const FatHypercubeShape s = fat_hypercube_shape(spec);
   const size_t chips = fabric.routers.size();
   const int32_t endpoints = static_cast<int32_t>(fabric.endpoints.size());
@@ -122,6 +124,14 @@ RoutingInfo spider_tables_routing() {
         return uint64_t(f.routers.size()) * kSpiderPorts * (sizeof(SpiderTable) + 1);
       });
   r.tables_text = spider_tables_text;
+  // CC bit 0: every VC choice of every message, for describe's dependency
+  // check (the run draws which messages adapt; the check takes them all).
+  r.make_choice_tracer =
+      choice_tracer<SpiderTableRouting>([](const Spec& spec, const Fabric& fabric) {
+        SpiderTables t = program_healthy_or_faulted(spec, fabric);
+        if (t.cc_adapt_below) t.cc_adapt_below = uint64_t{1} << 32;
+        return t;
+      });
   return r;
 }
 

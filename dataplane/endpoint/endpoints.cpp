@@ -39,6 +39,11 @@ void Endpoints::init(const EndpointParams& p, const std::vector<uint32_t>& owned
     // (A processor reassembles at its slice-0 port, whichever slice.)
     if (p.reassembly_slots && e < p.fabric->processors()) ep.reassembly.init(p.reassembly_slots);
   }
+  if (p.traffic && p.traffic->count_out_of_order) {
+    std::vector<uint32_t> processors;
+    for (uint32_t e : owned_) processors.push_back(p.fabric->processor(e));
+    order_.init(p.fabric->processors(), processors);
+  }
 }
 
 void Endpoints::seed(TimingWheel& wheel, EventKind generate) {

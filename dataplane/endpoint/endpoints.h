@@ -36,6 +36,7 @@
 #include "dataplane/core/fabric.h"
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/core/rng.h"
+#include "dataplane/endpoint/delivery_order.h"
 #include "dataplane/endpoint/endpoint_event.h"
 #include "dataplane/endpoint/nic.h"
 #include "dataplane/endpoint/packet_pool.h"
@@ -158,6 +159,7 @@ class Endpoints {
   std::vector<uint32_t> owned_;
   std::vector<rte_mbuf*> seg_scratch_ = std::vector<rte_mbuf*>(64);  // a message's segments
   std::vector<uint8_t> seg_slice_ = std::vector<uint8_t>(64);        // and their slices
+  DeliveryOrder order_;  // counts only when traffic asks (count_out_of_order)
   bool generating_ = true;
   ps_t gen_stop_ps_ = kNever;
 };

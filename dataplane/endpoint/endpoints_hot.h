@@ -306,6 +306,8 @@ void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
   }
   RunStats& st = h.stats();
   st.delivered_packets++;
+  if (order_.counting() && order_.late(*pm)) [[unlikely]]
+    st.out_of_order_packets++;
   if (t >= h.measure_start() && t < h.measure_end()) st.accepted_units += pm->units;
   if (pm->flags & kPktMeasured) {
     st.measured_delivered++;

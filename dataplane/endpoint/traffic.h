@@ -29,6 +29,9 @@ struct TrafficConfig {
   uint32_t reply_bytes = 8;
   uint32_t hotspot = 0;
   double hotspot_fraction = 0.1;
+  // Count packets that reach their destination out of their source's order
+  // (endpoint/delivery_order.h): where a routing may reorder them.
+  bool count_out_of_order = false;
 };
 
 // Whether some message can span packets, so that endpoints need reassembly

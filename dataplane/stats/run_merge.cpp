@@ -25,6 +25,7 @@ void merge_workers(RunStats& out, const std::vector<WorkerResult>& workers) {
     out.injected_packets += s.injected_packets;
     out.delivered_packets += s.delivered_packets;
     out.delivered_messages += s.delivered_messages;
+    out.out_of_order_packets += s.out_of_order_packets;
     out.measured_injected += s.measured_injected;
     out.measured_delivered += s.measured_delivered;
     out.offered_units += s.offered_units;

@@ -229,6 +229,9 @@ struct RunStats {
   uint64_t injected_packets = 0;       // packets created at sources (whole run)
   uint64_t delivered_packets = 0;      // packets delivered (whole run)
   uint64_t delivered_messages = 0;
+  // Delivered after a later packet of their source and class (counted only
+  // where a routing may reorder: TrafficConfig::count_out_of_order).
+  uint64_t out_of_order_packets = 0;
   uint64_t measured_injected = 0;      // packets generated in the measurement window
   uint64_t measured_delivered = 0;
   uint64_t offered_units = 0;          // units generated during measurement and queued at the source

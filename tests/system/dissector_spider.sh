@@ -28,18 +28,20 @@ source "$src/tests/system/lib/tshark_checks.sh"  # ts, same
 printf 'profile: spider\n' >"$tmp/spider.yaml"
 "$fabemu" run "$tmp/spider.yaml" --quiet --json "$tmp/run.json" --set run.warmup_ns=500 \
   --set run.measure_ns=8000 --set 'traffic.sizes=[1, 100, 240, 600]' \
+  --set traffic.cc_adapt=0.5 --set traffic.vector_fraction=0.5 \
   --capture all --capture-file "$tmp/run.pcapng"
 
 # Columns: 1 link, 2 profile, 3 units, 4 micropackets, 5 header dst, 6
 # encoding dst, 7 header src, 8 encoding src, 9 payload bytes in the
 # header micropacket, 10 tail bits, 11 CRC status per micropacket, 12
 # sequence numbers, 13 expert messages, 14 reassembled payload length
-# (frames only: empty), 15 the message's CRC status.
+# (frames only: empty), 15 the message's CRC status, 16 vector-routed, 17
+# the congestion-control bits.
 ts -r "$tmp/run.pcapng" -T fields -e fabemu.link -e fabemu.profile -e fabemu.units \
   -e fabemu.spider.micropackets -e fabemu.dst -e fabemu.spider.dst -e fabemu.src \
   -e fabemu.spider.src -e fabemu.spider.payload_bytes -e fabemu.spider.tail \
   -e fabemu.spider.crc_status -e fabemu.spider.seq -e _ws.expert.message -e fabemu.payload_len \
-  -e fabemu.crc.status >"$tmp/run.tsv"
+  -e fabemu.crc.status -e fabemu.spider.vector -e fabemu.spider.cc >"$tmp/run.tsv"
 rows=$(wc -l <"$tmp/run.tsv")
 ((rows > 500)) || { echo "FAIL: only $rows packets captured"; fail=1; }
 same "packets not dissected as Spider micropackets" "$(awk -F'\t' '$1 == "" || $2 != 3' "$tmp/run.tsv" | wc -l)" 0
@@ -53,6 +55,12 @@ same "packets with expert info (first: $(awk -F'\t' '$13 != "" { print $13; exit
   "$(awk -F'\t' '$13 != ""' "$tmp/run.tsv" | wc -l)" 0
 same "packets whose payload is not the header micropacket's length or CRC not good" \
   "$(awk -F'\t' '$14 != $9 || $15 != 1' "$tmp/run.tsv" | wc -l)" 0
+# Half the messages vector-routed, half with CC bit 0 (traffic.cc_adapt,
+# traffic.vector_fraction): each kind between a quarter and three quarters.
+for col in 16 17; do
+  same "column $col: share of packets with it set, in quarters" \
+    "$(awk -F'\t' -v c=$col '$c == "True" || $c == "1" { k++ } END { q = int(4 * k / NR); print (q >= 1 && q <= 2) ? "1-2" : q }' "$tmp/run.tsv")" "1-2"
+done
 # Tail bit on the last micropacket only; every CRC good (1).
 same "packets with a tail bit elsewhere than on the last micropacket" \
   "$(awk -F'\t' '{ n = split($10, t, ","); for (i = 1; i <= n; i++) if ((t[i] == "1") != (i == n)) { print; break } }' "$tmp/run.tsv" | wc -l)" 0

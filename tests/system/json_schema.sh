@@ -43,7 +43,7 @@ report hypercube 0 "$topo/hypercube-4.yaml" "${short[@]}"
 report butterfly 0 "$topo/butterfly-32x2.yaml" "${short[@]}"
 report custom 0 "$topo/t3e-4x4x4.yaml" "${short[@]}" --set profile=custom
 report spider 0 "$topo/spider-fhc-64.yaml" "${short[@]}" --set link.ber=1e-4 \
-  --set router.deadlock_timeout_ns=100000
+  --set router.deadlock_timeout_ns=100000 --set traffic.cc_adapt=0.5 --set traffic.vector_fraction=0.2
 report islip 0 "$topo/flatfly-32x2-booksim.yaml" --set run.warmup_ns=500 --set run.measure_ns=1000 \
   --set run.progress_s=0
 report retry_lanes 0 "$topo/yarc-r1.5-288.yaml" "${short[@]}" --set run.workers=1 --set link.retry=true \
@@ -126,7 +126,7 @@ expected = [("yarc_slices", "slices"), ("islip", "switch_allocation"),
             ("retry_lanes", "link_retry"), ("retry_lanes", "link_lanes"),
             ("retry_lanes", "links", "retry"), ("retry_lanes", "links", "lanes"), ("faults", "faults"),
             ("faults", "forward_progress_timeouts"), ("faults", "links", "state"),
-            ("stalled", "run", "stranded"), ("spider", "spider_arbiter"), ("capture", "capture"), ("replay", "ports"),
+            ("stalled", "run", "stranded"), ("spider", "spider_arbiter"), ("spider", "out_of_order_packets"), ("capture", "capture"), ("replay", "ports"),
             ("realtime", "realtime"), ("realtime", "run", "overload"), ("overload", "run", "overload")]
 for e in expected:
     failed |= not has(*e)

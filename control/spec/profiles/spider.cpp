@@ -38,6 +38,8 @@ const ProfileDefaults& spider_defaults() {
       {"packet.max_units", "16"},
       {"packet.header_units", "1"},
       {"traffic.sizes", "[64]"},
+      {"traffic.cc_adapt", "0"},
+      {"traffic.vector_fraction", "0"},
   };
   return table;
 }

@@ -32,7 +32,7 @@ AnalyzeCli::AnalyzeCli(CLI::App& app) {
       "Compute the seed papers' analytical tables from fabemu's routing tables: BlackWidow "
       "Table 4 (worst-case link utilisation under random permutations) and Table 2 (zero-load "
       "latency, folded Clos vs torus); the flattened butterfly paper's cost and power model "
-      "(section 4, Tables 2, 3 and 5)");
+      "(section 4, Tables 2, 3 and 5); the Cray T3E paper's Table 1 (virtual channel balance)");
   analyze->require_subcommand(1);
   analyze->footer(
       "Each table prints fabemu's figures beside the paper's with the difference, then every "
@@ -108,6 +108,23 @@ AnalyzeCli::AnalyzeCli(CLI::App& app) {
       ->capture_default_str();
   add_run_options(table2_, t2_run_);
 
+  table1_ = analyze->add_subcommand(
+      "table1",
+      "Cray T3E paper (Scott & Thorson 1996), Table 1: virtual channel balance of one ring's "
+      "dateline VC assignment, time of crossing vs optimised (8-entry VC table) vs optimised "
+      "without the table limit, over the whole ring and its power-of-two subrings");
+  table1_->add_option("--rings", t1_rings_, "ring sizes, 2 to 255, comma separated")
+      ->delimiter(',')
+      ->type_name("K,...")
+      ->capture_default_str();
+  table1_
+      ->add_option("--json", t1_run_.json_out,
+                   "also write the figures as JSON to OUT ('-': stdout)")
+      ->type_name("OUT");
+  table1_->footer(
+      "Takes about a second: a fixed-seed simulated annealing per ring, the same figures every "
+      "run. Runs use the optimised assignment (vcs.dateline_assignment).");
+
   cost_ = analyze->add_subcommand(
       "cost",
       "Flattened butterfly paper, section 4 (Tables 2 and 3) and 5.3 (Table 5): cost and power "
@@ -128,19 +145,21 @@ AnalyzeCli::AnalyzeCli(CLI::App& app) {
 
 bool AnalyzeCli::table_named(int argc, char** argv, std::ostream& err) const {
   if (argc < 2 || std::string_view(argv[1]) != "analyze") return true;
-  if (argc > 2 && (argv[2][0] == '-' || argv[2] == table4_->get_name() ||
-                   argv[2] == table2_->get_name() || argv[2] == cost_->get_name()))
+  if (argc > 2 &&
+      (argv[2][0] == '-' || argv[2] == table4_->get_name() || argv[2] == table2_->get_name() ||
+       argv[2] == table1_->get_name() || argv[2] == cost_->get_name()))
     return true;
   err << "fabemu analyze: "
       << (argc > 2 ? fmt::format("unknown table '{}'", printable(argv[2]))
                    : std::string("no table named"))
-      << ": give table4 (worst-case link utilisation), table2 (zero-load latency) or cost "
-         "(the flattened butterfly paper's cost and power model); "
+      << ": give table4 (worst-case link utilisation), table2 (zero-load latency), table1 "
+         "(the T3E paper's virtual channel balance) or cost (the flattened butterfly paper's "
+         "cost and power model); "
          "`fabemu analyze --help` says more\n";
   return false;
 }
 
-bool AnalyzeCli::chosen() const { return *table4_ || *table2_ || *cost_; }
+bool AnalyzeCli::chosen() const { return *table4_ || *table2_ || *table1_ || *cost_; }
 
 int AnalyzeCli::run(std::ostream& out, std::ostream& err) {
   if (*table4_) {
@@ -165,6 +184,7 @@ int AnalyzeCli::run(std::ostream& out, std::ostream& err) {
     if (t2_exact_) t2_.max_routes = 0;
     return analyze_table2_command(t2_, t2_run_, out, err);
   }
+  if (*table1_) return analyze_table1_command(t1_rings_, t1_run_, out, err);
   if (*cost_) {
     std::string why;
     if (!cost_sizes_.empty() && !parse_sizes(cost_sizes_, &cost_opts_.sizes, &why)) {

@@ -1,4 +1,4 @@
-// The command line of `fabemu analyze table4|table2|cost` (CLI11): its options,
+// The command line of `fabemu analyze table4|table2|table1|cost` (CLI11): its options,
 // their help, and turning them into the analyses' options
 // (analyze_command.h), so that cli.cpp only adds it to the app.
 #pragma once
@@ -39,6 +39,9 @@ class AnalyzeCli {
   std::vector<std::string> t2_sizes_, t2_dims_;
   AnalyzeRun t2_run_;
   bool t2_exact_ = false;
+  CLI::App* table1_ = nullptr;
+  std::vector<int> t1_rings_{4, 8, 16, 32};
+  AnalyzeRun t1_run_;
   CLI::App* cost_ = nullptr;
   CostOptions cost_opts_;
   std::vector<std::string> cost_sizes_;

@@ -1,6 +1,7 @@
 // `fabemu analyze`: the seed papers' analytical tables, computed from the
-// routes fabemu's routing tables give (control/analysis/table2.h, table4.h), and
-// the flattened butterfly paper's cost model (cost_model.h).
+// routes fabemu's routing tables give (control/analysis/table2.h, table4.h),
+// the flattened butterfly paper's cost model (cost_model.h) and the T3E
+// paper's VC balance (t3e_vc_balance.h).
 // Each prints the table with the paper's value and the difference beside
 // fabemu's, then every assumption it made; progress goes to err.
 #pragma once
@@ -36,6 +37,13 @@ int analyze_table2_command(const Table2Options& opts, const AnalyzeRun& run, std
 // topologies of Figure 6 (control/analysis/cost_model.h).
 int analyze_cost_command(const CostOptions& opts, const AnalyzeRun& run, std::ostream& out,
                          std::ostream& err);
+
+// The T3E paper's Table 1: VC balance of the dateline VC assignments of
+// rings of the given sizes (control/analysis/t3e_vc_balance.h).
+int analyze_table1_command(const std::vector<int>& rings, const AnalyzeRun& run, std::ostream& out,
+                           std::ostream& err);
+// "" when every ring size is one fabemu builds (2..255), else what to give.
+std::string table1_rings_problem(const std::vector<int>& rings);
 
 // What every table shares: the threads a run uses; the options' problem
 // (`problem`), else the run's (threads, an unwritable --json), "" when none;

@@ -133,6 +133,8 @@ struct Spec {
     int buffer_units = 12;             // input buffer per (port, VC) in flow units
     int adaptive_buffer_units = 22;    // t3e adaptive VC buffer
     std::string injection = "class";   // class | rotate: the VC a flatfly source injects on
+    // torus: time_of_crossing | optimised, the dateline VC tables (t3e_vc_balance.h)
+    std::string dateline_assignment = "time_of_crossing";
   } vcs;
 
   std::string routing = "direction_order";

@@ -256,6 +256,9 @@ const std::vector<Field>& fields() {
     {"vcs.adaptive_buffer_units", "int", "flow units", T3E " §1 (22 flits)",
      "input buffer of the torus adaptive VC",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.adaptive_buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }, "torus"},
+    {"vcs.dateline_assignment", "string", "", T3E " §3.2, §4, Table 1 (VC lookup tables, time of crossing, optimised)",
+     "which VC of its dateline pair a packet starts each direction on, from its router's 8-entry VC table (indexed by destination ordinate & 7): time_of_crossing (always VC0; VC1 only after passing the dateline node) or optimised (per ring size, the assignment fabemu's annealer finds for the paper's VC-balance metric over the whole ring and its power-of-two subrings, within the 8-entry table: `fabemu analyze table1`)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.dateline_assignment = c.one_of(n, {"time_of_crossing", "optimised"}); }, "torus"},
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", T3E " §2.1; " BW " §5; " FB " §2.2",

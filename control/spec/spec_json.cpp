@@ -106,6 +106,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"vcs.injection", [](const Spec& s) -> json { return s.vcs.injection; }},
     {"vcs.buffer_units", [](const Spec& s) -> json { return s.vcs.buffer_units; }},
     {"vcs.adaptive_buffer_units", [](const Spec& s) -> json { return s.vcs.adaptive_buffer_units; }},
+    {"vcs.dateline_assignment", [](const Spec& s) -> json { return s.vcs.dateline_assignment; }},
     {"routing", [](const Spec& s) -> json { return s.routing; }},
     {"packet.max_units", [](const Spec& s) -> json { return s.packet.max_units; }},
     {"packet.header_units", [](const Spec& s) -> json { return s.packet.header_units; }},

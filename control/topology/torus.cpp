@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 
 #include "control/analysis/analysis.h"
+#include "control/analysis/t3e_vc_balance.h"
 #include "control/spec/spec_error.h"
 #include "control/topology/fabric_parts.h"
 #include "control/topology/link_timing.h"
@@ -39,6 +42,31 @@ void check_torus_spec(const Spec& spec) {
 }
 
 ps_t minus_wire(ps_t v, ps_t wire) { return v > wire ? v - wire : 0; }
+
+// True when a packet entering direction d at ordinate s towards o passes
+// through its ring's dateline node (0 going +, k-1 going -: where the wrap
+// link arrives), so that it must enter on VC0.
+bool passes_dateline_node(int d, int s, int o, int k) {
+  return t3e_plus(d) ? 0 < o && o < s : s < o && o < k - 1;
+}
+
+// The direction (0..5) the source table sends a packet from ordinate s to o
+// in dimension dim of a ring of k, or -1 when s == o.
+int ring_direction(int dim, int s, int o, int k, T3eTies ties) {
+  const int delta = (o - s + k) % k;
+  if (delta == 0) return -1;
+  const bool plus = ties == T3eTies::plus ? delta <= k - delta : t3e_ring_goes_plus(s, o, k);
+  return plus ? dim : dim + 3;
+}
+
+bool has_faults(const Fabric& f) {
+  for (const FabricRouter& r : f.routers) {
+    if (r.dead) return true;
+    for (const FabricPort& p : r.ports)
+      if (p.dead) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -128,7 +156,27 @@ std::vector<BisectionCut> torus_bisection_cuts(const Spec& spec, const Fabric& f
   return cuts;
 }
 
-T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric) {
+const std::array<std::vector<uint8_t>, 2>& t3e_optimised_vc_bytes(int k) {
+  static std::mutex mu;
+  static std::map<int, std::array<std::vector<uint8_t>, 2>> cache;
+  const std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(k);
+  if (it != cache.end()) return it->second;
+  const T3eRingAssignment a = t3e_vc_assignment(k, T3eVcScheme::optimised);
+  std::array<std::vector<uint8_t>, 2> bytes{std::vector<uint8_t>(k, 0), std::vector<uint8_t>(k, 0)};
+  for (const T3eRingRoute& r : a.routes) {
+    if (!a.vc[&r - a.routes.data()]) continue;
+    const int d = r.dst(k);
+    bytes[0][r.src] |= static_cast<uint8_t>(1u << (d & 7));
+    // The - ring is the + ring seen from the other side: ordinate x there is
+    // k-1-x here (its dateline node k-1 is node 0 here, and its ties, from
+    // odd sources, are the + ring's from even ones).
+    bytes[1][k - 1 - r.src] |= static_cast<uint8_t>(1u << ((k - 1 - d) & 7));
+  }
+  return cache.emplace(k, std::move(bytes)).first->second;
+}
+
+T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric, T3eTies ties) {
   if (fabric.num_vcs < 4)
     throw std::invalid_argument(
         fmt::format("routing {} needs 4 VCs (request and response dateline pairs), have {}",
@@ -153,7 +201,8 @@ T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric) {
     t.dest[e].port = static_cast<uint8_t>(ep.port);
   }
 
-  // Source table: the shortest direction in each dimension (ties: +). One
+  // Source table: the shortest direction in each dimension (ties: see
+  // T3eTies). One
   // byte per (source, destination) router: 1 GiB at 32x32x32, so the rows
   // are written in parallel into memory nothing has touched yet
   // (TableAllocator), each from its source's three per-dimension rows
@@ -170,10 +219,8 @@ T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric) {
     for (int s = rg.begin(); s != rg.end(); ++s) {
       for (int dim = 0; dim < 3; ++dim)
         for (int c = 0; c < k[dim]; ++c) {
-          const int delta = (c - t.coord[s][dim] + k[dim]) % k[dim];
-          toward[dim][c] =
-              delta == 0 ? 0
-                         : static_cast<uint8_t>(1u << (delta <= k[dim] - delta ? dim : dim + 3));
+          const int d = ring_direction(dim, t.coord[s][dim], c, k[dim], ties);
+          toward[dim][c] = d < 0 ? 0 : static_cast<uint8_t>(1u << d);
         }
       uint8_t* row = t.path.data() + static_cast<size_t>(s) * nr;
       if (numbered) {
@@ -191,8 +238,28 @@ T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric) {
     }
   });
 
-  // Time-of-crossing VC assignment: every packet starts a direction on VC0.
+  // VC tables: time of crossing (every packet starts a direction on VC0), or
+  // the optimised assignment of each ring (t3e_vc_balance.h).
   t.vc_table.assign(nr, std::array<uint8_t, kT3eDirections>{});
+  if (spec.vcs.dateline_assignment == "optimised")
+    for (int dim = 0; dim < 3; ++dim) {
+      if (k[dim] < 2) continue;
+      // The assignment is for balanced ties; with ties + a tie from an odd
+      // source goes + as well and, if it passes the dateline node, must
+      // start on VC0.
+      std::array<std::vector<uint8_t>, 2> bytes = t3e_optimised_vc_bytes(k[dim]);
+      for (int s = 0; s < k[dim]; ++s)
+        for (int o = 0; o < k[dim]; ++o) {
+          const int d = ring_direction(dim, s, o, k[dim], ties);
+          if (d >= 0 && passes_dateline_node(d, s, o, k[dim]))
+            bytes[d == dim ? 0 : 1][s] &= static_cast<uint8_t>(~(1u << (o & 7)));
+        }
+      for (int r = 0; r < nr; ++r) {
+        const int c = t.coord[r][dim];
+        t.vc_table[r][dim] = bytes[0][c];
+        t.vc_table[r][dim + 3] = bytes[1][c];
+      }
+    }
 
   // Table 2 fall-through (pin to pin, wire included) less the output wire.
   std::array<ps_t, kMaxPorts> wire{};
@@ -211,28 +278,48 @@ T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric) {
     t.endpoint_ps[p] = minus_wire(endpoint, wire[p]);
   }
   t3e_route_around_faults(t, fabric);
+  // A path rewritten around a fault may go the long way round a ring, where
+  // an entry chosen for the short way would cross the dateline node on VC1:
+  // with faults every entry that some destination sharing it could need on
+  // VC0 is VC0.
+  if (has_faults(fabric))
+    for (int r = 0; r < nr; ++r)
+      for (int d = 0; d < kT3eDirections; ++d) {
+        const int dim = t3e_dim(d);
+        for (int o = 0; o < k[dim]; ++o)
+          if (passes_dateline_node(d, t.coord[r][dim], o, k[dim]))
+            t.vc_table[r][d] &= static_cast<uint8_t>(~(1u << (o & 7)));
+      }
   return t;
 }
 
 bool t3e_vc_tables_safe(const T3eTables& t, std::string* why) {
+  const std::array<int, 3> k{t.k[0], t.k[1], t.k[2]};
+  std::vector<int32_t> at(static_cast<size_t>(k[0]) * k[1] * k[2], -1);
   for (int r = 0; r < t.num_routers; ++r)
-    for (int d = 0; d < kT3eDirections; ++d) {
-      const int dim = t3e_dim(d);
-      const int k = t.k[dim];
-      const int s = t.coord[r][dim];
-      for (int o = 0; o < k; ++o) {
-        if (!((t.vc_table[r][d] >> (o & 7)) & 1u)) continue;
-        // Entering direction d at ordinate s towards o crosses the dateline
-        // (k-1 -> 0 going +, 0 -> k-1 going -) iff o < s going +, o > s going -.
-        const bool crosses = t3e_plus(d) ? o < s : o > s;
-        if (crosses) {
+    at[torus_router_id(k, t.coord[r][0], t.coord[r][1], t.coord[r][2])] = r;
+  for (int src = 0; src < t.num_routers; ++src)
+    for (int dst = 0; dst < t.num_routers; ++dst) {
+      const uint8_t p = t.path[static_cast<size_t>(src) * t.num_routers + dst];
+      if (p & kT3eUnroutable) continue;
+      // Walk the path in direction order: where it enters direction d, the
+      // entering router's table bit for the destination ordinate.
+      std::array<uint8_t, 3> cur = t.coord[src];
+      const std::array<uint8_t, 3>& to = t.coord[dst];
+      for (int d = 0; d < kT3eDirections; ++d) {
+        const int dim = t3e_dim(d);
+        if (!((p >> d) & 1u) || cur[dim] == to[dim]) continue;
+        const int32_t r = at[torus_router_id(k, cur[0], cur[1], cur[2])];
+        if (r >= 0 && ((t.vc_table[r][d] >> (to[dim] & 7)) & 1u) &&
+            passes_dateline_node(d, cur[dim], to[dim], k[dim])) {
           if (why)
             *why = fmt::format(
                 "router {}: VC table bit {} of direction {} selects VC1 for destination "
-                "ordinate {}, whose route crosses the dateline",
-                r, o & 7, d, o);
+                "ordinate {} (router {} to {}), whose route passes the dateline node",
+                r, to[dim] & 7, d, to[dim], src, dst);
           return false;
         }
+        cur[dim] = to[dim];
       }
     }
   return true;
@@ -285,15 +372,18 @@ FABEMU_REGISTER_ROUTING(policy_routing<T3eDirectionOrder>(
     "torus", "direction_order",
     "T3E direction-order routing (+X +Y +Z -X -Y -Z) from a source table, dateline VC pairs "
     "for requests (VC0/VC1) and responses (VC2/VC3)",
-    5, 4, true, program_t3e_tables, t3e_table_bytes));
+    5, 4, true, [](const Spec& s, const Fabric& f) { return program_t3e_tables(s, f); },
+    t3e_table_bytes));
 
-// The same tables, dimensions in order X, Y, Z (the BlackWidow paper's
+// The same tables (ties +), dimensions in order X, Y, Z (the BlackWidow paper's
 // torus in Table 4).
 FABEMU_REGISTER_ROUTING(policy_routing<TorusDimensionOrder>(
     "torus", "dimension_order",
     "minimal dimension-order routing (X, then Y, then Z, each the shorter way round) on the T3E "
     "source table and dateline VC pairs",
-    5, 4, true, program_t3e_tables, t3e_table_bytes));
+    5, 4, true,
+    [](const Spec& s, const Fabric& f) { return program_t3e_tables(s, f, T3eTies::plus); },
+    t3e_table_bytes));
 
 }  // namespace
 

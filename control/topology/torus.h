@@ -39,19 +39,35 @@ int64_t torus_bisection_links(const Spec& spec, const Fabric& fabric);
 // smallest-link dimension cut in two halves, at each offset.
 std::vector<BisectionCut> torus_bisection_cuts(const Spec& spec, const Fabric& fabric);
 
-// Source routing table (minimal, shortest direction per dimension, ties +),
-// "time of crossing" VC tables (all zeros), Table 2 fall-through less wire.
+// How a source table routes a destination k/2 away in an even ring: + from
+// every source (the BlackWidow paper's dimension-order torus), or balanced
+// (+ from even source ordinates, - from odd ones, so that + and - links carry
+// the same load under uniform traffic; the T3E's VC-balance model,
+// control/analysis/t3e_vc_balance.h).
+enum class T3eTies { plus, balanced };
+
+// Source routing table (minimal, shortest direction per dimension, ties as
+// given), VC tables as vcs.dateline_assignment asks ("time_of_crossing": all
+// zeros; "optimised": the annealed 8-entry assignment of t3e_vc_balance.h,
+// the - rings its mirror image), Table 2 fall-through less wire.
 // Throws std::invalid_argument when the fabric has fewer than 4 VCs.
-T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric);
+T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric,
+                             T3eTies ties = T3eTies::balanced);
+
+// The VC table bytes of one ring of k for vcs.dateline_assignment
+// "optimised": [0][s] for the + direction entered at ordinate s, [1][s] for
+// the - direction (computed once per k, then cached).
+const std::array<std::vector<uint8_t>, 2>& t3e_optimised_vc_bytes(int k);
 
 // A fabric with faults (FabricPort::dead, FabricRouter::dead): source table
 // entries whose path meets a fault rewritten around it, or marked
 // unroutable (torus_faults.cpp); program_t3e_tables calls it.
 void t3e_route_around_faults(T3eTables& t, const Fabric& fabric);
 
-// True when no VC-table bit asks for VC1 on a route that would cross a
-// dateline from that router (destination ordinates alias mod 8, as in the
-// T3E's 8-entry tables); otherwise false and *why names the first offender.
+// True when no VC-table bit asks for VC1 on a route that would pass through
+// its ring's dateline node (ordinate 0 going +, k-1 going -) from that
+// router (destination ordinates alias mod 8, as in the T3E's 8-entry
+// tables); otherwise false and *why names the first offender.
 bool t3e_vc_tables_safe(const T3eTables& t, std::string* why = nullptr);
 
 }  // namespace fabemu

@@ -8,11 +8,14 @@
 //  - Direction order: at every router the packet takes the first direction in
 //    the order +X +Y +Z -X -Y -Z in which it still has to move; when none is
 //    left it leaves on the destination's PE port.
-//  - Datelines: one per unidirectional ring, on the wrap-around link
-//    (k-1 -> 0 for a + ring, 0 -> k-1 for a - ring). A packet that crosses the
-//    dateline on VC0 of its pair is switched to VC1 leaving the dateline node;
-//    a packet may not cross a dateline on VC1 (control/ only programs VC
-//    tables that guarantee it).
+//  - Datelines: one per unidirectional ring, at the node its wrap-around
+//    link arrives at (0 for a + ring, k-1 for a - ring). A packet that
+//    passes through the dateline node (arrives over the wrap link and goes on
+//    in the same direction) on VC0 of its pair is switched to VC1 leaving it;
+//    a packet may not pass it on VC1 (control/ only programs VC tables that
+//    guarantee it). Packets that start or end a direction at the dateline
+//    node keep their VC: the paper's Table 1 (control/analysis/
+//    t3e_vc_balance.h) counts them free.
 //  - VC lookup table: when a packet enters a new direction, the VC of its pair
 //    is the table bit of this router for (direction, destination ordinate & 7)
 //    — 2(kx+ky+kz) bits per router, at most 8 per direction as in the T3E.
@@ -123,12 +126,21 @@ struct T3eDirectionOrder {
     return pending ? __builtin_ctz(pending) : kT3eDirections;
   }
 
-  // True when leaving 'router' in direction d crosses that ring's dateline.
+  // True when leaving 'router' in direction d crosses that ring's wrap link.
   static bool crosses_dateline(const Tables& t, int32_t router, int d) {
     const int dim = t3e_dim(d);
     const uint8_t c = t.coord[static_cast<size_t>(router)][dim];
     const uint8_t k = t.k[dim];
     return k > 1 && (t3e_plus(d) ? c == k - 1 : c == 0);
+  }
+
+  // True when 'router' is the dateline node of direction d's ring: the node
+  // its wrap link arrives at.
+  static bool dateline_node(const Tables& t, int32_t router, int d) {
+    const int dim = t3e_dim(d);
+    const uint8_t c = t.coord[static_cast<size_t>(router)][dim];
+    const uint8_t k = t.k[dim];
+    return k > 1 && (t3e_plus(d) ? c == 0 : c == k - 1);
   }
 
   static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t router, uint8_t in_port,
@@ -138,8 +150,8 @@ struct T3eDirectionOrder {
 
   // The candidate for leaving in direction d (kT3eDirections: ejection),
   // with its VC: the pair's VC table bit on entering a direction, kept going
-  // straight, VC1 leaving a dateline node. (Shared with the dimension order
-  // of torus_dimension_order.h, which picks d another way.)
+  // straight, VC1 leaving the dateline node going straight. (Shared with the
+  // dimension order of torus_dimension_order.h, which picks d another way.)
   static void route_direction(const Tables& t, int32_t router, uint8_t in_port, const PacketMeta& m,
                               int d, RouteCandidates& out) {
     out.adaptive = false;
@@ -152,15 +164,15 @@ struct T3eDirectionOrder {
     const uint8_t base = pair_base(m);
     uint8_t bit;
     if (in_port < kT3eDirections && t3e_opposite(in_port) == d) {
-      bit = m.vc & 1u;  // continuing in the same direction: keep the VC
+      // Continuing in the same direction: keep the VC, but passing the
+      // dateline node on VC0 switches to VC1. (Passing it on VC1 is
+      // forbidden; the VC tables control/ programs never ask for it, and the
+      // tests check every route.)
+      bit = dateline_node(t, router, d) ? 1u : (m.vc & 1u);
     } else {
       const uint8_t ord = m.route[t3e_dim(d)] & 7u;
       bit = (t.vc_table[static_cast<size_t>(router)][d] >> ord) & 1u;
     }
-    // Crossing the dateline on VC0 switches to VC1 leaving the dateline node.
-    // (Crossing on VC1 is forbidden; the VC tables control/ programs never
-    // ask for it, and the tests check every route.)
-    if (crosses_dateline(t, router, d)) bit = 1;
     out.add(static_cast<uint8_t>(d), static_cast<uint8_t>(base + bit));
   }
 

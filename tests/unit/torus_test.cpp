@@ -26,11 +26,13 @@ int ring_distance(int a, int b, int k) {
   return std::min(d, k - d);
 }
 
-// Shortest direction (ties +) from a to b in a ring of k, or -1.
-int shortest_direction(int dim, int a, int b, int k) {
+// Shortest direction from a to b in a ring of k, or -1; ties at k/2 go + from
+// even a, - from odd a (balanced), or + from every a.
+int shortest_direction(int dim, int a, int b, int k, bool ties_plus = false) {
   const int d = ((b - a) % k + k) % k;
   if (d == 0) return -1;
-  return d <= k - d ? dim : dim + 3;
+  if (d == k - d) return ties_plus || a % 2 == 0 ? dim : dim + 3;
+  return d < k - d ? dim : dim + 3;
 }
 
 TEST(TorusLinkTiming, PaperUnitTimes) {
@@ -163,13 +165,13 @@ int check_route(const T3eTables& t, const Fabric& f, uint32_t src, uint32_t dst,
     const int d = h.out_port;
     EXPECT_LT(d, 6);
     // Direction (or dimension) order, and each direction is the shortest
-    // one (ties +).
+    // one (ties: + under dimension order, balanced under the T3E's).
     if (dimension_order)
       EXPECT_GE(d % 3, prev_dir < 0 ? 0 : prev_dir % 3)
           << "dimension order " << src << " -> " << dst;
     else
       EXPECT_GE(d, prev_dir) << "direction order violated " << src << " -> " << dst;
-    EXPECT_EQ(d, shortest_direction(d % 3, sc[d % 3], dc[d % 3], t.k[d % 3]));
+    EXPECT_EQ(d, shortest_direction(d % 3, sc[d % 3], dc[d % 3], t.k[d % 3], dimension_order));
     // Request and response VC pairs are disjoint.
     EXPECT_TRUE(h.out_vc == base || h.out_vc == base + 1) << int(h.out_vc);
     // The VC held before this hop: the same as on the incoming link when the
@@ -181,11 +183,14 @@ int check_route(const T3eTables& t, const Fabric& f, uint32_t src, uint32_t dst,
     if (continuing) {
       EXPECT_EQ(h.in_vc, path[i - 1].out_vc);
     }
+    // Passing through the dateline node (where the wrap link arrives: 0
+    // going +, k-1 going -) switches VC0 to VC1; passing it on VC1 is a
+    // deadlock hazard.
     const auto& rc = f.routers[h.router].coord;
     const int k = t.k[d % 3];
-    const bool dateline = d < 3 ? rc[d % 3] == k - 1 : rc[d % 3] == 0;
+    const bool dateline = continuing && (d < 3 ? rc[d % 3] == 0 : rc[d % 3] == k - 1);
     if (dateline) {
-      EXPECT_EQ(before, base) << "crossed a dateline on VC1: " << src << " -> " << dst;
+      EXPECT_EQ(before, base) << "passed a dateline node on VC1: " << src << " -> " << dst;
       EXPECT_EQ(h.out_vc, base + 1) << "no switch to VC1 at the dateline";
     } else {
       EXPECT_EQ(h.out_vc, before) << "VC changed away from a dateline";
@@ -202,7 +207,12 @@ int check_route(const T3eTables& t, const Fabric& f, uint32_t src, uint32_t dst,
 template <class Policy = T3eDirectionOrder>
 void check_all_pairs(const Spec& spec, const T3eTables* custom = nullptr) {
   const Fabric f = build_torus(spec);
-  const T3eTables t = custom ? *custom : program_t3e_tables(spec, f);
+  // Dimension order is registered with ties + (the BlackWidow paper's torus).
+  const T3eTables t =
+      custom ? *custom
+             : program_t3e_tables(
+                   spec, f,
+                   std::is_same_v<Policy, TorusDimensionOrder> ? T3eTies::plus : T3eTies::balanced);
   const uint32_t e = static_cast<uint32_t>(f.endpoints.size());
   int switches = 0;
   for (uint32_t s = 0; s < e; ++s)
@@ -212,8 +222,10 @@ void check_all_pairs(const Spec& spec, const T3eTables* custom = nullptr) {
         switches += check_route(t, f, s, d, cls, path, std::is_same_v<Policy, TorusDimensionOrder>);
         if (::testing::Test::HasFailure()) return;
       }
-  // Some routes continue across a dateline (k >= 3), so switches happen.
-  if (*std::max_element(t.k.begin(), t.k.end()) >= 3) {
+  // Some routes pass a dateline node, so switches happen, from k = 5 (4 -> 1
+  // going +; in a ring of 4 the one candidate, 3 -> 1, is a tie from an odd
+  // source and goes -).
+  if (*std::max_element(t.k.begin(), t.k.end()) >= 5) {
     EXPECT_GT(switches, 0);
   }
 }
@@ -223,6 +235,18 @@ TEST(TorusRouting, EveryPairMinimalInDirectionOrderOddAndTwo) {
   check_all_pairs(t3e_spec(5, 2, 3, 2));
 }
 TEST(TorusRouting, EveryPairMinimalInDirectionOrder222) { check_all_pairs(t3e_spec(2, 2, 2)); }
+
+TEST(TorusRouting, EveryPairWithOptimisedVcTables) {
+  // vcs.dateline_assignment optimised (the t3e profile's default): every
+  // route still passes each dateline node on VC0 only.
+  for (const auto& dims : {std::array<int, 3>{4, 4, 4}, std::array<int, 3>{6, 5, 4},
+                           std::array<int, 3>{2, 12, 3}, std::array<int, 3>{8, 2, 2}}) {
+    Spec spec = t3e_spec(dims[0], dims[1], dims[2]);
+    spec.vcs.dateline_assignment = "optimised";
+    check_all_pairs(spec);
+    check_all_pairs<TorusDimensionOrder>(spec);
+  }
+}
 
 TEST(TorusRouting, EveryPairMinimalInDimensionOrder) {
   check_all_pairs<TorusDimensionOrder>(t3e_spec(4, 4, 4));
@@ -264,11 +288,18 @@ TEST(TorusRouting, DirectionOrderNotDimensionOrder) {
   EXPECT_EQ(p[1].out_port, 2);  // +Z
   EXPECT_EQ(p[2].out_port, 3);  // -X
   EXPECT_EQ(p[3].out_port, 6);  // PE
-  // Ties go +: distance 2 in a ring of 4 routes +.
+  // Ties are balanced: distance 2 in a ring of 4 routes + from an even
+  // ordinate, - from an odd one.
   const uint32_t far = torus_router_id(spec.topology.dims, 2, 2, 2);
   const auto q = trace_route<T3eDirectionOrder>(t, f, trace_meta(0, far, 2, TrafficClass::request));
   ASSERT_EQ(q.size(), 7u);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(q[i].out_port, i / 2);
+  const uint32_t odd = torus_router_id(spec.topology.dims, 1, 1, 1);
+  const uint32_t odd_far = torus_router_id(spec.topology.dims, 3, 3, 3);
+  const auto o =
+      trace_route<T3eDirectionOrder>(t, f, trace_meta(odd, odd_far, 2, TrafficClass::request));
+  ASSERT_EQ(o.size(), 7u);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(o[i].out_port, 3 + i / 2);
 }
 
 TEST(TorusRouting, SourceTableTagAndVcStart) {
@@ -293,13 +324,15 @@ TEST(TorusRouting, VcTableChoosesVc1OnlyWhereNoDatelineIsCrossed) {
   const Fabric f = build_torus(spec);
   T3eTables t = program_t3e_tables(spec, f);
   EXPECT_TRUE(t3e_vc_tables_safe(t));
-  // A balanced-ish assignment: VC1 for every unconstrained destination.
+  // VC1 for every destination whose route does not pass the dateline node
+  // (0 going +, k-1 going -).
   for (int r = 0; r < t.num_routers; ++r)
     for (int d = 0; d < 6; ++d) {
       const int s = t.coord[r][d % 3];
+      const int k = t.k[d % 3];
       uint8_t bits = 0;
-      for (int o = 0; o < t.k[d % 3]; ++o)
-        if (d < 3 ? o >= s : o <= s) bits |= static_cast<uint8_t>(1u << o);
+      for (int o = 0; o < k; ++o)
+        if (d < 3 ? o >= s || o == 0 : o <= s || o == k - 1) bits |= static_cast<uint8_t>(1u << o);
       t.vc_table[r][d] = bits;
     }
   std::string why;
@@ -320,7 +353,7 @@ TEST(TorusRouting, VcTableOfEightEntriesAliasesInLongRings) {
   // Rings longer than 8 index the table with the low 3 bits of the
   // destination ordinate: a bit may select VC1 only if every ordinate that
   // shares it is unconstrained ("partially constrained" large rings).
-  const Spec spec = t3e_spec(2, 16, 3);
+  const Spec spec = t3e_spec(2, 12, 3);
   const Fabric f = build_torus(spec);
   T3eTables t = program_t3e_tables(spec, f);
   int ones = 0;
@@ -331,7 +364,7 @@ TEST(TorusRouting, VcTableOfEightEntriesAliasesInLongRings) {
       uint8_t bits = 0;
       for (int i = 0; i < 8; ++i) {
         bool free = true;
-        for (int o = i; o < k; o += 8) free &= d < 3 ? o >= s : o <= s;
+        for (int o = i; o < k; o += 8) free &= d < 3 ? o >= s || o == 0 : o <= s || o == k - 1;
         if (free && i < k) bits |= static_cast<uint8_t>(1u << i);
       }
       t.vc_table[r][d] = bits;
@@ -341,16 +374,20 @@ TEST(TorusRouting, VcTableOfEightEntriesAliasesInLongRings) {
   std::string why;
   ASSERT_TRUE(t3e_vc_tables_safe(t, &why)) << why;
   check_all_pairs(spec, &t);
-  // Y = 9 aliases with Y = 1: from y = 5 going +Y, entry 1 is constrained
-  // (destination 1 wraps) so it must stay 0 even though 9 does not wrap.
-  const int32_t r5 = torus_router_id(spec.topology.dims, 0, 5, 0);
-  EXPECT_FALSE((t.vc_table[r5][1] >> 1) & 1u);
-  t.vc_table[r5][1] |= 1u << 1;
+  // Y = 9 aliases with Y = 1: from y = 8 going +Y both are reached, and the
+  // route to 1 passes the dateline node (y = 0), so entry 1 must stay 0 even
+  // though the route to 9 does not.
+  const int32_t r8 = torus_router_id(spec.topology.dims, 0, 8, 0);
+  EXPECT_FALSE((t.vc_table[r8][1] >> 1) & 1u);
+  t.vc_table[r8][1] |= 1u << 1;
   EXPECT_FALSE(t3e_vc_tables_safe(t));
 }
 
 TEST(TorusRouting, RequestAndResponseUseDisjointVcPairs) {
-  const Spec spec = t3e_spec(4, 4, 4);
+  // Optimised tables: in rings of 4 (ties balanced) time of crossing never
+  // needs VC1.
+  Spec spec = t3e_spec(4, 4, 4);
+  spec.vcs.dateline_assignment = "optimised";
   const Fabric f = build_torus(spec);
   const T3eTables t = program_t3e_tables(spec, f);
   bool seen[2][5] = {};

@@ -25,6 +25,7 @@ const ProfileDefaults& t3e_defaults() {
       {"vcs.count", "5"},
       {"vcs.buffer_units", "12"},
       {"vcs.adaptive_buffer_units", "22"},
+      {"vcs.dateline_assignment", "optimised"},
       {"routing", "direction_order"},
       {"packet.max_units", "10"},
       {"packet.header_units", "2"},

@@ -88,9 +88,9 @@ Groups make_groups(const T3eRingAssignment& a) {
   const int k = a.k;
   // Groups in the order of their first route, so that a ring where no two
   // routes share an entry (k <= 8, or 16: a source reaches at most 8
-  // consecutive destinations going +, distinct mod 8 when they do not wrap
-  // around a ring whose size is not a multiple of 8) gets the same search with or without the
-  // table limit.
+  // consecutive destinations going +, distinct mod 8 unless they wrap round
+  // a ring whose size is not a multiple of 8) gets the same search with or
+  // without the table limit.
   const bool full = a.scheme == T3eVcScheme::optimised_full;
   std::vector<std::vector<size_t>> all;
   std::vector<bool> fixed;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fabemu analyze table4|table2|cost` end to end: the table, the paper's figures
+# `fabemu analyze table4|table2|table1|cost` end to end: the table, the paper's figures
 # beside it and the assumptions on stdout, the same figures in the JSON, the
 # figures the same on one thread and on two, and bad options refused before
 # anything runs (exit 2, stdout empty, the message says what to do). A few
@@ -15,7 +15,8 @@ trap 'rm -rf "$out"' EXIT
   --json "$out/t4-2.json" >/dev/null 2>&1
 "$fabemu" analyze table2 --sizes 576 --json "$out/t2.json" >"$out/t2.txt" 2>/dev/null
 "$fabemu" analyze cost --sizes 1K,2K,4K --json "$out/cost.json" >"$out/cost.txt"
-cat "$out/t4.txt" "$out/t2.txt" "$out/cost.txt"
+"$fabemu" analyze table1 --json "$out/t1.json" >"$out/t1.txt"
+cat "$out/t4.txt" "$out/t2.txt" "$out/cost.txt" "$out/t1.txt"
 python3 - "$out" <<'PY'
 import json, os, sys
 d = sys.argv[1]
@@ -62,6 +63,23 @@ check(claims["... 1K < N <= 8K"]["agrees"] and claims["router: chip + developmen
 costtxt = open(os.path.join(d, "cost.txt")).read()
 check("Assumptions:" in costtxt and "E = sqrt(N/D)" in costtxt and "DIFFERS" in costtxt and "why:" in costtxt,
       "cost prints the paper beside the model, why they differ, and its assumptions")
+# The T3E paper's Table 1: its ten rows, time of crossing the paper's
+# figure, both optimised assignments below it.
+t1 = json.load(open(os.path.join(d, "t1.json")))
+t1txt = open(os.path.join(d, "t1.txt")).read()
+check([(r["ring"], r["subring"]) for r in t1["rows"]] ==
+      [(4, 4), (8, 8), (8, 4), (16, 16), (16, 8), (16, 4), (32, 32), (32, 16), (32, 8), (32, 4)],
+      "table1: the paper's ten rows")
+for r in t1["rows"]:
+    at = f"table1 {r['ring']}/{r['subring']}"
+    toc, t3e, full = r["time_of_crossing"], r["optimised"], r["optimised_full"]
+    check(abs(toc["avg"] - toc["paper_avg"]) <= 0.0005 + 1e-9 and toc["max"] == toc["paper_max"],
+          f"{at}: time of crossing {toc['avg']:.4f} is the paper's {toc['paper_avg']}")
+    check(t3e["avg"] < toc["avg"] and full["avg"] < toc["avg"],
+          f"{at}: optimised {t3e['avg']:.3f} / {full['avg']:.3f} below time of crossing")
+    check(f"{t3e['avg']:.3f}" in t1txt and f"{full['max']:.3f}" in t1txt, f"{at}: the table shows the figures")
+check("Assumptions:" in t1txt and "dateline node" in t1txt and "simulated annealing" in t1txt,
+      "table1 states its assumptions")
 sys.exit(1 if fails else 0)
 PY
 
@@ -89,3 +107,5 @@ refused "has 512 routers, not 576" table2 --torus-dims 576=8x8x8
 refused "size 97 has no 3-D torus shape" table2 --sizes 97
 refused "--router-ns must be above 0" table2 --router-ns 0
 refused "size 1000 is not a power of two from 64 to 32768" cost --sizes 1000
+refused "--rings: 300 is not a ring size fabemu builds: give 2 to 255" table1 --rings 8,300
+refused "the directory $out/none does not exist" table1 --json "$out/none/t1.json"

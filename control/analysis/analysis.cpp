@@ -332,6 +332,7 @@ FabricSummary summarize_fabric(const Spec& spec, const Fabric& fabric, const Fab
   s.channels = cdg.num_channels_used();
   s.dependencies = cdg.num_dependencies();
   s.dependencies_seen_once = cdg.num_seen_once();
+  s.deadlock_scope = routing_of(spec, fabric).deadlock_scope;
   if (!s.exact && s.deadlock_free)
     if (const RoutingInfo& info = routing_of(spec, fabric); info.prove_deadlock_free)
       if (std::string proof = info.prove_deadlock_free(spec, fabric);

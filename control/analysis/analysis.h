@@ -103,6 +103,9 @@ struct FabricSummary {
   // A sample found no cycle and the routing proved, from its tables, that
   // there is none (RoutingInfo::prove_deadlock_free): what it checked.
   std::string deadlock_proof;
+  // What the checked graph holds when not every route's dependencies
+  // (RoutingInfo::deadlock_scope); empty: every route's.
+  std::string deadlock_scope;
 
   bool deadlock_verdict_certain() const {
     return exact || !deadlock_free || !deadlock_proof.empty();

@@ -236,7 +236,8 @@ void write_route_rows(const FabricSummary& sum, const std::string& unit_name,
                     sum.exact ? "" : " (found among sampled routes: a real cycle)"));
   else if (sum.exact)
     row("deadlock check",
-        fmt::format("acyclic ({} channels, {} dependencies)", sum.channels, sum.dependencies));
+        fmt::format("acyclic ({} channels, {} dependencies{})", sum.channels, sum.dependencies,
+                    sum.deadlock_scope.empty() ? "" : "; " + sum.deadlock_scope));
   else if (!sum.deadlock_proof.empty())
     row("deadlock check",
         fmt::format("acyclic, proven from the tables: {}; no cycle among the {} dependencies "

@@ -156,6 +156,7 @@ struct Spec {
     double hotspot_fraction = 0.1;     // fraction of traffic to the hot spot
     double cc_adapt = 0.0;             // fat_hypercube: fraction of messages with CC bit 0 set
     double vector_fraction = 0.0;      // fat_hypercube: fraction of messages vector-routed
+    double adaptive_fraction = 1.0;    // torus adaptive: fraction of packets marked adaptive
   } traffic;
 
   struct Run {

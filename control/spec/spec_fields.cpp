@@ -262,7 +262,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order, dimension_order; clos: updown, adaptive; flatfly: min, ran_min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube; butterfly: dest; fat_hypercube: spider_tables",
+     "routing algorithm for the family: torus: direction_order, dimension_order, adaptive; clos: updown, adaptive; flatfly: min, ran_min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube; butterfly: dest; fat_hypercube: spider_tables",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.
@@ -308,6 +308,9 @@ const std::vector<Field>& fields() {
     {"traffic.vector_fraction", "number", "fraction", "[SP] Routing (vector routing for administrative messages)",
      "fat_hypercube: fraction of messages sent vector-routed, in [0, 1]: the source writes the whole path (up to 10 directions) into the header from its tables, and the chips follow it instead of looking the destination up, as Spider's administrative messages do; a path longer than 10 hops is table-routed",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.vector_fraction = c.number(n, 0, false, 1, false); }, "fat_hypercube"},
+    {"traffic.adaptive_fraction", "number", "fraction", T3E " §5 (a per-packet bit: ordered requests do not adapt)",
+     "routing adaptive: fraction of packets the sources mark adaptive (by a hash of the packet id), in [0, 1]; the rest take direction order only, as the T3E's ordered requests do",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.adaptive_fraction = c.number(n, 0, false, 1, false); }, "torus"},
 
     // --- run: read by the runner (control/run).
     {"run.mode", "string", "", "fabemu default",

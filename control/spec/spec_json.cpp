@@ -121,6 +121,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"traffic.hotspot_fraction", [](const Spec& s) -> json { return s.traffic.hotspot_fraction; }},
     {"traffic.cc_adapt", [](const Spec& s) -> json { return s.traffic.cc_adapt; }},
     {"traffic.vector_fraction", [](const Spec& s) -> json { return s.traffic.vector_fraction; }},
+    {"traffic.adaptive_fraction", [](const Spec& s) -> json { return s.traffic.adaptive_fraction; }},
     {"run.mode", [](const Spec& s) -> json { return s.run.mode; }},
     {"run.seed", [](const Spec& s) -> json { return s.run.seed; }},
     {"run.warmup_ns", [](const Spec& s) -> json { return s.run.warmup_ns; }},

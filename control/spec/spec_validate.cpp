@@ -79,6 +79,11 @@ void SpecValidator::validate(Spec& s) const {
                       join(reg.routing_names(s.topology.family))));
   validate_router_model(s, *routing);
   validate_switch_allocator(s, *routing);
+  if (s.traffic.adaptive_fraction < 1.0 && s.routing != "adaptive")
+    blame({"traffic.adaptive_fraction", "routing"},
+          fmt::format("traffic.adaptive_fraction {} marks packets for adaptive routing, but "
+                      "routing '{}' does not adapt: set routing: adaptive, or remove the key",
+                      s.traffic.adaptive_fraction, printable(s.routing)));
   // The socket's faults start from the healthy fabric and publish tables
   // while running; the spec's are scheduled before it. Mixing the two would
   // let one's tables undo the other's.

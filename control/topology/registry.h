@@ -108,6 +108,10 @@ struct RoutingInfo {
   // a sample found no cycle). Returns what it checked, or "" / a text
   // starting "not proven" when it could not prove it.
   std::function<std::string(const Spec&, const Fabric&)> prove_deadlock_free;
+  // Optional: which channels and dependencies the deadlock check holds when
+  // that is not simply every route's (e.g. only the deterministic VCs of
+  // an adaptive routing), for describe's deadlock row.
+  std::string deadlock_scope;
 };
 
 class Registry {

@@ -30,6 +30,7 @@ const ProfileDefaults& t3e_defaults() {
       {"packet.max_units", "10"},
       {"packet.header_units", "2"},
       {"traffic.sizes", "[64]"},
+      {"traffic.adaptive_fraction", "1.0"},
   };
   return table;
 }

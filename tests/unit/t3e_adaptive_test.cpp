@@ -16,6 +16,7 @@
 
 #include "control/analysis/analysis.h"
 #include "control/analysis/deadlock.h"
+#include "control/spec/spec_error.h"
 #include "control/topology/registry.h"
 #include "control/topology/torus.h"
 #include "control/topology/torus_adaptive.h"
@@ -257,6 +258,24 @@ TEST(T3eAdaptive, PacketsNotMarkedAdaptiveTakeDirectionOrderOnly) {
   Bench c;
   c.t.path[size_t(0) * 64 + ep(c.spec, 1, 1, 1)] &= static_cast<uint8_t>(~kT3ePathAdaptive);
   EXPECT_EQ(c.route(c.at_source(ep(c.spec, 1, 1, 1), 10)).count, 1);
+}
+
+// traffic.adaptive_fraction: the share of packets the sources mark, for
+// routing adaptive only; 0 is direction order.
+TEST(T3eAdaptive, AdaptiveFractionFromTheSpec) {
+  const Spec half =
+      spec_of("t3e-4x4x4.yaml", {"routing=adaptive", "traffic.adaptive_fraction=0.5"});
+  EXPECT_EQ(program_t3e_adaptive_tables(half, build_torus(half)).adaptive_share,
+            kT3eAdaptiveShareOne / 2);
+  try {
+    spec_of("t3e-4x4x4.yaml", {"traffic.adaptive_fraction=0.5"});
+    ADD_FAILURE() << "a fraction with direction-order routing is refused";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("set routing: adaptive"), std::string::npos) << e.what();
+  }
+  const Spec none = spec_of("t3e-4x4x4.yaml", {"routing=adaptive", "traffic.adaptive_fraction=0"});
+  const T3eAdaptiveTables t = program_t3e_adaptive_tables(none, build_torus(none));
+  EXPECT_FALSE(policy_routes_on_state<T3eAdaptive>(t));
 }
 
 // A packet on the adaptive VC drops back to the deterministic VCs at any

@@ -18,7 +18,7 @@
 // choice tracer below hands analysis exactly those dependencies (each as a
 // two-hop path), for every state (router, input, VC) a packet can reach
 // under every choice, and fails a packet when some reachable router offers
-// it no deterministic candidate (no escape).
+// it no deterministic candidate (no escape) or a choice leads into a fault.
 #include "control/topology/torus_adaptive.h"
 
 #include <tbb/blocked_range.h>
@@ -138,6 +138,14 @@ class EscapeWalk {
         if (from_escape && c.vc != kT3eAdaptiveVc)
           visit(static_cast<const std::vector<HopTrace>&>(path));
         const PortPeer& p = ports(s.router, c.port);
+        // A choice into a fault (the tables should allow none) discards the
+        // packet there: unroutable, as analysis counts a route that meets one.
+        const FabricRouter& here = f.routers[size_t(s.router)];
+        if (here.ports[c.port].dead ||
+            (p.peer_router >= 0 && f.routers[size_t(p.peer_router)].dead)) {
+          ok = false;
+          continue;
+        }
         if (p.endpoint >= 0) {
           ok = ok && static_cast<uint32_t>(p.endpoint) == next.dst;
           continue;

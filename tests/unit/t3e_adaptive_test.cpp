@@ -402,6 +402,20 @@ TEST(T3eAdaptiveFaults, AdaptivityOffWhereAFaultTouchesAMinimalPath) {
   EXPECT_FALSE(allowed(2, 0, 0, 1, 0, 0)) << "-X: the link's other direction died with it";
   EXPECT_TRUE(allowed(3, 0, 0, 2, 0, 0)) << "-X ending where the dead link starts";
   EXPECT_TRUE(allowed(0, 0, 0, 1, 1, 1)) << "x stops at 1";
+  // The check sees a choice into the fault: with adaptivity left on, the
+  // pair whose direction-order path avoids the link is unroutable.
+  T3eAdaptiveTables unsafe = t;
+  const auto& k = spec.topology.dims;
+  const uint32_t src = ep(spec, 1, 1, 0), dst = ep(spec, 2, 0, 0);
+  unsafe.path[size_t(torus_router_id(k, 1, 1, 0)) * 64 + size_t(torus_router_id(k, 2, 0, 0))] |=
+      kT3ePathAdaptive;
+  std::vector<HopTrace> scratch;
+  const PortPeers ports(f);
+  const auto ignore = [](const std::vector<HopTrace>&) {};
+  EXPECT_TRUE(t3e_escape_dependencies(t, f, ports, trace_meta(src, dst, 10, TrafficClass::request),
+                                      scratch, ignore));
+  EXPECT_FALSE(t3e_escape_dependencies(
+      unsafe, f, ports, trace_meta(src, dst, 10, TrafficClass::request), scratch, ignore));
   // No adaptive choice reaches the dead link: every pair routed, the
   // deterministic VCs acyclic.
   Spec healthy_spec = spec;

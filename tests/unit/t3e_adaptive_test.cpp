@@ -449,6 +449,10 @@ TEST(T3eAdaptiveRun, EveryPacketExactlyOnceAtFullLoad) {
     }
     EXPECT_LE(vc4["peak_occupancy"].get<uint32_t>(), 22u) << pattern;
   }
+  // The same with the routers split over two workers.
+  expect_exactly_once(spec_of(
+      "t3e-4x4x4.yaml", {"routing=adaptive", "traffic.pattern=bitcomp", "traffic.load=1.0",
+                         "traffic.reply_fraction=0.5", "run.workers=2", "run.measure_ns=10000"}));
 }
 
 double accepted(const char* file, const std::string& routing, const std::string& pattern,

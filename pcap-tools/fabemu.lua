@@ -2,8 +2,9 @@
 --
 -- EtherType 0x88B5 carries the 48-byte fabemu header and then one fabric
 -- packet as the profile encodes it: YARC phits (dataplane/codec/yarc_phit.h),
--- T3E flits (dataplane/codec/t3e_flit.h) or Spider micropackets
--- (spider_micropacket.h; fabemu_spider.lua, beside this file, loaded by it). Every bit field is shown where it
+-- T3E flits (dataplane/codec/t3e_flit.h; fabemu_t3e.lua) or Spider
+-- micropackets (spider_micropacket.h; fabemu_spider.lua): those two files,
+-- beside this one, are loaded by it. Every bit field is shown where it
 -- sits, the YARC CRC is recomputed as the codec computes it, and the segments
 -- of a host's Ethernet frame are put back together and handed to Wireshark's
 -- Ethernet dissector.
@@ -11,7 +12,7 @@
 --   tshark -X lua_script:pcap-tools/fabemu.lua -r run.pcapng
 --   fabemu run SPEC --capture all --capture-file - |
 --     wireshark -X lua_script:pcap-tools/fabemu.lua -k -i -     (live)
---   wireshark: copy both .lua files to ~/.local/lib/wireshark/plugins/
+--   wireshark: copy the three fabemu*.lua files to ~/.local/lib/wireshark/plugins/
 --
 -- The Source and Destination columns show the packet's fabric endpoints
 -- (ep3, ep12); the interface (frame.interface_name) names the link.
@@ -27,7 +28,6 @@ local ETHERTYPE = 0x88B5
 local HEADER_BYTES = 48
 local PROFILE_YARC, PROFILE_T3E, PROFILE_SPIDER = 1, 2, 3
 local YARC_PHIT_BYTES, YARC_DATA_BITS = 3, 22
-local T3E_FLIT_BYTES, T3E_WORD_BYTES = 9, 8
 
 -- Wireshark ships Lua BitOp as the global "bit" with every Lua version it
 -- builds with (5.1 to 5.4), unlike bit32; values here stay below 2^31, so
@@ -111,40 +111,17 @@ local hf = {
                               0x030000),
   yarc_crc = ProtoField.uint24("fabemu.yarc.crc", "CRC", base.HEX, nil, 0x00FFFF),
 
-  -- T3E flits: byte 0 control (bits 69..64), bytes 1..8 the 64-bit word
-  t3e_flits = ProtoField.uint8("fabemu.t3e.flits", "Flits"),
-  t3e_flit = ProtoField.bytes("fabemu.t3e.flit", "Flit"),
-  t3e_ctl_reserved = ProtoField.uint8("fabemu.t3e.ctl_reserved", "Reserved (71..70)", base.HEX, nil, 0xC0),
-  t3e_head = ProtoField.bool("fabemu.t3e.head", "Head", 8, nil, 0x20),
-  t3e_tail = ProtoField.bool("fabemu.t3e.tail", "Tail", 8, nil, 0x10),
-  t3e_header = ProtoField.bool("fabemu.t3e.header", "Header flit", 8, nil, 0x08),
-  t3e_class = ProtoField.uint8("fabemu.t3e.class", "Class", base.DEC, class_names, 0x04),
-  t3e_sideband = ProtoField.uint8("fabemu.t3e.sideband", "Sideband", base.DEC, nil, 0x03),
-  t3e_dst = ProtoField.uint16("fabemu.t3e.dst", "Destination node"),
-  t3e_command = ProtoField.uint8("fabemu.t3e.command", "Command", base.DEC,
-                                 { [0] = "data request", [1] = "data response", [2] = "Get",
-                                   [3] = "Get response", [4] = "vector Get", [5] = "vector Get response",
-                                   [6] = "Put", [7] = "vector Put", [8] = "Put ack" }, 0xFC),
-  t3e_payload_bytes = ProtoField.uint16("fabemu.t3e.payload_bytes", "Payload bytes", base.DEC, nil, 0x03F8),
-  t3e_header_flits = ProtoField.uint8("fabemu.t3e.header_flits", "Header flits", base.DEC, nil, 0x07),
-  t3e_route_tag = ProtoField.uint32("fabemu.t3e.route_tag", "Routing tag", base.HEX),
-  t3e_src = ProtoField.uint16("fabemu.t3e.src", "Source node"),
-  t3e_msg_seq = ProtoField.uint24("fabemu.t3e.msg_seq", "Message sequence [23:0]"),
-  t3e_seg = ProtoField.uint16("fabemu.t3e.seg", "Segment [11:0]", base.DEC, nil, 0xFFF0),
-  t3e_nseg = ProtoField.uint16("fabemu.t3e.nseg", "Segments [11:0]", base.DEC, nil, 0x0FFF),
-  t3e_addr = ProtoField.uint64("fabemu.t3e.addr", "Address (packet id)", base.HEX),
-  t3e_reserved_word = ProtoField.uint64("fabemu.t3e.reserved_word", "Reserved", base.HEX),
-  t3e_word = ProtoField.uint64("fabemu.t3e.word", "Payload word", base.HEX),
-
   -- frame reassembly
   frame_reassembled_in = ProtoField.framenum("fabemu.frame.reassembled_in", "Frame reassembled in"),
   frame_segment = ProtoField.framenum("fabemu.frame.segment", "Segment in frame"),
   frame_length = ProtoField.uint32("fabemu.frame.length", "Reassembled frame length"),
 }
 
--- Spider's fields and dissection, from the file beside this one.
+-- T3E's and Spider's fields and dissection, from the files beside this one.
 local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or ""
+local t3e = dofile(here .. "fabemu_t3e.lua")
 local spider = dofile(here .. "fabemu_spider.lua")
+for k, field in pairs(t3e.fields) do hf[k] = field end
 for k, field in pairs(spider.fields) do hf[k] = field end
 
 local list = {}
@@ -384,82 +361,6 @@ local function dissect_yarc(enc, tree, h, n)
   return payload, status
 end
 
----------------------------------------------------------------- T3E ---
-
--- Control byte the codec writes for flit i of n (t3e_flit.cpp), sideband
--- bits left out.
-local function t3e_control(i, n, hdr, response)
-  return (i == 0 and 0x20 or 0) + (i == n - 1 and 0x10 or 0) + (i < hdr and 0x08 or 0) +
-         (response and 0x04 or 0)
-end
-
-local function dissect_t3e(enc, tree, h, n)
-  local present = math.min(n, math.floor(enc:len() / T3E_FLIT_BYTES))
-  local t = tree:add(fabemu, enc(0, present * T3E_FLIT_BYTES), "T3E packet")
-  t:add(hf.t3e_flits, n):set_generated()
-  if present == 0 then return nil end
-
-  local hdr = band(enc(4, 1):uint(), 0x07)
-  local nbytes = rshift(band(enc(3, 2):uint(), 0x03F8), 3)
-  local response = band(enc(0, 1):uint(), 0x04) ~= 0
-  local layout_ok = hdr >= 1 and hdr <= n and math.ceil(nbytes / T3E_WORD_BYTES) == n - hdr
-  local words = {}
-
-  for i = 0, present - 1 do
-    local o = i * T3E_FLIT_BYTES
-    local c, w = enc(o, 1), enc(o + 1, 8)
-    local ft = t:add(hf.t3e_flit, enc(o, T3E_FLIT_BYTES))
-    ft:add(hf.t3e_ctl_reserved, c)
-    ft:add(hf.t3e_head, c)
-    ft:add(hf.t3e_tail, c)
-    ft:add(hf.t3e_header, c)
-    ft:add(hf.t3e_class, c)
-    ft:add(hf.t3e_sideband, c)
-    if layout_ok and band(c:uint(), 0xFC) ~= t3e_control(i, n, hdr, response) then
-      ft:add_proto_expert_info(ef.malformed, "Control bits disagree with the flit's place in the packet")
-    end
-    local kind
-    if i == 0 then
-      kind = "header 0"
-      expect(ft:add(hf.t3e_dst, enc(o + 1, 2)), "destination", enc(o + 1, 2):uint(), h.dst % 2 ^ 16)
-      ft:add(hf.t3e_command, enc(o + 3, 1))
-      ft:add(hf.t3e_payload_bytes, enc(o + 3, 2))
-      ft:add(hf.t3e_header_flits, enc(o + 4, 1))
-      ft:add(hf.t3e_route_tag, enc(o + 5, 4))
-      expect(ft, "class", response and 1 or 0, bits(h.flags, 5, 1))
-    elseif i == 1 and i < hdr then
-      kind = "header 1"
-      expect(ft:add(hf.t3e_src, enc(o + 1, 2)), "source", enc(o + 1, 2):uint(), h.src % 2 ^ 16)
-      expect(ft:add(hf.t3e_msg_seq, enc(o + 3, 3)), "message sequence", enc(o + 3, 3):uint(),
-             h.msg_seq % 2 ^ 24)
-      expect(ft:add(hf.t3e_seg, enc(o + 6, 2)), "segment", rshift(enc(o + 6, 2):uint(), 4), h.seg % 2 ^ 12)
-      expect(ft:add(hf.t3e_nseg, enc(o + 7, 2)), "segments", band(enc(o + 7, 2):uint(), 0x0FFF),
-             h.nseg % 2 ^ 12)
-    elseif i == 2 and i < hdr then
-      kind = "header 2"
-      local it = ft:add(hf.t3e_addr, w)
-      expect(it, "address (packet id)", tostring(w:uint64()), tostring(h.id))
-    elseif i < hdr then
-      kind = "header " .. i
-      ft:add(hf.t3e_reserved_word, w)
-    else
-      kind = "payload " .. (i - hdr)
-      ft:add(hf.t3e_word, w)
-      words[#words + 1] = w:raw()
-    end
-    ft:set_text(string.format("Flit %d: %s (control 0x%02x, word 0x%s)", i, kind, c:uint(),
-                              w:bytes():tohex(true)))
-  end
-
-  if not layout_ok then
-    t:add_proto_expert_info(ef.malformed,
-      string.format("%d flits do not hold %d header flits and %d payload bytes", n, hdr, nbytes))
-    return nil
-  end
-  if present < n then return nil end
-  return table.concat(words):sub(1, nbytes)
-end
-
 ---------------------------------------------------------- reassembly ---
 
 -- Segments of a host's frame, kept across calls: Wireshark's C reassembly is
@@ -541,9 +442,9 @@ local function set_endpoints(pinfo, h)
 end
 
 local unit_names = { [PROFILE_YARC] = { "YARC", "phit", YARC_PHIT_BYTES },
-                     [PROFILE_T3E] = { "T3E", "flit", T3E_FLIT_BYTES },
+                     [PROFILE_T3E] = { "T3E", "flit", t3e.unit_bytes },
                      [PROFILE_SPIDER] = { "Spider", "micropacket", spider.unit_bytes } }
-local spider_ctx = { fabemu = fabemu, hf = hf, ef = ef, expect = expect, bits = bits,
+local codec_ctx = { fabemu = fabemu, hf = hf, ef = ef, expect = expect, bits = bits,
                      crc16_x25 = crc16_x25, CRC_BAD = CRC_BAD, CRC_GOOD = CRC_GOOD,
                      CRC_UNVERIFIED = CRC_UNVERIFIED }
 
@@ -580,9 +481,9 @@ function fabemu.dissector(tvb, pinfo, tree)
   elseif h.profile == PROFILE_YARC then
     payload, crc = dissect_yarc(tvb(HEADER_BYTES, avail):tvb(), root, h, n)
   elseif h.profile == PROFILE_SPIDER then
-    payload, crc = spider.dissect(spider_ctx, tvb(HEADER_BYTES, avail):tvb(), root, h, n)
+    payload, crc = spider.dissect(codec_ctx, tvb(HEADER_BYTES, avail):tvb(), root, h, n)
   else
-    payload = dissect_t3e(tvb(HEADER_BYTES, avail):tvb(), root, h, n)
+    payload = t3e.dissect(codec_ctx, tvb(HEADER_BYTES, avail):tvb(), root, h, n)
   end
   if payload then
     if #payload > 0 then root:add(hf.payload, ByteArray.new(payload, true):tvb("Payload")()) end

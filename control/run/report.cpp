@@ -152,6 +152,11 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   j["refused_load"] = load(double(st.refused_units));
   j["entered_load"] = E > 0 && window > 0 ? entered_ps / (E * window) : 0.0;
   j["accepted_load"] = capacity_units > 0 ? double(st.accepted_units) / capacity_units : 0.0;
+  // The payload those units carried (headers left out): the T3E paper's
+  // Table 4 payload bandwidth, MB/s of 10^6 bytes.
+  j["accepted_payload"] = {
+      {"bytes", st.accepted_payload_bytes},
+      {"mb_per_s", window > 0 ? double(st.accepted_payload_bytes) / (window * 1e-12) / 1e6 : 0.0}};
   {
     const double offered = j["offered_load"].get<double>();
     const double accepted = j["accepted_load"].get<double>();

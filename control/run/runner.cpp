@@ -30,6 +30,7 @@
 #include "control/topology/slices.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/crc16.h"
+#include "dataplane/codec/t3e_packets.h"
 #include "dataplane/core/eal.h"
 #include "dataplane/engine/engine_memory.h"
 #include "dataplane/ethernet/eth_port.h"
@@ -142,6 +143,20 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   }
   c.reply_fraction = spec.traffic.reply_fraction;
   c.reply_bytes = spec.traffic.reply_bytes;
+  c.shapes.clear();
+  if (!spec.traffic.t3e_packets.empty()) {  // Table 3's types replace the size mix
+    c.size_bytes.clear();
+    c.size_weight.clear();
+    for (const T3ePacketShare& share : spec.traffic.t3e_packets) {
+      const T3ePacketType& t = *t3e_packet_type(share.type);  // a name the loader accepted
+      c.size_bytes.push_back(t.request_words * kT3eWordBytes);
+      c.size_weight.push_back(share.weight);
+      c.shapes.push_back(
+          {t.request_header_flits, t.response_words * kT3eWordBytes, t.response_header_flits});
+    }
+    c.reply_fraction = 0;
+  }
+  c.sources.assign(spec.traffic.sources.begin(), spec.traffic.sources.end());
   c.hotspot = static_cast<uint32_t>(spec.traffic.hotspot);
   c.hotspot_fraction = spec.traffic.hotspot_fraction;
   c.count_out_of_order = counts_out_of_order(spec);

@@ -15,6 +15,13 @@ struct PacketSize {
   double weight = 1.0;   // relative frequency in the mix
 };
 
+// One T3E packet type of the mix (traffic.t3e_packets; Table 3's names in
+// dataplane/codec/t3e_packets.h).
+struct T3ePacketShare {
+  std::string type;     // word_get | vector_get | word_put | vector_put
+  double weight = 1.0;  // relative frequency in the mix
+};
+
 // One explicit endpoint placement from the spec's optional `endpoints:` list:
 // endpoint `id` attaches to port `port` of router `router`. Each id and each
 // (router, port) appears at most once (spec_loader checks).
@@ -152,6 +159,8 @@ struct Spec {
     std::vector<PacketSize> sizes{{64, 1.0}};
     double reply_fraction = 0.0;       // fraction of messages that are requests expecting a reply
     uint32_t reply_bytes = 8;          // payload of each response
+    std::vector<T3ePacketShare> t3e_packets;  // Table 3's Gets and Puts; empty: sizes
+    std::vector<int> sources;                 // the endpoints that generate; empty: all
     int hotspot = 0;                   // hot-spot endpoint
     double hotspot_fraction = 0.1;     // fraction of traffic to the hot spot
     double cc_adapt = 0.0;             // fat_hypercube: fraction of messages with CC bit 0 set

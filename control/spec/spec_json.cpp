@@ -20,6 +20,13 @@ json sizes_json(const Spec& s) {
   return out;
 }
 
+json t3e_packets_json(const Spec& s) {
+  json out = json::array();
+  for (const T3ePacketShare& p : s.traffic.t3e_packets)
+    out.push_back({{"type", p.type}, {"weight", p.weight}});
+  return out;
+}
+
 json endpoint_map_json(const Spec& s) {
   json out = json::array();
   for (const EndpointMap& e : s.endpoint_map)
@@ -117,6 +124,8 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"traffic.sizes", sizes_json},
     {"traffic.reply_fraction", [](const Spec& s) -> json { return s.traffic.reply_fraction; }},
     {"traffic.reply_bytes", [](const Spec& s) -> json { return s.traffic.reply_bytes; }},
+    {"traffic.t3e_packets", t3e_packets_json},
+    {"traffic.sources", [](const Spec& s) -> json { return s.traffic.sources; }},
     {"traffic.hotspot", [](const Spec& s) -> json { return s.traffic.hotspot; }},
     {"traffic.hotspot_fraction", [](const Spec& s) -> json { return s.traffic.hotspot_fraction; }},
     {"traffic.cc_adapt", [](const Spec& s) -> json { return s.traffic.cc_adapt; }},

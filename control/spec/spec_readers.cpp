@@ -7,32 +7,66 @@
 #include "control/spec/faults.h"
 #include "control/spec/profiles.h"
 #include "control/spec/spec_fields.h"
+#include "dataplane/codec/t3e_packets.h"
 
 namespace fabemu {
 namespace spec_detail {
+
+namespace {
+
+// One entry of a weighted mix: a bare value, or {KEY: value, weight: W}
+// (weight 1 when left out). value(node, ctx) reads the value; returns the weight.
+template <class F>
+double read_mix_entry(const YAML::Node& e, const Ctx& ec, const char* key, const char* form,
+                      F&& value) {
+  if (!e.IsMap()) {
+    value(e, ec);
+    return 1.0;
+  }
+  ec.expect_keys(e, {key, "weight"});
+  if (!e[key]) ec.fail(e, fmt::format("this entry has no '{}': give {}", key, form));
+  value(e[key], ec.member(key));
+  if (!e["weight"]) return 1.0;
+  return ec.member("weight").bounded(
+      e["weight"], 1e-6, 1e6,
+      "weights are relative: keep them within a factor of 10^12 of each other");
+}
+
+}  // namespace
 
 void read_sizes(Spec& s, const YAML::Node& n, const Ctx& c) {
   c.expect_list(n, "a list of message sizes, e.g. [64] or [{bytes: 8, weight: 3}, {bytes: 64}]");
   if (n.size() == 0) c.fail(n, "the size mix is empty: give at least one size");
   std::vector<PacketSize> v;
   for (size_t i = 0; i < n.size(); ++i) {
-    const YAML::Node e = n[i];
-    const Ctx ec = c.item(i);
     PacketSize ps;
-    if (e.IsMap()) {
-      ec.expect_keys(e, {"bytes", "weight"});
-      if (!e["bytes"]) ec.fail(e, "this size has no 'bytes': give {bytes: N, weight: W}");
-      ps.bytes = static_cast<uint32_t>(ec.member("bytes").integer(e["bytes"], 1, kMaxMessageBytes));
-      if (e["weight"])
-        ps.weight = ec.member("weight").bounded(
-            e["weight"], 1e-6, 1e6,
-            "weights are relative: keep them within a factor of 10^12 of each other");
-    } else {
-      ps.bytes = static_cast<uint32_t>(ec.integer(e, 1, kMaxMessageBytes));
-    }
+    ps.weight = read_mix_entry(
+        n[i], c.item(i), "bytes", "{bytes: N, weight: W}", [&](const YAML::Node& x, const Ctx& xc) {
+          ps.bytes = static_cast<uint32_t>(xc.integer(x, 1, kMaxMessageBytes));
+        });
     v.push_back(ps);
   }
   s.traffic.sizes = std::move(v);
+}
+
+void read_t3e_packets(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n,
+                "a list of T3E packet types, e.g. [vector_put] or [{type: word_get, weight: 3}]");
+  std::vector<std::string> names;
+  for (const T3ePacketType& t : kT3ePacketTypes) names.emplace_back(t.name);
+  std::vector<T3ePacketShare> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    T3ePacketShare ps;
+    ps.weight =
+        read_mix_entry(n[i], c.item(i), "type", "{type: NAME, weight: W}",
+                       [&](const YAML::Node& x, const Ctx& xc) { ps.type = xc.one_of(x, names); });
+    for (const T3ePacketShare& o : v)
+      if (o.type == ps.type)
+        c.item(i).fail(
+            n[i], fmt::format("{} is listed twice: give each type once, with its weight", ps.type));
+    v.push_back(ps);
+  }
+  s.traffic.t3e_packets = std::move(v);
 }
 
 void read_endpoint_map(Spec& s, const YAML::Node& n, const Ctx& c) {

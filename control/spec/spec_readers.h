@@ -13,6 +13,7 @@ namespace fabemu {
 namespace spec_detail {
 
 void read_sizes(Spec& s, const YAML::Node& n, const Ctx& c);
+void read_t3e_packets(Spec& s, const YAML::Node& n, const Ctx& c);
 void read_endpoint_map(Spec& s, const YAML::Node& n, const Ctx& c);
 void read_eal(Spec& s, const YAML::Node& n, const Ctx& c);
 void read_cores(Spec& s, const YAML::Node& n, const Ctx& c);

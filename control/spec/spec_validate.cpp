@@ -32,6 +32,7 @@
 #include "control/topology/router_models.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/codec_check.h"
+#include "dataplane/codec/t3e_packets.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
 #include "dataplane/engine/engine_base.h"
@@ -441,6 +442,7 @@ void SpecValidator::validate_with_fabric(const Spec& s, int64_t endpoints) const
             fmt::format("router {} port {} is a link to router {}, not an endpoint port", m.router,
                         m.port, ports[m.port].peer_router));
   }
+  validate_t3e_traffic(s, endpoints);
   validate_packets(s, f);
   validate_generation(s, f);
   if (fixed_pattern) {
@@ -455,6 +457,39 @@ void SpecValidator::validate_with_fabric(const Spec& s, int64_t endpoints) const
             fmt::format("pattern '{}' does not fit this fabric: {}; choose another pattern or "
                         "another size",
                         s.traffic.pattern, err));
+  }
+}
+
+// traffic.t3e_packets needs the T3E's flits (its header flits differ by
+// type) and replaces the size mix (traffic.sizes, which a file for the
+// profile often gives, is left unused) and its replies; traffic.sources
+// must name endpoints.
+void SpecValidator::validate_t3e_traffic(const Spec& s, int64_t endpoints) const {
+  for (size_t i = 0; i < s.traffic.sources.size(); ++i)
+    if (endpoints > 0 && s.traffic.sources[i] >= endpoints)
+      blame({fmt::format("traffic.sources[{}]", i), "traffic.sources"},
+            fmt::format("endpoint {} does not exist: this fabric has endpoints 0 to {}",
+                        s.traffic.sources[i], endpoints - 1));
+  if (s.traffic.t3e_packets.empty()) return;
+  if (codec_for(s.profile, s.topology.family) != CodecKind::t3e)
+    blame({"traffic.t3e_packets", "profile"},
+          fmt::format("T3E packet types need the T3E's flits, and profile '{}' on a {} fabric "
+                      "sends {} units: use profile t3e (or custom with a torus), or "
+                      "traffic.sizes",
+                      s.profile, s.topology.family,
+                      codec_info(codec_for(s.profile, s.topology.family)).label));
+  if (s.traffic.reply_fraction > 0)
+    blame({"traffic.reply_fraction", "traffic.t3e_packets"},
+          "every T3E Get and Put is answered by its response: leave traffic.reply_fraction out "
+          "(or 0) with traffic.t3e_packets");
+  for (size_t i = 0; i < s.traffic.t3e_packets.size(); ++i) {
+    const T3ePacketType& t = *t3e_packet_type(s.traffic.t3e_packets[i].type);
+    const uint32_t longest = std::max(t.request_flits(), t.response_flits());
+    if (longest > uint32_t(s.packet.max_units))
+      blame({fmt::format("traffic.t3e_packets[{}]", i), "packet.max_units"},
+            fmt::format("a {} has a packet of {} flits (Table 3), longer than packet.max_units "
+                        "{}: raise packet.max_units to {} (the T3E's 10)",
+                        t.name, longest, s.packet.max_units, std::max<uint32_t>(longest, 10)));
   }
 }
 

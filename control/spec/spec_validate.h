@@ -43,6 +43,7 @@ class SpecValidator {
   void validate_with_fabric(const Spec& s, int64_t endpoints) const;
   void validate_generation(const Spec& s, const Fabric& f) const;
   void validate_packets(const Spec& s, const Fabric& f) const;
+  void validate_t3e_traffic(const Spec& s, int64_t endpoints) const;
 
   const std::string& file_;
   const std::map<std::string, SpecOrigin>& origins_;

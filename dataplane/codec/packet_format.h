@@ -11,8 +11,13 @@ struct PacketFormat {
   uint32_t max_units = 10;       // longest packet
   uint32_t min_units = 1;        // shortest packet
   uint32_t units_for(uint32_t payload_bytes) const {
+    return units_with_header(payload_bytes, header_units);
+  }
+  // The same with `header` header units (a packet type of its own: the
+  // T3E's single-word Get response has one, its single-word Put three).
+  uint32_t units_with_header(uint32_t payload_bytes, uint32_t header) const {
     uint32_t pu = (payload_bytes * 8 + payload_bits_per_unit - 1) / payload_bits_per_unit;
-    uint32_t u = header_units + pu + tail_units;
+    uint32_t u = header + pu + tail_units;
     return u < min_units ? min_units : u;
   }
   // Largest payload one packet carries (whole bytes).

@@ -18,6 +18,16 @@ bool EndpointParams::init(std::string* err) {
     acc += tc.size_weight[i] / wsum;
     size_cdf.push_back(acc);
   }
+  const uint32_t procs = fabric->processors();
+  generates.assign(procs, tc.sources.empty() ? 1 : 0);
+  for (uint32_t src : tc.sources) {
+    if (src >= procs) {
+      *err = "traffic.sources names endpoint " + std::to_string(src) + ", but the fabric has " +
+             std::to_string(procs) + " (0 to " + std::to_string(procs - 1) + ")";
+      return false;
+    }
+    generates[src] = 1;
+  }
   gen_slot_ps = fabric->endpoints[0].unit_ps;
   return true;
 }
@@ -51,7 +61,9 @@ void Endpoints::seed(TimingWheel& wheel, EventKind generate) {
   if (tc.load <= 0) return;
   for (uint32_t e : owned_) {
     Nic& ep = ep_[e];
-    if (ep_[p_.fabric->processor(e)].binding >= 0) continue;  // its traffic comes from its port
+    const uint32_t p = p_.fabric->processor(e);
+    if (ep_[p].binding >= 0) continue;  // its traffic comes from its port
+    if (!p_.generates[p]) continue;     // not one of traffic.sources
     const ps_t first = tc.single_batch ? 0 : (ep.rng.geometric(p_.gen) - 1) * p_.gen_slot_ps;
     wheel.push(event_at(first, generate, e));
   }

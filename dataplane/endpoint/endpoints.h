@@ -82,6 +82,7 @@ struct EndpointParams {
   // the payload one packet carries.
   TrafficPattern pattern;
   std::vector<double> size_cdf;
+  std::vector<uint8_t> generates;  // per processor: 1 if it is a source (traffic.sources)
   ps_t gen_slot_ps = 0;
   uint32_t max_payload = 0;
   bool init(std::string* err);
@@ -129,9 +130,11 @@ class Endpoints {
     try_inject(h, ev.a);
   }
   template <class H> void inject_processor(H& h, uint32_t p);
+  // header_units 0: the format's (else a packet type's own, MessageShape).
   template <class H>
   Enqueue enqueue_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
-                          uint8_t flags, ps_t gen_ps, const uint8_t* payload, int32_t flow);
+                          uint8_t flags, ps_t gen_ps, const uint8_t* payload, int32_t flow,
+                          uint32_t header_units = 0);
   template <class H>
   void add_credit_stream(H& h, uint32_t e, uint32_t v, uint32_t units, ps_t first, ps_t every,
                          bool resumed = false);
@@ -142,7 +145,7 @@ class Endpoints {
  private:
   template <class H>
   void make_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls, bool needs_reply,
-                    bool measured, ps_t gen_ps);
+                    bool measured, ps_t gen_ps, uint32_t header_units = 0);
   template <class H> void build_packet(H& h, rte_mbuf* m, const uint8_t* payload);
   template <class H> void try_inject(H& h, uint32_t e);
   uint32_t choose_slice(uint32_t p, uint8_t cls, uint16_t hash, const uint32_t* placed) const;

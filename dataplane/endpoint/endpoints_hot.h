@@ -18,8 +18,14 @@ void Endpoints::on_generate(H& h, uint32_t e) {
       continue;
     }
     const uint32_t dst = p_.pattern.destination(src, ep.rng);
-    uint32_t bytes = tc.size_bytes[0];
     const std::vector<double>& cdf = p_.size_cdf;
+    if (!tc.shapes.empty()) {  // a packet type: its kind follows from its number
+      const size_t k = message_kind(p_.seed, src, ep_[src].msg_seq, cdf);
+      make_message(h, e, dst, tc.size_bytes[k], static_cast<uint8_t>(TrafficClass::request), true,
+                   measured, now, tc.shapes[k].header_units);
+      continue;
+    }
+    uint32_t bytes = tc.size_bytes[0];
     if (cdf.size() > 1) {
       const double u = ep.rng.unit();
       for (size_t i = 0; i < cdf.size(); i++)
@@ -73,16 +79,19 @@ inline uint32_t Endpoints::choose_slice(uint32_t p, uint8_t cls, uint16_t hash,
 
 template <class H>
 void Endpoints::make_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,
-                             bool needs_reply, bool measured, ps_t gen_ps) {
+                             bool needs_reply, bool measured, ps_t gen_ps, uint32_t header_units) {
   RunStats& st = h.stats();
   st.generated_messages++;
   const uint8_t flags = (measured ? kPktMeasured : 0) | (needs_reply ? kPktNeedsReply : 0);
-  const Enqueue r = enqueue_message(h, e, dst, bytes, cls, flags, gen_ps, synthetic_payload(), -1);
+  const Enqueue r =
+      enqueue_message(h, e, dst, bytes, cls, flags, gen_ps, synthetic_payload(), -1, header_units);
   if (r == Enqueue::ok) return;
   st.drops[static_cast<int>(r == Enqueue::queue_full ? DropReason::source_queue_full
                                                      : DropReason::mbuf_pool_empty)]++;
   // Generated but refused: part of the offered load all the same.
-  if (measured && gen_ps < h.measure_end()) st.refused_units += message_units(p_.format, bytes);
+  if (measured && gen_ps < h.measure_end())
+    st.refused_units += header_units ? p_.format.units_with_header(bytes, header_units)
+                                     : message_units(p_.format, bytes);
 }
 
 // Segments a message into packets of at most max_payload bytes and appends
@@ -92,7 +101,8 @@ void Endpoints::make_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes, uin
 template <class H>
 Endpoints::Enqueue Endpoints::enqueue_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes,
                                               uint8_t cls, uint8_t flags, ps_t gen_ps,
-                                              const uint8_t* payload, int32_t flow) {
+                                              const uint8_t* payload, int32_t flow,
+                                              uint32_t header_units) {
   const Fabric& f = *p_.fabric;
   const uint32_t max_payload = p_.max_payload;
   // e's processor sends it (a slice port's generator sends for its processor).
@@ -152,7 +162,8 @@ Endpoints::Enqueue Endpoints::enqueue_message(H& h, uint32_t e, uint32_t dst, ui
     pm.src = p;
     pm.dst = dst;
     pm.msg_seq = seq;
-    pm.units = static_cast<uint16_t>(p_.format.units_for(sb));
+    pm.units = static_cast<uint16_t>(header_units ? p_.format.units_with_header(sb, header_units)
+                                                  : p_.format.units_for(sb));
     pm.payload_bytes = static_cast<uint16_t>(sb);
     pm.seg = static_cast<uint16_t>(s);
     pm.nseg = static_cast<uint16_t>(nseg);
@@ -308,7 +319,10 @@ void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
   st.delivered_packets++;
   if (order_.counting() && order_.late(*pm)) [[unlikely]]
     st.out_of_order_packets++;
-  if (t >= h.measure_start() && t < h.measure_end()) st.accepted_units += pm->units;
+  if (t >= h.measure_start() && t < h.measure_end()) {
+    st.accepted_units += pm->units;
+    st.accepted_payload_bytes += pm->payload_bytes;
+  }
   if (pm->flags & kPktMeasured) {
     st.measured_delivered++;
     st.latency_ps.add(t - pm->gen_ps);
@@ -328,9 +342,15 @@ void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
   if (ra == MessageReassembly::Result::complete) {
     st.delivered_messages++;
     if (pm->flags & kPktNeedsReply) {
-      make_message(h, p, pm->src, p_.traffic->reply_bytes,
-                   static_cast<uint8_t>(TrafficClass::response), false,
-                   (pm->flags & kPktMeasured) != 0, t);
+      const TrafficConfig& tc = *p_.traffic;
+      uint32_t bytes = tc.reply_bytes, header = 0;
+      if (!tc.shapes.empty()) {  // the response of the request's packet type
+        const MessageShape& s = tc.shapes[message_kind(p_.seed, pm->src, pm->msg_seq, p_.size_cdf)];
+        bytes = s.reply_bytes;
+        header = s.reply_header_units;
+      }
+      make_message(h, p, pm->src, bytes, static_cast<uint8_t>(TrafficClass::response), false,
+                   (pm->flags & kPktMeasured) != 0, t, header);
       inject_processor(h, p);
     }
   }

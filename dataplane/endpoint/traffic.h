@@ -17,6 +17,15 @@ enum class Pattern : uint8_t {
   uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor, flatfly_worst
 };
 
+// A message of the size mix that is a request with a header of its own
+// and a response of its own (traffic.t3e_packets: the T3E's Gets and Puts,
+// whose header flits differ by type). header_units 0: the format's.
+struct MessageShape {
+  uint32_t header_units = 0;
+  uint32_t reply_bytes = 0;
+  uint32_t reply_header_units = 0;
+};
+
 // What the synthetic traffic sources offer (EngineConfig derives from it).
 struct TrafficConfig {
   Pattern pattern = Pattern::uniform;
@@ -27,12 +36,39 @@ struct TrafficConfig {
   std::vector<double> size_weight{1.0};
   double reply_fraction = 0.0;
   uint32_t reply_bytes = 8;
+  // One per size_bytes entry, or empty: every message of the mix is then a
+  // request answered as its shape says (reply_fraction is not used). A
+  // message's entry is a hash of its source, message number and the seed
+  // (message_kind), so the destination knows which response to send.
+  std::vector<MessageShape> shapes;
+  std::vector<uint32_t> sources;  // the processors that generate; empty: all
   uint32_t hotspot = 0;
   double hotspot_fraction = 0.1;
   // Count packets that reach their destination out of their source's order
   // (endpoint/delivery_order.h): where a routing may reorder them.
   bool count_out_of_order = false;
 };
+
+// Flow units of a request of size-mix entry i (one packet when it has a
+// shape of its own).
+inline uint32_t request_units(const PacketFormat& f, const TrafficConfig& t, size_t i) {
+  if (i < t.shapes.size() && t.shapes[i].header_units)
+    return f.units_with_header(t.size_bytes[i], t.shapes[i].header_units);
+  return message_units(f, t.size_bytes[i]);
+}
+
+// Which entry of the size mix message `seq` of processor `src` is, when
+// the mix has shapes: the same at the source and the destination. cdf:
+// the mix's cumulative weights.
+inline size_t message_kind(uint64_t seed, uint32_t src, uint32_t seq,
+                           const std::vector<double>& cdf) {
+  if (cdf.size() <= 1) return 0;
+  uint64_t x = seed ^ (uint64_t{src} << 32 | seq);
+  const double u = double(splitmix64(x) >> 11) * 0x1.0p-53;
+  for (size_t i = 0; i + 1 < cdf.size(); i++)
+    if (u < cdf[i]) return i;
+  return cdf.size() - 1;
+}
 
 // Whether some message can span packets, so that endpoints need reassembly
 // tables (kReassemblySlots each): frames (`ports`) always can; synthetic
@@ -42,6 +78,7 @@ inline constexpr uint32_t kReassemblySlots = 1024;
 inline bool messages_span_packets(const TrafficConfig& t, const PacketFormat& f, bool ports) {
   uint32_t largest = t.reply_fraction > 0 ? t.reply_bytes : 0;
   for (uint32_t b : t.size_bytes) largest = std::max(largest, b);
+  for (const MessageShape& s : t.shapes) largest = std::max(largest, s.reply_bytes);
   return ports || largest > f.max_payload_bytes();
 }
 
@@ -53,7 +90,7 @@ inline double generation_probability(const PacketFormat& f, const TrafficConfig&
   double wsum = 0, mean_units = 0;
   for (double w : t.size_weight) wsum += w;
   for (size_t i = 0; i < t.size_bytes.size() && max_payload; i++)
-    mean_units += double(message_units(f, t.size_bytes[i])) * t.size_weight[i] / wsum;
+    mean_units += double(request_units(f, t, i)) * t.size_weight[i] / wsum;
   if (mean_units <= 0) return 1.0;
   return std::min(1.0, t.load / mean_units / std::max<uint32_t>(1, t.batch_size));
 }

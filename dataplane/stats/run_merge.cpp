@@ -34,6 +34,7 @@ void merge_workers(RunStats& out, const std::vector<WorkerResult>& workers) {
     out.overload_episodes += wp->overload_episodes;
     out.overload_stopped = out.overload_stopped || wp->overload_stopped;
     out.accepted_units += s.accepted_units;
+    out.accepted_payload_bytes += s.accepted_payload_bytes;
     for (int i = 0; i < static_cast<int>(DropReason::count); i++) out.drops[i] += s.drops[i];
     out.packet_hops += s.packet_hops;
     out.transmit_error_discards += s.transmit_error_discards;

@@ -237,6 +237,7 @@ struct RunStats {
   uint64_t offered_units = 0;          // units generated during measurement and queued at the source
   uint64_t refused_units = 0;          // units generated during measurement that the source refused
   uint64_t accepted_units = 0;         // units delivered during measurement
+  uint64_t accepted_payload_bytes = 0;  // their payload bytes (T3E Table 4's payload bandwidth)
   uint64_t drops[static_cast<int>(DropReason::count)] = {};
   uint64_t packet_hops = 0;            // router traversals (whole run)
   // router.switch_allocator islip: cycles a router allocated in, the input

@@ -32,6 +32,8 @@ const ProfileDefaults& fabemu_defaults() {
       {"traffic.batch_size", "1"},
       {"traffic.reply_fraction", "0.0"},
       {"traffic.reply_bytes", "8"},
+      {"traffic.t3e_packets", "[]"},
+      {"traffic.sources", "[]"},
       {"traffic.hotspot", "0"},
       {"traffic.hotspot_fraction", "0.1"},
       {"run.mode", "virtual"},

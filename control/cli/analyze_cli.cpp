@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <string_view>
 
 #include "control/cli/cli.h"
@@ -125,6 +127,19 @@ AnalyzeCli::AnalyzeCli(CLI::App& app) {
       "Takes about a second: a fixed-seed simulated annealing per ring, the same figures every "
       "run. Runs use the optimised assignment (vcs.dateline_assignment).");
 
+  t3e_ = analyze->add_subcommand(
+      "t3e",
+      "Cray T3E paper, section 11: Table 4 (payload bandwidth of each packet type, one-way and "
+      "symmetrical), Figure 7 (round-trip latency against system size) and Figure 8 "
+      "(per-processor global bandwidth against system size, up to 8x32x8)");
+  t3e_->add_option("--dims", t3e_dims_,
+                   "torus shapes, comma separated, e.g. 4x4x4,8x8x8 [default: the T3E's sizes "
+                   "8 to 2048 nodes, 2x2x2 to 8x32x8]")
+      ->delimiter(',')
+      ->type_name("KXxKYxKZ,...");
+  add_run_options(t3e_, t3e_run_);
+  t3e_->footer("Takes a few seconds: every route of the 2048-node torus is traced.");
+
   cost_ = analyze->add_subcommand(
       "cost",
       "Flattened butterfly paper, section 4 (Tables 2 and 3) and 5.3 (Table 5): cost and power "
@@ -147,19 +162,20 @@ bool AnalyzeCli::table_named(int argc, char** argv, std::ostream& err) const {
   if (argc < 2 || std::string_view(argv[1]) != "analyze") return true;
   if (argc > 2 &&
       (argv[2][0] == '-' || argv[2] == table4_->get_name() || argv[2] == table2_->get_name() ||
-       argv[2] == table1_->get_name() || argv[2] == cost_->get_name()))
+       argv[2] == table1_->get_name() || argv[2] == cost_->get_name() ||
+       argv[2] == t3e_->get_name()))
     return true;
   err << "fabemu analyze: "
       << (argc > 2 ? fmt::format("unknown table '{}'", printable(argv[2]))
                    : std::string("no table named"))
       << ": give table4 (worst-case link utilisation), table2 (zero-load latency), table1 "
-         "(the T3E paper's virtual channel balance) or cost (the flattened butterfly paper's "
-         "cost and power model); "
+         "(the T3E paper's virtual channel balance), cost (the flattened butterfly paper's "
+         "cost and power model) or t3e (the T3E paper's Table 4 and Figures 7-8); "
          "`fabemu analyze --help` says more\n";
   return false;
 }
 
-bool AnalyzeCli::chosen() const { return *table4_ || *table2_ || *table1_ || *cost_; }
+bool AnalyzeCli::chosen() const { return *table4_ || *table2_ || *table1_ || *cost_ || *t3e_; }
 
 int AnalyzeCli::run(std::ostream& out, std::ostream& err) {
   if (*table4_) {
@@ -185,6 +201,26 @@ int AnalyzeCli::run(std::ostream& out, std::ostream& err) {
     return analyze_table2_command(t2_, t2_run_, out, err);
   }
   if (*table1_) return analyze_table1_command(t1_rings_, t1_run_, out, err);
+  if (*t3e_) {
+    std::vector<std::array<int, 3>> dims;
+    for (const std::string& item : t3e_dims_) {
+      std::array<int, 3> d{};
+      char x1 = 0, x2 = 0;
+      int used = 0;
+      if (std::sscanf(item.c_str(), "%d%c%d%c%d%n", &d[0], &x1, &d[1], &x2, &d[2], &used) != 5 ||
+          std::tolower(x1) != 'x' || std::tolower(x2) != 'x' ||
+          static_cast<size_t>(used) != item.size() || *std::min_element(d.begin(), d.end()) < 1 ||
+          *std::max_element(d.begin(), d.end()) > 255) {
+        err << fmt::format(
+            "fabemu analyze t3e: --dims '{}' is not KXxKYxKZ with sides 1 to 255: "
+            "give for example 8x8x8\n",
+            printable(item));
+        return kExitUsage;
+      }
+      dims.push_back(d);
+    }
+    return analyze_t3e_command(dims, t3e_run_, out, err);
+  }
   if (*cost_) {
     std::string why;
     if (!cost_sizes_.empty() && !parse_sizes(cost_sizes_, &cost_opts_.sizes, &why)) {

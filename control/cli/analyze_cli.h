@@ -42,6 +42,9 @@ class AnalyzeCli {
   CLI::App* table1_ = nullptr;
   std::vector<int> t1_rings_{4, 8, 16, 32};
   AnalyzeRun t1_run_;
+  CLI::App* t3e_ = nullptr;
+  std::vector<std::string> t3e_dims_;
+  AnalyzeRun t3e_run_;
   CLI::App* cost_ = nullptr;
   CostOptions cost_opts_;
   std::vector<std::string> cost_sizes_;

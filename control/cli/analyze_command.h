@@ -44,6 +44,12 @@ int analyze_table1_command(const std::vector<int>& rings, const AnalyzeRun& run,
                            std::ostream& err);
 // "" when every ring size is one fabemu builds (2..255), else what to give.
 std::string table1_rings_problem(const std::vector<int>& rings);
+// The Cray T3E paper's Table 4 and Figures 7 and 8 (control/analysis/
+// t3e_figures.h) for the shapes `dims` (empty: the T3E's sizes, 8 to 2048
+// nodes). kExitUsage on a shape of one node; kExitRunFailed when a route
+// is unroutable or the JSON cannot be written.
+int analyze_t3e_command(const std::vector<std::array<int, 3>>& dims, const AnalyzeRun& run,
+                        std::ostream& out, std::ostream& err);
 
 // What every table shares: the threads a run uses; the options' problem
 // (`problem`), else the run's (threads, an unwritable --json), "" when none;

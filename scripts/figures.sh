@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Makes docs/figures: the flattened butterfly paper's Figures 4 and 6 as
 # `fabemu sweep` measures them, each a JSON of the points and a PNG drawn from
-# it (docs/figures.md says what each shows). Virtual time is deterministic, so
-# a rerun at the same code gives the same points; --check says whether it does.
+# it, and the Cray T3E paper's Figures 7 and 8 as `fabemu analyze t3e`
+# computes them (one JSON, two PNGs; docs/figures.md says what each shows).
+# Virtual time and the analysis are deterministic, so a rerun at the same
+# code gives the same points; --check says whether it does.
 #
 #   scripts/figures.sh [--fabemu BIN] [--jobs N]   rerun every sweep, rewrite docs/figures
 #   scripts/figures.sh --replot                    redraw the PNGs from the committed JSON
@@ -10,8 +12,8 @@
 #                                                  the points with the committed ones
 #                                                  (--sample: each series' lowest load only)
 #
-# Figure names (flatfly-fig4a, flatfly-fig4b, flatfly-fig6a, flatfly-fig6b)
-# limit any mode to those. BIN defaults to build/fabemu. The full sweeps are
+# Figure names (flatfly-fig4a, flatfly-fig4b, flatfly-fig6a, flatfly-fig6b,
+# t3e-fig7, t3e-fig8) limit any mode to those. BIN defaults to build/fabemu. The full sweeps are
 # about 220 runs of 1024-node fabrics: half an hour on two busy cores. Exit 0 ok (or every point the same); 1 a
 # sweep failed or a point differs; 2 bad command line.
 set -euo pipefail
@@ -29,8 +31,8 @@ while (($#)); do
     --check) mode=check; shift ;;
     --sample) sample=1; shift ;;
     -h | --help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    flatfly-fig[46][ab]) only+=("$1"); shift ;;
-    *) echo "figures.sh: '$1' is neither an option nor a figure (flatfly-fig4a, 4b, 6a, 6b): see --help" >&2
+    flatfly-fig[46][ab] | t3e-fig[78]) only+=("$1"); shift ;;
+    *) echo "figures.sh: '$1' is neither an option nor a figure (flatfly-fig4a, 4b, 6a, 6b, t3e-fig7, 8): see --help" >&2
       exit 2 ;;
   esac
 done
@@ -101,6 +103,41 @@ sys.exit(1 if bad or not new["points"] else 0)
 PY
 }
 
+# The T3E paper's Figures 7 and 8: one `fabemu analyze t3e` (seconds), its
+# JSON and a PNG of each (scripts/lib/t3e_plot.py).
+t3e_figures() {
+  [[ ${#only[@]} -eq 0 || " ${only[*]} " == *" t3e-fig"[78]" "* ]] || return 0
+  case $mode in
+    make)
+      "$fabemu" analyze t3e --json docs/figures/t3e-fig7-8.json >/dev/null || return 1
+      t3e_replot ;;
+    replot) t3e_replot ;;
+    check)
+      "$fabemu" analyze t3e --json "$scratch/t3e-fig7-8.json" >/dev/null 2>"$scratch/t3e.log" ||
+        { cat "$scratch/t3e.log" >&2; return 1; }
+      /usr/bin/python3 - docs/figures/t3e-fig7-8.json "$scratch/t3e-fig7-8.json" <<'PY'
+import json, sys
+# seconds and threads are the host's, not figures of the fabric.
+old, new = ({k: v for k, v in json.load(open(p)).items() if k not in ("seconds", "threads")}
+            for p in sys.argv[1:3])
+same = old == new
+print(f"{sys.argv[1]}: {'as committed' if same else 'differs from the rerun'}")
+if not same:
+    for k in sorted(set(old) | set(new)):
+        if old.get(k) != new.get(k):
+            print(f"  {k}: committed {old.get(k)!r:.200}, rerun {new.get(k)!r:.200}")
+sys.exit(0 if same else 1)
+PY
+      ;;
+  esac
+}
+
+t3e_replot() {
+  /usr/bin/python3 scripts/lib/t3e_plot.py docs/figures/t3e-fig7-8.json \
+    docs/figures/t3e-fig7.png docs/figures/t3e-fig8.png
+  echo "figures.sh: drew docs/figures/t3e-fig7.png and docs/figures/t3e-fig8.png"
+}
+
 if [[ $mode == check ]]; then
   scratch=$(mktemp -d)
   trap 'rm -rf "$scratch"' EXIT
@@ -114,4 +151,5 @@ figure flatfly-fig6a 0.05:1.0:0.05 "${fig6_specs[@]}" \
   --set traffic.pattern=uniform --set run.measure_ns=20000 || status=1
 figure flatfly-fig6b 0.01,0.02,0.03,0.04,0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6 \
   "${fig6_specs[@]}" --set traffic.pattern=flatfly_worst --set run.measure_ns=20000 || status=1
+t3e_figures || status=1
 exit $status

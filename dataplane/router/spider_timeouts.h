@@ -6,8 +6,9 @@
 //   channel remains full with no progress for a time-out period, the chip
 //   sets a deadlock time-out bit and resets the port." Full: no room for the
 //   longest message (spider.h init); progress: a message
-//   leaving the buffer. The reset discards what the VC buffer holds, each
-//   message counted deadlock_timeout, and its credits go back to the sender.
+//   leaving the buffer. The reset discards what every VC buffer of the port
+//   holds, each message counted deadlock_timeout, and its credits go back to
+//   the sender.
 // - tail time-out (router.tail_timeout_ns): "a message remains in progress
 //   over a certain virtual channel with no data flowing for a time-out
 //   period": in fabemu, a message whose link died after its head came in and
@@ -99,7 +100,8 @@ void SpiderRouter::note_full(H& h, uint32_t c) {
 }
 
 // Channel c's deadlock timer expires: still full with no message gone
-// since it filled (or since the last one went), the chip resets it.
+// since it filled (or since the last one went), the chip resets its port:
+// every VC buffer of that input.
 template <class H>
 void SpiderRouter::deadlock_check(H& h, uint32_t c) {
   if (occupancy(c) < full_at_) {
@@ -113,9 +115,12 @@ void SpiderRouter::deadlock_check(H& h, uint32_t c) {
     h.schedule(ev);
     return;
   }
-  dl_armed_[c] = 0;
   n_.deadlock_resets++;
-  while (len(c)) fabemu::lose_last(*this, h, c, DropReason::deadlock_timeout);
+  const uint32_t first = c - c % nv();
+  for (uint32_t v = 0; v < nv(); v++) {
+    dl_armed_[first + v] = 0;  // (a pending check finds its buffer no longer full)
+    while (len(first + v)) fabemu::lose_last(*this, h, first + v, DropReason::deadlock_timeout);
+  }
 }
 
 }  // namespace fabemu

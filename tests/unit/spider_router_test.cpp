@@ -188,6 +188,27 @@ TEST(SpiderRouter, DeadlockTimeoutResetsAFullBufferThatMakesNoProgress) {
   }
 }
 
+// "Resets the port": the deadlock time-out of one VC buffer discards what
+// every VC buffer of that input holds. Input 0's VC 1 holds a message for
+// output 5, whose VC 1 has no credits; the VC 0 ring deadlocks as above.
+// Input 0's reset takes the VC 1 message too (it could not have left).
+TEST(SpiderRouter, DeadlockTimeoutResetsTheWholePort) {
+  Spider::Options o;
+  o.nv = 2;
+  o.spider.deadlock_timeout_ps = 2000 * kNs;
+  Spider d(o);
+  d.loop(4);
+  d.hold(5, 1);
+  d.send(0, 1, 5, 4);
+  for (uint32_t in = 0; in < 4; in++)
+    for (int k = 0; k < 4; k++) d.send_ring(in, 0, 8, 5, 4);  // VC 0: full
+  d.run(100000 * kNs);
+  EXPECT_TRUE(d.idle());
+  EXPECT_EQ(d.router().len(1), 0u) << "input 0's VC 1, reset with its port";
+  EXPECT_EQ(d.drops(DropReason::deadlock_timeout), 17u);
+  EXPECT_EQ(d.router().counters().deadlock_resets, 4u);
+}
+
 // ---- whole runs: the spider profile's 16-endpoint hypercube --------------------
 
 Spec spider_spec(std::vector<std::string> sets) {

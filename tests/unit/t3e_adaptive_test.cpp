@@ -279,31 +279,36 @@ TEST(T3eAdaptive, AdaptiveFractionFromTheSpec) {
 }
 
 // A packet on the adaptive VC drops back to the deterministic VCs at any
-// router, entering them as a new direction: the VC table's bit, VC1 where
-// the hop crosses the dateline.
+// router, entering them as a new direction: the VC table's bit, which is
+// VC0 for a route that passes through the ring's dateline node (where the
+// wrap link arrives) and switches to VC1 there.
 TEST(T3eAdaptive, EscapeFromTheAdaptiveVcKeepsTheDatelineRules) {
   Bench b;
   PacketMeta m = b.at_source(ep(b.spec, 1, 0, 0), 10);  // (0,0,0) -> (1,0,0): +X
   // On VC 4 at (3,0,0), arrived travelling +X (input port 3), towards
-  // (1,0,0): the next +X hop crosses the dateline 3 -> 0.
+  // (1,0,0): the route ahead, 3 -> 0 -> 1, passes through the dateline
+  // node 0, so it enters on VC0.
   m.vc = kT3eAdaptiveVc;
   const int32_t r3 = torus_router_id(b.spec.topology.dims, 3, 0, 0);
   RouteCandidates rc = b.route(m, r3, 3);
   ASSERT_GE(rc.count, 1);
   EXPECT_EQ(rc.c[0].port, 0);
-  EXPECT_EQ(rc.c[0].vc, 1) << "crossing the dateline on the escape: VC1";
-  // At (0,0,0) after crossing adaptively: back on VC0 ("reenter the
-  // non-adaptive subnetwork on VC0").
+  EXPECT_EQ(rc.c[0].vc, 0) << "a route through the dateline node starts on VC0";
+  // At (0,0,0), the dateline node, after crossing adaptively: a route that
+  // starts here passes through no dateline node, so the VC table decides
+  // ("reenter the non-adaptive subnetwork on VC0", or VC1).
+  b.t.vc_table[0][0] = 0;
   rc = b.route(m, 0, 3);
   EXPECT_EQ(rc.c[0].vc, 0);
-  // The VC table decides where the ring ahead crosses no dateline.
   b.t.vc_table[0][0] = 1u << 1;  // +X towards ordinate 1: VC1
   rc = b.route(m, 0, 3);
   EXPECT_EQ(rc.c[0].vc, 1);
-  // On a deterministic VC going straight the VC is kept (the table is not read).
+  // On a deterministic VC going straight through the dateline node, VC0
+  // becomes VC1 (the table is not read).
   m.vc = 0;
+  b.t.vc_table[0][0] = 0;
   rc = b.route(m, 0, 3);
-  EXPECT_EQ(rc.c[0].vc, 0);
+  EXPECT_EQ(rc.c[0].vc, 1);
   std::string why;
   EXPECT_TRUE(t3e_vc_tables_safe(b.t, &why)) << why;
 }
@@ -350,15 +355,20 @@ ChannelDependencyGraph escape_graph(const T3eAdaptiveTables& t, const Fabric& f,
 // (section 3.4: "The adaptive virtual network is actually cyclic"), which
 // is why the check rests on the whole-packet rule and not on VC 4.
 TEST(T3eAdaptiveDeadlock, TheCheckFindsCycles) {
-  const Spec spec = adaptive_spec(4, 4, 4);
-  const Fabric f = build_torus(spec);
-  T3eAdaptiveTables t = program_t3e_adaptive_tables(spec, f);
+  // (A ring of 5: on a ring of 4 with balanced ties no route passes through
+  // a dateline node, so no VC table could close a cycle.)
+  const Spec five = adaptive_spec(5, 4, 4);
+  const Fabric f5 = build_torus(five);
+  T3eAdaptiveTables t = program_t3e_adaptive_tables(five, f5);
   bool ok = false;
-  EXPECT_TRUE(escape_graph(t, f, &ok).find_cycle().empty());
+  EXPECT_TRUE(escape_graph(t, f5, &ok).find_cycle().empty());
   EXPECT_TRUE(ok);
   for (auto& row : t.vc_table) row.fill(0xFF);  // VC1 everywhere
   EXPECT_FALSE(t3e_vc_tables_safe(t));
-  EXPECT_FALSE(escape_graph(t, f, &ok).find_cycle().empty());
+  EXPECT_FALSE(escape_graph(t, f5, &ok).find_cycle().empty());
+
+  const Spec spec = adaptive_spec(4, 4, 4);
+  const Fabric f = build_torus(spec);
 
   // Every route with its adaptive hops in the graph: a cycle on VC 4.
   const T3eAdaptiveTables plain = program_t3e_adaptive_tables(spec, f);

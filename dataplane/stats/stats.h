@@ -1,4 +1,4 @@
-// Run statistics declared once: the latency histogram, per-link and per-port
+// Run statistics declared once: per-link and per-port
 // counters, drop reasons (X-macros, so the JSON, the summary and the analyzer
 // print the same names) and the run's totals.
 #pragma once
@@ -6,43 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/barrier/barrier_stats.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/link/lanes.h"
 #include "dataplane/sim/time.h"
+#include "dataplane/stats/latency_histogram.h"
 
 namespace fabemu {
-
-// Log-linear latency histogram with HdrHistogram's precision at two
-// significant digits: values below kSub are exact; each power of two above
-// is split into kSub linear sub-buckets, so a bucket is at most 1/128
-// (0.78%) of its values wide and a percentile (the bucket's upper edge,
-// clamped to the max) is within 0.78% of the exact one. Values from 2^48 ps
-// (281 s) up share the last bucket; the max stays exact.
-struct LatencyHistogram {
-  static constexpr int kSubBits = 7;
-  static constexpr int kSub = 1 << kSubBits;
-  static constexpr int kTopBit = 47;  // highest power of two with its own buckets
-  static constexpr int kBuckets = (kTopBit - kSubBits + 2) * kSub;
-  uint64_t count = 0;
-  uint64_t sum = 0;
-  uint64_t min = ~uint64_t{0};
-  uint64_t max = 0;
-  uint64_t bucket[kBuckets] = {};
-  static int index_of(uint64_t v);
-  static uint64_t lower_bound_of(int idx);
-  void add(uint64_t v) {
-    count++;
-    sum += v;
-    if (v < min) min = v;
-    if (v > max) max = v;
-    bucket[index_of(v)]++;
-  }
-  void merge(const LatencyHistogram& o);
-  // The value at rank round(p% of count) (at least 1), as the upper edge of
-  // its bucket clamped to [min, max]: at most 0.78% above the exact one.
-  uint64_t percentile(double p) const;
-  double mean() const { return count ? double(sum) / double(count) : 0.0; }
-};
 
 // Link-level retry (dataplane/link/go_back_n.h), per link: the sender's and
 // the receiver's counts. Declared once for the JSON and the summary.
@@ -277,6 +247,7 @@ struct RunStats {
   LatencyHistogram latency_ps;         // measured packets, generation to tail delivery
   LatencyHistogram network_latency_ps; // injection (head leaves source) to tail delivery
   LatencyHistogram hops;
+  BarrierStats barrier;  // the barrier/eureka networks (dataplane/barrier/), when on
   std::vector<LinkStats> links;
   // Frames (port-bound endpoints) and real time.
   std::vector<PortStats> ports;

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "control/analysis/analysis.h"
+#include "control/barrier/barrier_tree.h"
 #include "control/cli/cli.h"
 #include "control/cli/describe_faults.h"
 #include "control/cli/output.h"
@@ -385,6 +386,24 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
       fmt::format("{}-bit {}, {} per link", f.unit_bits, f.unit_name, time_text(unit_ps)));
   write_route_rows(sum, f.unit_name, row);
   if (routing && routing->tables_text) row("routing tables", routing->tables_text(spec, f));
+  // The barrier/eureka networks (T3E section 6), the T3E's or a run's with phases.
+  BarrierTree btree;
+  bool has_btree = false;
+  if (spec.profile == "t3e" || spec.traffic.phases != "none") {
+    std::string why;
+    has_btree = build_barrier_tree(f, spec.barrier.root, &btree, &why);
+    if (has_btree)
+      row("barrier network",
+          fmt::format("{} BSUs per node, each a spanning tree from router {} ({} routers, depth "
+                      "{}); zero-load barrier {} (2 x {} shell-to-register + 2 x {} hops x {})",
+                      spec.barrier.units, btree.root, btree.routers, btree.depth,
+                      time_text(zero_load_barrier_ps(btree, ns_to_ps(spec.barrier.hop_ns),
+                                                     ns_to_ps(spec.barrier.endpoint_ns))),
+                      time_text(ns_to_ps(spec.barrier.endpoint_ns)), btree.depth,
+                      time_text(ns_to_ps(spec.barrier.hop_ns))));
+    else
+      row("barrier network", "none: " + why);
+  }
   write_fault_rows(faults, sum, row);
   // The memory estimate: a summary row, then a line per part (not wrapped).
   const MemoryEstimate mem =
@@ -418,6 +437,13 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
         {"unit_ps", unit_ps},
         {"packet_units", sum.packet_units},
         {"zero_load_ps_typical", sum.zero_load_ps_typical},
+        {"barrier_tree",
+         has_btree ? nlohmann::json{{"root", btree.root},
+                                    {"depth", btree.depth},
+                                    {"zero_load_barrier_ps",
+                                     zero_load_barrier_ps(btree, ns_to_ps(spec.barrier.hop_ns),
+                                                          ns_to_ps(spec.barrier.endpoint_ns))}}
+                   : nlohmann::json(nullptr)},
         {"zero_load_ps_max", sum.zero_load_ps_max},
         {"deadlock_cycle", sum.deadlock_cycle},
         {"deadlock_proof", sum.deadlock_proof},

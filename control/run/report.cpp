@@ -190,6 +190,17 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
         {"matched_inputs_per_cycle", double(st.islip_matched) / double(st.islip_cycles)},
         {"matching_efficiency",
          st.islip_requesting ? double(st.islip_matched) / double(st.islip_requesting) : 0.0}};
+  if (spec.traffic.phases != "none") {  // the barrier/eureka networks (dataplane/barrier/)
+    const BarrierStats& b = st.barrier;
+    j["barrier"] = {{"phases", spec.traffic.phases},
+                    {"barriers", b.barriers},
+                    {"eurekas", b.eurekas},
+                    {"signals", b.signals},
+                    {"signals_lost", b.signals_lost},
+                    {"latency_ns", histogram_ns(b.latency_ps)},
+                    {"wait_ns", histogram_ns(b.wait_ps)},
+                    {"eureka_latency_ns", histogram_ns(b.eureka_ps)}};
+  }
   if (st.spider_arbitrations)  // router.model spider: its arbiter's cycles and time-outs
     j["spider_arbiter"] = {
         {"arbitrations", st.spider_arbitrations},

@@ -121,6 +121,27 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
                           : "not checked (run.check_invariants)",
       j["performance"]["packet_hops_per_s"].get<double>() / 1e6, spec.run.workers,
       spec.run.workers == 1 ? "" : "s", st.wall_s, double(st.end_ps) / 1e6);
+  if (j.contains("barrier")) {  // traffic.phases: the barrier/eureka networks
+    const auto& b = j["barrier"];
+    const auto& l = b["latency_ns"];
+    fmt::print("barriers   {} completed, latency (last join to each processor) {}; waited mean "
+               "{:.1f} ns{}{}\n",
+               b["barriers"].get<uint64_t>(),
+               l["count"].get<uint64_t>()
+                   ? fmt::format("mean {:.1f} ns  p50 {:.1f}  max {:.1f}", l["mean"].get<double>(),
+                                 l["p50"].get<double>(), l["max"].get<double>())
+                   : std::string("none measured"),
+               b["wait_ns"]["mean"].get<double>(),
+               b["eureka_latency_ns"]["count"].get<uint64_t>()
+                   ? fmt::format("; {} eurekas, mean {:.1f} ns to each processor",
+                                 b["eurekas"].get<uint64_t>(),
+                                 b["eureka_latency_ns"]["mean"].get<double>())
+                   : std::string(),
+               b["signals_lost"].get<uint64_t>()
+                   ? fmt::format("; {} barrier packets lost to faults (their barriers never end)",
+                                 b["signals_lost"].get<uint64_t>())
+                   : std::string());
+  }
   if (j.contains("slices")) {  // network slices: the endpoints are the processors' ports
     fmt::print("slices     {} ({} processors, a port in each):", res.fabric.slices,
                res.fabric.processors());

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "control/barrier/barrier_tree.h"
 #include "control/run/capture_plan.h"
 #include "control/run/control_socket.h"
 #include "control/run/fault_control.h"
@@ -26,6 +27,7 @@
 #include "control/run/run_summary.h"
 #include "control/spec/spec_error.h"
 #include "control/spec/spec_fields.h"
+#include "control/spec/spec_refuse.h"
 #include "control/topology/registry.h"
 #include "control/topology/slices.h"
 #include "dataplane/codec/codec.h"
@@ -175,6 +177,23 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
                : spec.run.overload == "stop" ? Overload::stop
                                              : Overload::warn;
   c.mac_aging_s = spec.run.mac_aging_s;
+  c.phases = spec.traffic.phases == "barrier"  ? PhaseSync::barrier
+             : spec.traffic.phases == "eureka" ? PhaseSync::eureka
+                                               : PhaseSync::none;
+  c.phase_messages = static_cast<uint32_t>(spec.traffic.phase_messages);
+  if (c.phases != PhaseSync::none) c.barrier = barrier_config(spec, fabric);
+  return c;
+}
+
+BarrierConfig barrier_config(const Spec& spec, const Fabric& fabric) {
+  BarrierTree tree;
+  std::string err;
+  if (!build_barrier_tree(fabric, spec.barrier.root, &tree, &err))
+    refuse_spec(spec, {"barrier.root", "traffic.phases"}, err);
+  BarrierConfig c = std::move(tree.config);
+  c.units = static_cast<uint32_t>(spec.barrier.units);
+  c.hop_ps = ns_to_ps(spec.barrier.hop_ns);
+  c.endpoint_ps = ns_to_ps(spec.barrier.endpoint_ns);
   return c;
 }
 

@@ -30,6 +30,10 @@ void tell(const std::string& text) noexcept;
 
 // Engine configuration from the spec: phases, traffic, packet format, placement.
 EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric);
+// The barrier/eureka networks of a run with traffic.phases: every BSU's
+// tree (control/barrier/barrier_tree.h) and the spec's times; refuses the
+// spec (SpecError) when the fabric cannot have one.
+BarrierConfig barrier_config(const Spec& spec, const Fabric& fabric);
 
 // Which worker owns each router: contiguous blocks within each rank, so the
 // cut between cores is small (torus X-slabs) and every core gets its share of

@@ -166,7 +166,18 @@ struct Spec {
     double cc_adapt = 0.0;             // fat_hypercube: fraction of messages with CC bit 0 set
     double vector_fraction = 0.0;      // fat_hypercube: fraction of messages vector-routed
     double adaptive_fraction = 1.0;    // torus adaptive: fraction of packets marked adaptive
+    std::string phases = "none";       // none | barrier | eureka (T3E section 6)
+    int phase_messages = 0;            // per endpoint and phase
   } traffic;
+
+  // The T3E's barrier/eureka networks (section 6; dataplane/barrier/), used
+  // by traffic.phases.
+  struct Barrier {
+    int units = 32;            // BSUs per node
+    double hop_ns = 40;        // register to a neighbour's register
+    double endpoint_ns = 40;   // shell to its router's register
+    int root = -1;             // -1: a router of least eccentricity
+  } barrier;
 
   struct Run {
     std::string mode = "virtual";      // virtual (as fast as possible) | realtime (follows the TSC)

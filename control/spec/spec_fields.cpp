@@ -318,6 +318,27 @@ const std::vector<Field>& fields() {
      "routing adaptive: fraction of packets the sources mark adaptive (by a hash of the packet id), in [0, 1]; the rest take direction order only, as the T3E's ordered requests do",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.adaptive_fraction = c.number(n, 0, false, 1, false); }, "torus"},
 
+    {"traffic.phases", "string", "", T3E " §6 (barrier/eureka synchronization)",
+     "none, or phases that meet at barriers: barrier (every endpoint sends traffic.phase_messages messages, then joins a barrier on its BSU once the last has left it; the next phase begins when the barrier completes) or eureka (the first endpoint done signals a eureka with its barrier, OP_EUR_B, which ends the phase for every other); reports barrier and eureka latency",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.phases = c.one_of(n, {"none", "barrier", "eureka"}); }},
+    {"traffic.phase_messages", "int", "messages", "fabemu default",
+     "traffic.phases: messages each generating endpoint sends per phase, at traffic.load; 0: barriers back to back",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.phase_messages = static_cast<int>(c.integer(n, 0, 1 << 24)); }},
+
+    // --- barrier: the T3E's virtual barrier/eureka networks (dataplane/barrier/).
+    {"barrier.units", "int", "BSUs", T3E " §6 (\"a set of 32 barrier/eureka synchronization units\")",
+     "barrier/eureka synchronization units per node, 1..32; phase k of traffic.phases uses unit k mod units",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.barrier.units = static_cast<int>(c.integer(n, 1, 32)); }},
+    {"barrier.hop_ns", "number", "ns", T3E " Table 2 (straight through, 3 clocks; the paper gives no figure for a barrier packet)",
+     "a barrier/eureka packet from one router's BSU register to a neighbour's, wire included, after it waits for the flit on the link to end (highest priority); 0.001 to 1e6",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.barrier.hop_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }},
+    {"barrier.endpoint_ns", "number", "ns", T3E " Table 2 (3 clocks; a barrier packet needs no table lookup or format conversion, the end point's other 7)",
+     "a barrier/eureka packet between a processor's shell and its router's BSU register, either way; 0.001 to 1e6",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.barrier.endpoint_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }},
+    {"barrier.root", "int", "router", "fabemu default",
+     "the router at the root of every BSU's spanning tree (a breadth-first tree of the router links, so each router's depth is its distance from the root); -1: a router of least eccentricity, the lowest-numbered",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.barrier.root = static_cast<int>(c.integer(n, -1, kIntMax)); }},
+
     // --- run: read by the runner (control/run).
     {"run.mode", "string", "", "fabemu default",
      "virtual: synthetic traffic as fast as possible, deterministic for a seed; realtime: emulated time follows the TSC (required for ports)",

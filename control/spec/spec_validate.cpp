@@ -85,6 +85,24 @@ void SpecValidator::validate(Spec& s) const {
           fmt::format("traffic.adaptive_fraction {} marks packets for adaptive routing, but "
                       "routing '{}' does not adapt: set routing: adaptive, or remove the key",
                       s.traffic.adaptive_fraction, printable(s.routing)));
+  if (s.traffic.phases != "none") {  // (the barrier tree is checked against the fabric at run)
+    if (!s.ports.empty())
+      blame({"traffic.phases", "ports"},
+            "traffic.phases synchronises the synthetic sources, but this spec binds ports: "
+            "remove traffic.phases, or the ports");
+    if (s.topology.slices > 1)
+      blame({"traffic.phases", "topology.slices"},
+            "traffic.phases needs one network (a processor's BSUs sit in its one router): set "
+            "topology.slices: 1");
+    if (s.traffic.process == "single_batch")
+      blame({"traffic.phases", "traffic.process"},
+            "traffic.phases generates traffic.phase_messages per phase: use traffic.process "
+            "bernoulli or batch, not single_batch");
+  } else if (s.traffic.phase_messages > 0) {
+    blame({"traffic.phase_messages", "traffic.phases"},
+          "traffic.phase_messages sizes the phases of traffic.phases, which is none: set "
+          "traffic.phases: barrier (or eureka), or remove the key");
+  }
   // The socket's faults start from the healthy fabric and publish tables
   // while running; the spec's are scheduled before it. Mixing the two would
   // let one's tables undo the other's.
@@ -376,10 +394,12 @@ void SpecValidator::validate_switch_allocator(const Spec& s, const RoutingInfo& 
 void SpecValidator::validate_ports(const Spec& s, int64_t endpoints) const {
   bool replays = false;
   for (const PortBinding& p : s.ports) replays = replays || !p.replay.empty();
-  if (s.run.mode == "virtual" && s.traffic.load == 0 && !replays)
+  // (Phases at load 0 are barriers back to back: the barrier network's own.)
+  if (s.run.mode == "virtual" && s.traffic.load == 0 && !replays && s.traffic.phases == "none")
     blame({"traffic.load", "run.mode"},
           "a virtual-time run with traffic.load 0 has nothing to emulate: give a load in (0, 1], "
-          "replay a pcap file at a port (ports[].replay), or use run.mode: realtime with ports");
+          "replay a pcap file at a port (ports[].replay), use traffic.phases (barriers back to "
+          "back), or use run.mode: realtime with ports");
   for (size_t i = 0; i < s.ports.size(); ++i)
     if (!s.ports[i].device.empty() && s.run.mode != "realtime")
       blame({"run.mode", fmt::format("ports[{}].device", i), "ports"},

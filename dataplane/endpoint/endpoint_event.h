@@ -10,6 +10,7 @@ enum class EndpointEvent : uint8_t {
   generate,  // an endpoint's traffic source produces its next message (a = endpoint)
   wake,      // an endpoint's injection link may send again (a = endpoint)
   deliver,   // the tail of a packet reaches its destination endpoint (a = endpoint, m)
+  join,      // a processor ends its phase: it joins the phase's barrier (a = endpoint; phases.h)
 };
 
 }  // namespace fabemu

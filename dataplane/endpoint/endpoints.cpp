@@ -49,6 +49,17 @@ void Endpoints::init(const EndpointParams& p, const std::vector<uint32_t>& owned
     // (A processor reassembles at its slice-0 port, whichever slice.)
     if (p.reassembly_slots && e < p.fabric->processors()) ep.reassembly.init(p.reassembly_slots);
   }
+  phase_.clear();
+  if (p.traffic && p.traffic->phases != PhaseSync::none) {
+    phase_.resize(nep);
+    for (uint32_t e : owned_) {
+      PhaseState& ph = phase_[e];
+      ph.left = p.generates[p.fabric->processor(e)] && p.traffic->load > 0
+                    ? p.traffic->phase_messages
+                    : 0;
+      ph.has_work = ph.left > 0;
+    }
+  }
   if (p.traffic && p.traffic->count_out_of_order) {
     std::vector<uint32_t> processors;
     for (uint32_t e : owned_) processors.push_back(p.fabric->processor(e));
@@ -56,8 +67,11 @@ void Endpoints::init(const EndpointParams& p, const std::vector<uint32_t>& owned
   }
 }
 
-void Endpoints::seed(TimingWheel& wheel, EventKind generate) {
+void Endpoints::seed(TimingWheel& wheel, EventKind generate, EventKind join) {
   const TrafficConfig& tc = *p_.traffic;
+  // A processor with nothing to send in a phase joins its barrier at once.
+  for (uint32_t e : owned_)
+    if (!phase_.empty() && phase_[e].left == 0) wheel.push(event_at(0, join, e));
   if (tc.load <= 0) return;
   for (uint32_t e : owned_) {
     Nic& ep = ep_[e];

@@ -19,6 +19,7 @@
 //   void free_later(rte_mbuf*);           // a delivered packet
 //   void frame_segment(uint32_t e, rte_mbuf*);  // a frame's packet: the bridge's
 //   void fail(const std::string&);
+//   void barrier_signal(uint32_t e, uint32_t bsu, BarrierSignal, ps_t stamp);  // phases.h
 #pragma once
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -40,6 +41,7 @@
 #include "dataplane/endpoint/endpoint_event.h"
 #include "dataplane/endpoint/nic.h"
 #include "dataplane/endpoint/packet_pool.h"
+#include "dataplane/endpoint/phases.h"
 #include "dataplane/endpoint/traffic.h"
 #include "dataplane/sim/event.h"
 #include "dataplane/sim/time.h"
@@ -72,6 +74,7 @@ struct EndpointParams {
   bool check_deliveries = false;  // decode every delivered packet against its metadata
   bool link_crc = false;          // seal each packet with the link CRC (link-level retry)
   uint32_t reassembly_slots = 0;  // per processor; 0: no message spans packets
+  uint32_t barrier_units = 0;     // BSUs per node the phases rotate over (traffic.phases)
   const DeliveryHook* on_deliver = nullptr;  // tests' per-packet hook (may be empty)
   // Traffic: Bernoulli trials, one per injection-link unit time (gen_slot_ps),
   // each succeeding with p = load / (mean units per message), so that the
@@ -99,8 +102,9 @@ class Endpoints {
             const std::vector<uint32_t>& cap, const std::vector<uint32_t>& link);
   // The first generation of every owned synthetic source (a port-bound
   // processor's traffic comes from its port), as events of kind `generate`
-  // (the host's number for EndpointEvent::generate).
-  void seed(TimingWheel& wheel, EventKind generate);
+  // (the host's number for EndpointEvent::generate); with phases, the
+  // joins at time 0 of processors that have nothing to send (`join`).
+  void seed(TimingWheel& wheel, EventKind generate, EventKind join);
 
   Nic& nic(uint32_t e) { return ep_[e]; }
   const Nic& nic(uint32_t e) const { return ep_[e]; }
@@ -141,8 +145,15 @@ class Endpoints {
   // Packet m's tail reaches endpoint e at t (its credits on their way back).
   template <class H> void arrive(H& h, uint32_t e, rte_mbuf* m, ps_t t);
   template <class H> void on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t);
+  // Phases (phases.h): processor e joins its phase's barrier now
+  // (EndpointEvent::join); a barrier/eureka notification reaches it
+  // (BarrierEvent::notify: vc the BSU, amount the signal, unit_ps its stamp).
+  template <class H> void on_join(H& h, uint32_t e);
+  template <class H> void on_barrier(H& h, const Event& ev);
 
  private:
+  template <class H> void end_phase(H& h, uint32_t e);
+  template <class H> void start_phase(H& h, uint32_t e, ps_t t);
   template <class H>
   void make_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls, bool needs_reply,
                     bool measured, ps_t gen_ps, uint32_t header_units = 0);
@@ -163,6 +174,7 @@ class Endpoints {
   std::vector<rte_mbuf*> seg_scratch_ = std::vector<rte_mbuf*>(64);  // a message's segments
   std::vector<uint8_t> seg_slice_ = std::vector<uint8_t>(64);        // and their slices
   DeliveryOrder order_;  // counts only when traffic asks (count_out_of_order)
+  std::vector<PhaseState> phase_;  // [endpoint], with traffic.phases only
   bool generating_ = true;
   ps_t gen_stop_ps_ = kNever;
 };
@@ -170,3 +182,4 @@ class Endpoints {
 }  // namespace fabemu
 
 #include "dataplane/endpoint/endpoints_hot.h"
+#include "dataplane/endpoint/endpoints_phases.h"

@@ -12,7 +12,16 @@ void Endpoints::on_generate(H& h, uint32_t e) {
   Nic& ep = ep_[e];
   const bool measured = now >= h.measure_start();
   const uint32_t src = p_.fabric->processor(e);  // each of its slice ports generates for it
+  PhaseState* ph = phase_.empty() ? nullptr : &phase_[e];
+  if (ph && ph->left == 0) [[unlikely]] {  // a generation of a phase a eureka cut short
+    ph->stale_generate = false;
+    return;  // (the next phase generates again)
+  }
   for (uint32_t b = 0; b < std::max<uint32_t>(1, tc.batch_size); b++) {
+    if (ph && ph->left-- == 0) [[unlikely]] {
+      ph->left = 0;
+      break;
+    }
     if (h.shedding()) {  // real time, behind the wall clock, run.overload: shed
       h.stats().drops[static_cast<int>(DropReason::shed_overload)]++;
       continue;
@@ -38,9 +47,12 @@ void Endpoints::on_generate(H& h, uint32_t e) {
     make_message(h, e, dst, bytes, static_cast<uint8_t>(TrafficClass::request), needs_reply,
                  measured, now);
   }
-  if (!tc.single_batch)
+  if (ph && ph->left == 0) [[unlikely]] {
+    end_phase(h, e);
+  } else if (!tc.single_batch) {
     h.schedule(event_at(now + ep.rng.geometric(p_.gen) * p_.gen_slot_ps,
                         H::kind(EndpointEvent::generate), e));
+  }
   inject_processor(h, src);
 }
 
@@ -239,6 +251,11 @@ void Endpoints::try_inject(H& h, uint32_t e) {
       build_packet(h, m, synthetic_payload());
     }
     q.pop();
+    if (!phase_.empty() && qi == 0 && q.len == 0 && phase_[e].join_pending) [[unlikely]] {
+      phase_[e].join_pending = false;  // its phase's last request leaves: then it joins
+      h.schedule(event_at(now + units * p_.fabric->endpoints[e].unit_ps,
+                          H::kind(EndpointEvent::join), e));
+    }
     // Beyond saturation the next packet has waited long enough to leave the
     // cache: fetch its metadata while this one is serialised.
     if (q.len)

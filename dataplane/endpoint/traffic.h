@@ -26,6 +26,13 @@ struct MessageShape {
   uint32_t reply_header_units = 0;
 };
 
+// Phases (traffic.phases): each processor sends phase_messages messages,
+// then joins a barrier on its BSU (dataplane/barrier/); the next phase
+// begins when the barrier completes. eureka: the first processor done
+// signals a eureka with its barrier (OP_EUR_B), which ends the phase for
+// every other (each joins the barrier on hearing it).
+enum class PhaseSync : uint8_t { none, barrier, eureka };
+
 // What the synthetic traffic sources offer (EngineConfig derives from it).
 struct TrafficConfig {
   Pattern pattern = Pattern::uniform;
@@ -47,6 +54,8 @@ struct TrafficConfig {
   // Count packets that reach their destination out of their source's order
   // (endpoint/delivery_order.h): where a routing may reorder them.
   bool count_out_of_order = false;
+  PhaseSync phases = PhaseSync::none;
+  uint32_t phase_messages = 0;  // per processor and phase
 };
 
 // Flow units of a request of size-mix entry i (one packet when it has a

@@ -11,6 +11,8 @@
 //   endpoint/  Endpoints: traffic sources, source queues, injection,
 //              reassembly, replies (their Host: engine_endpoint.h)
 //   ethernet/  Bridge: ports and the learning bridge (its Host: engine_frames.h)
+//   barrier/   BarrierNetwork: the T3E's barrier/eureka registers and packets
+//              (its host: engine_barrier_host.h)
 //   stats/     counters and histograms
 //
 // Each worker core owns a set of routers (and the endpoints attached to
@@ -145,6 +147,7 @@ class Engine final : public EngineCore {
     RunStats st;
     RouteCandidates rc;
     Bridge bridge;        // its ports and copy of the MAC table (ethernet/bridge.h)
+    BarrierNetwork barriers;  // its routers' BSU registers (barrier/barrier_network.h)
     CaptureRecorder capture;  // records what crosses its tapped links and ports (capture_tap.h)
     GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
   };
@@ -229,6 +232,8 @@ class Engine final : public EngineCore {
 
   // ---- the bridge (ethernet/bridge.h; its Host: engine_frames.h) --------------
   struct BridgeHost;
+  // ---- barrier/eureka networks (barrier/barrier_network.h) ------------------
+  struct BarrierHost;
   void note_undelivered(rte_mbuf* m);
 
   // ---- the forward-progress timer and capture taps (dataplane/link/) -------
@@ -332,6 +337,7 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 
 }  // namespace fabemu
 
+#include "dataplane/engine/engine_barrier_host.h"
 #include "dataplane/engine/engine_endpoint.h"
 #include "dataplane/engine/engine_frames.h"
 #include "dataplane/engine/engine_hop.h"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/barrier/barrier_network.h"
 #include "dataplane/codec/packet_format.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/endpoint/traffic.h"
@@ -98,6 +99,9 @@ struct EngineConfig : TrafficConfig, BridgeConfig {
   // one leaving times out, and its port discards what is bound for it
   // (0: no timer). Needs faults_possible.
   ps_t forward_progress_ps = 0;
+  // The T3E's barrier/eureka networks (barrier/barrier_network.h; units 0:
+  // none); traffic.phases synchronise on them.
+  BarrierConfig barrier;
 };
 
 class EngineBase {

@@ -81,6 +81,17 @@ bool EngineCore::setup_fabric(const Lookahead& lookahead, std::string* err) {
   if (!index_links(f_, max_ports_, &links_, err) ||
       !conservative_window(f_, router_worker_, nw, lookahead, &window_, err))
     return false;
+  // A barrier/eureka packet to a router on another worker arrives hop_ps
+  // after it leaves: no later than the next window edge.
+  if (cfg_.barrier.on()) {
+    if (cfg_.barrier.children.size() != f_.routers.size() ||
+        cfg_.barrier.parent.size() != f_.routers.size()) {
+      *err = "the barrier network's tree does not match the fabric's routers";
+      return false;
+    }
+    if (nw > 1 && window_ > cfg_.barrier.hop_ps) window_ = cfg_.barrier.hop_ps;
+    endpoints_.barrier_units = cfg_.barrier.units;
+  }
   if (!setup_traffic(err)) return false;
   if (!bridge_.init(f_, cfg_, static_cast<CodecKind>(cfg_.codec), router_worker_,
                     frame_segments(cfg_), endpoints_.max_payload, err))

@@ -45,6 +45,13 @@ struct Engine<R, L>::EndpointHost {
     w.bridge.frame_segment(host, ep, m);
   }
   void fail(const std::string& why) { e.fail(w, why); }
+  // Processor ep's shell sends a barrier/eureka signal to its router.
+  void barrier_signal(uint32_t ep, uint32_t bsu, BarrierSignal s, ps_t stamp) {
+    const FabricEndpoint& fe = e.f_.endpoints[ep];
+    BarrierHost host{e, w};
+    w.barriers.from_processor(host, e.router_local_[fe.router], static_cast<uint32_t>(fe.port), bsu,
+                              s, stamp);
+  }
 };
 
 template <class R, class L>

@@ -41,6 +41,21 @@ inline void Engine<R, L>::dispatch(Worker& w, const Event& e) {
       w.eps.on_deliver(host, e.a, e.m, e.t);
       break;
     }
+    case event_kind(EndpointEvent::join): {
+      EndpointHost host{*this, w};
+      w.eps.on_join(host, e.a);
+      break;
+    }
+    case event_kind(BarrierEvent::signal): {
+      BarrierHost host{*this, w};
+      w.barriers.on_signal(host, e);
+      break;
+    }
+    case event_kind(BarrierEvent::notify): {
+      EndpointHost host{*this, w};
+      w.eps.on_barrier(host, e);
+      break;
+    }
     case event_kind(LinkEvent::credit):
       // A stream that had to wait for room in the counter's queue: the
       // streams before it have arrived by now.

@@ -142,7 +142,7 @@ RunStats Engine<R, L>::run() {
     return s;
   }
   for (auto& w : workers_) {
-    w->eps.seed(w->wheel, event_kind(EndpointEvent::generate));
+    w->eps.seed(w->wheel, event_kind(EndpointEvent::generate), event_kind(EndpointEvent::join));
     w->bridge.seed_replay(w->wheel, event_kind(BridgeEvent::port_replay));
   }
   if (cfg_.realtime) realtime_.start_clock();

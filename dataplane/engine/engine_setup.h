@@ -76,6 +76,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   RouterShape shape = router_shape(nlr);
   shape.pipeline_ps = nlr ? R::pipeline_ps(*w.tables.tables, f_.table_router(w.routers[0]), 0, 0) : 0;
   w.router.init(shape);
+  w.barriers.init(cfg_.barrier, w.routers);
   const size_t nout = size_t(nlr) * max_ports_;
   w.pending.assign(nout * nv_, 0);
   w.greedy = policy_allocator<R>(*w.tables.tables) == Allocator::greedy;

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 
+#include "dataplane/barrier/barrier_network.h"
 #include "dataplane/endpoint/endpoint_event.h"
 #include "dataplane/ethernet/bridge_event.h"
 #include "dataplane/link/link_event.h"
@@ -14,7 +15,7 @@
 
 namespace fabemu {
 
-enum class EventOwner : uint8_t { router, link, endpoint, bridge };
+enum class EventOwner : uint8_t { router, link, endpoint, bridge, barrier };
 
 constexpr EventKind compose_kind(EventOwner owner, uint8_t own) {
   return static_cast<EventKind>(static_cast<uint8_t>(owner) << 4 | own);
@@ -31,6 +32,9 @@ constexpr EventKind event_kind(EndpointEvent k) {
 }
 constexpr EventKind event_kind(BridgeEvent k) {
   return compose_kind(EventOwner::bridge, static_cast<uint8_t>(k));
+}
+constexpr EventKind event_kind(BarrierEvent k) {
+  return compose_kind(EventOwner::barrier, static_cast<uint8_t>(k));
 }
 
 }  // namespace fabemu

@@ -44,6 +44,7 @@ void merge_workers(RunStats& out, const std::vector<WorkerResult>& workers) {
     out.latency_ps.merge(s.latency_ps);
     out.network_latency_ps.merge(s.network_latency_ps);
     out.hops.merge(s.hops);
+    out.barrier.merge(s.barrier);
     out.invariant_checks += s.invariant_checks;
     out.lateness_ps.merge(wp->lateness_ps);
     out.poll_gap_ps.merge(s.poll_gap_ps);

@@ -42,6 +42,8 @@ report flatfly_ugal 0 "$topo/flatfly-4x3.yaml" "${short[@]}" --set routing=ugal 
 report hypercube 0 "$topo/hypercube-4.yaml" "${short[@]}"
 report butterfly 0 "$topo/butterfly-32x2.yaml" "${short[@]}"
 report custom 0 "$topo/t3e-4x4x4.yaml" "${short[@]}" --set profile=custom
+report barrier 0 "$topo/t3e-4x4x4.yaml" "${short[@]}" --set traffic.phases=eureka \
+  --set traffic.phase_messages=2
 report spider 0 "$topo/spider-fhc-64.yaml" "${short[@]}" --set link.ber=1e-4 \
   --set router.deadlock_timeout_ns=100000 --set traffic.cc_adapt=0.5 --set traffic.vector_fraction=0.2
 report islip 0 "$topo/flatfly-32x2-booksim.yaml" --set run.warmup_ns=500 --set run.measure_ns=1000 \
@@ -127,6 +129,7 @@ expected = [("yarc_slices", "slices"), ("islip", "switch_allocation"),
             ("retry_lanes", "links", "retry"), ("retry_lanes", "links", "lanes"), ("faults", "faults"),
             ("faults", "forward_progress_timeouts"), ("faults", "links", "state"),
             ("stalled", "run", "stranded"), ("spider", "spider_arbiter"), ("spider", "out_of_order_packets"), ("capture", "capture"), ("replay", "ports"),
+            ("barrier", "barrier"), ("barrier", "spec", "resolved", "barrier"),
             ("realtime", "realtime"), ("realtime", "run", "overload"), ("overload", "run", "overload")]
 for e in expected:
     failed |= not has(*e)

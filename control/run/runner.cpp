@@ -181,6 +181,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
              : spec.traffic.phases == "eureka" ? PhaseSync::eureka
                                                : PhaseSync::none;
   c.phase_messages = static_cast<uint32_t>(spec.traffic.phase_messages);
+  c.alternate_injection = spec.traffic.response_priority == "alternate";
   if (c.phases != PhaseSync::none) c.barrier = barrier_config(spec, fabric);
   return c;
 }

@@ -166,6 +166,7 @@ struct Spec {
     double cc_adapt = 0.0;             // fat_hypercube: fraction of messages with CC bit 0 set
     double vector_fraction = 0.0;      // fat_hypercube: fraction of messages vector-routed
     double adaptive_fraction = 1.0;    // torus adaptive: fraction of packets marked adaptive
+    std::string response_priority = "strict";  // strict | alternate: the injection link's order
     std::string phases = "none";       // none | barrier | eureka (T3E section 6)
     int phase_messages = 0;            // per endpoint and phase
   } traffic;

@@ -318,6 +318,9 @@ const std::vector<Field>& fields() {
      "routing adaptive: fraction of packets the sources mark adaptive (by a hash of the packet id), in [0, 1]; the rest take direction order only, as the T3E's ordered requests do",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.adaptive_fraction = c.number(n, 0, false, 1, false); }, "torus"},
 
+    {"traffic.response_priority", "string", "", "fabemu default; t3e: " T3E " Table 4 (\"request and response packets share link bandwidth\")",
+     "how an endpoint's injection link orders its two source queues: strict (a queued response always goes before a queued request) or alternate (the two in turn, a queue with nothing it can send passing its turn); strict starves a processor's requests while its peer's requests keep it answering",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.response_priority = c.one_of(n, {"strict", "alternate"}); }},
     {"traffic.phases", "string", "", T3E " §6 (barrier/eureka synchronization)",
      "none, or phases that meet at barriers: barrier (every endpoint sends traffic.phase_messages messages, then joins a barrier on its BSU once the last has left it; the next phase begins when the barrier completes) or eureka (the first endpoint done signals a eureka with its barrier, OP_EUR_B, which ends the phase for every other); reports barrier and eureka latency",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.phases = c.one_of(n, {"none", "barrier", "eureka"}); }},

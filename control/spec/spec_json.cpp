@@ -131,6 +131,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"traffic.cc_adapt", [](const Spec& s) -> json { return s.traffic.cc_adapt; }},
     {"traffic.vector_fraction", [](const Spec& s) -> json { return s.traffic.vector_fraction; }},
     {"traffic.adaptive_fraction", [](const Spec& s) -> json { return s.traffic.adaptive_fraction; }},
+    {"traffic.response_priority", [](const Spec& s) -> json { return s.traffic.response_priority; }},
     {"traffic.phases", [](const Spec& s) -> json { return s.traffic.phases; }},
     {"traffic.phase_messages", [](const Spec& s) -> json { return s.traffic.phase_messages; }},
     {"barrier.units", [](const Spec& s) -> json { return s.barrier.units; }},

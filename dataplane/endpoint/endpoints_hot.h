@@ -219,7 +219,11 @@ void Endpoints::try_inject(H& h, uint32_t e) {
     return;
   }
   const uint32_t nv = p_.nv;
-  for (int qi = 1; qi >= 0; qi--) {
+  // Responses first (traffic.response_priority strict), or the queues in
+  // turn (alternate); a queue that cannot send passes its turn.
+  const int first = ep.inj_first;
+  for (int k = 0; k < 2; k++) {
+    const int qi = first ^ k;
     SourceQueue& q = ep.srcq[qi];
     if (q.len == 0) continue;
     rte_mbuf* m = q.front();
@@ -274,6 +278,7 @@ void Endpoints::try_inject(H& h, uint32_t e) {
     if (h.capturing()) [[unlikely]]
       h.capture(ep.link, m, now, v, ls.packets - 1);
     h.enter_router(e, m, v, now + fe.wire_ps);
+    if (p_.traffic->alternate_injection) ep.inj_first = static_cast<uint8_t>(qi ^ 1);
     if (ep.queued()) arm_wake(h, e, ep.inj_free);
     return;
   }

@@ -161,6 +161,7 @@ struct Nic {
   ps_t wake_ps = kNever;   // a pending ep_wake
   uint32_t msg_seq = 0;
   uint64_t pkt_seq = 0;
+  uint8_t inj_first = 1;    // the source queue the injection link looks at first (1: responses)
   // [0] requests, [1] responses (responses go first so a reply never waits
   // behind requests: the request-response deadlock).
   SourceQueue srcq[2];

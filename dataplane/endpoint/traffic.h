@@ -54,6 +54,9 @@ struct TrafficConfig {
   // Count packets that reach their destination out of their source's order
   // (endpoint/delivery_order.h): where a routing may reorder them.
   bool count_out_of_order = false;
+  // The injection link takes the request and response queues in turn
+  // rather than responses first (traffic.response_priority alternate).
+  bool alternate_injection = false;
   PhaseSync phases = PhaseSync::none;
   uint32_t phase_messages = 0;  // per processor and phase
 };

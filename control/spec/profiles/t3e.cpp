@@ -31,6 +31,7 @@ const ProfileDefaults& t3e_defaults() {
       {"packet.header_units", "2"},
       {"traffic.sizes", "[64]"},
       {"traffic.adaptive_fraction", "1.0"},
+      {"traffic.response_priority", "alternate"},
   };
   return table;
 }

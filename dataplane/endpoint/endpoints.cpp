@@ -29,6 +29,7 @@ bool EndpointParams::init(std::string* err) {
     generates[src] = 1;
   }
   gen_slot_ps = fabric->endpoints[0].unit_ps;
+  alternate_injection = tc.alternate_injection;
   return true;
 }
 

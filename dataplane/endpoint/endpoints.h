@@ -75,6 +75,7 @@ struct EndpointParams {
   bool link_crc = false;          // seal each packet with the link CRC (link-level retry)
   uint32_t reassembly_slots = 0;  // per processor; 0: no message spans packets
   uint32_t barrier_units = 0;     // BSUs per node the phases rotate over (traffic.phases)
+  bool alternate_injection = false;  // TrafficConfig's, here beside the hot path's other reads
   const DeliveryHook* on_deliver = nullptr;  // tests' per-packet hook (may be empty)
   // Traffic: Bernoulli trials, one per injection-link unit time (gen_slot_ps),
   // each succeeding with p = load / (mean units per message), so that the

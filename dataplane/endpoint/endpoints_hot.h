@@ -278,7 +278,7 @@ void Endpoints::try_inject(H& h, uint32_t e) {
     if (h.capturing()) [[unlikely]]
       h.capture(ep.link, m, now, v, ls.packets - 1);
     h.enter_router(e, m, v, now + fe.wire_ps);
-    if (p_.traffic->alternate_injection) ep.inj_first = static_cast<uint8_t>(qi ^ 1);
+    if (p_.alternate_injection) ep.inj_first = static_cast<uint8_t>(qi ^ 1);
     if (ep.queued()) arm_wake(h, e, ep.inj_free);
     return;
   }

@@ -326,6 +326,20 @@ TEST(T3eBarrier, EurekaPhasesEndAtTheFirstProcessorDone) {
   EXPECT_EQ(r.stats.delivered_packets, r.stats.injected_packets);
 }
 
+// The trees are the healthy fabric's: a barrier packet sent into a link
+// that died is lost and counted, and that barrier never completes (the
+// processors wait at it; the run ends with nothing left to do).
+TEST(T3eBarrier, APacketIntoADeadLinkIsLostAndCounted) {
+  const RunResult r =
+      run_collect(phases("t3e-4x4x4.yaml", {"traffic.load=0", "run.measure_ns=20000",
+                                             "faults=[\"3us link=r0:p0 down\"]"}),
+                  nullptr);
+  const BarrierStats& b = r.stats.barrier;
+  EXPECT_GT(b.signals_lost, 0u);
+  EXPECT_LE(b.barriers, 3000'000 / 560'000 + 1) << "none after the fault";
+  EXPECT_GE(b.barriers, 3000'000 / 560'000 - 1);
+}
+
 TEST(T3eBarrier, SpecErrors) {
   try {
     spec_of("t3e-4x4x4.yaml", {"traffic.phase_messages=5"});

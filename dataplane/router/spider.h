@@ -97,7 +97,8 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
     }
     arb_wake_.assign(s.routers, kNever);
     next_arb_.assign(s.routers, 0);
-    ptr_.assign(s.routers, 0);
+    out_ptr_.assign(size_t(s.routers) * max_ports(), 0);
+    first_.assign(s.routers, 0);
     credit_short_.assign(size_t(s.routers) * max_ports(), 0);
     progress_.assign(channels(), 0);
     dl_armed_.assign(channels(), 0);
@@ -106,7 +107,7 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
   static size_t state_bytes(uint32_t routers, uint32_t ports, uint32_t nv, uint32_t qcap) {
     const size_t channels = size_t(routers) * ports * nv;
     return SpiderLists::bytes(channels, ports, qcap) + channels * (sizeof(ps_t) + 1) +
-           size_t(routers) * (2 * sizeof(ps_t) + 2 + ports);
+           size_t(routers) * (2 * sizeof(ps_t) + 1 + ports * (sizeof(uint16_t) + 1));
   }
 
   // ---- the buffers as the engine sees them (InputQueuedBuffers' names) ---------
@@ -331,8 +332,8 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
     n_.candidates += eligible;
     if (eligible) {
       uint16_t won[AgeArbiter::kMaxPorts];
-      const uint32_t n =
-          AgeArbiter::pick(req, nbits_, in_of_.data(), out_of_.data(), age, &ptr_[lr], ports, won);
+      const uint32_t n = AgeArbiter::pick(req, nbits_, in_of_.data(), out_of_.data(), age,
+                                          &out_ptr_[size_t(lr) * ports], &first_[lr], ports, won);
       for (uint32_t k = 0; k < n; k++) {
         const uint32_t q = out_of_[won[k]], i = won[k] - q * rb_;
         grant(h, lr, q, requester_port(i), requester_vc(i));
@@ -414,7 +415,8 @@ class SpiderRouter : public InputQueuedBuffers, public InputQueuedOps<SpiderRout
   std::vector<uint8_t> in_of_, out_of_;  // [candidate]: its input and output port
   std::vector<ps_t> arb_wake_;           // [local router]: its arbiter's pending look
   std::vector<ps_t> next_arb_;           // [local router]: its next arbitration cycle
-  std::vector<uint16_t> ptr_;            // [local router]: the arbiter's rotation
+  std::vector<uint16_t> out_ptr_;        // [local router, output port]: its arbiter's rotation
+  std::vector<uint8_t> first_;           // [local router]: the output its arbiter asks first
   std::vector<uint8_t> credit_short_;    // [output]: VCs a candidate found short of credits
   std::vector<ps_t> progress_;           // [channel]: a message last left it (or it filled)
   std::vector<uint8_t> dl_armed_;        // [channel]: its deadlock timer runs

@@ -127,6 +127,35 @@ TEST(SpiderRouter, EqualAgesTakeTurns) {
     EXPECT_NE(d.left()[k].in, d.left()[k - 1].in) << "message " << k;
 }
 
+// Equal ages take turns at a busy output while another output has a winner
+// too: inputs 1, 2 and 3 send to output 0, all of age 7, and input 4 sends
+// to output 5 messages as old or older. (One rotation pointer per chip,
+// moved past the cycle's first winner, gave output 0's ties to input 1
+// whenever output 5 won first: with the older messages, every time.)
+TEST(SpiderRouter, EqualAgesTakeTurnsWhileAnotherOutputWins) {
+  for (uint8_t other_age : {7, 200}) {
+    SCOPED_TRACE(int(other_age));
+    Spider::Options o;
+    o.spider.age_period_ps = 0;
+    Spider d(o);
+    for (int k = 0; k < 6; k++) {
+      for (uint32_t in = 1; in <= 3; in++) d.send(in, 0, 0, 1, 7);
+      d.send(4, 0, 5, 1, other_age);
+    }
+    d.run(4000 * kNs);
+    ASSERT_EQ(d.left().size(), 24u);
+    std::vector<uint32_t> at0;
+    for (const auto& l : d.left())
+      if (l.out == 0) at0.push_back(l.in);
+    ASSERT_EQ(at0.size(), 18u);
+    for (size_t k = 0; k + 3 <= at0.size(); k += 3) {
+      std::vector<uint32_t> turn(at0.begin() + k, at0.begin() + k + 3);
+      std::sort(turn.begin(), turn.end());
+      EXPECT_EQ(turn, (std::vector<uint32_t>{1, 2, 3})) << "departures " << k << " to " << k + 2;
+    }
+  }
+}
+
 // The messages of one list leave one after the other, each as soon as the
 // link has sent the one before it (nothing else in the router to wake it).
 TEST(SpiderRouter, AListsMessagesLeaveBackToBack) {
@@ -319,7 +348,33 @@ TEST(SpiderRouter, AgingShortensTheFarthestSourcesWaitAtAHotSpot) {
                none = far_mean("router.age_period_ns=0");
   std::printf("endpoint 15 -> 0 mean latency: %.0f ns with aging, %.0f ns without\n", aging / 1000,
               none / 1000);
-  EXPECT_LT(aging, 0.5 * none);  // measured: 6.4 us against 32.7 us
+  EXPECT_LT(aging, 0.5 * none);  // measured: 6.4 us against 32.9 us
+}
+
+// The same at a hot spot (docs/fabrics/spider.md's reproduction of the
+// problem one pointer per chip had): endpoints 1, 2, 4 and 8 send to
+// endpoint 0, each on a link of its own into chip 0, while endpoint 0 sends
+// to the other outputs; ages fixed, so every tie at chip 0's endpoint port
+// is an equal age. The four links carry within 2% of one another (one
+// pointer per chip: 2,101, 96, 43 and 30 messages; now 571 to 573, as with
+// aging or the input-queued router).
+TEST(SpiderRouter, EqualAgesShareAHotSpotWhileItsEndpointSendsElsewhere) {
+  const RunResult r = run_collect(
+      spider_spec({"router.model=spider", "router.age_period_ns=0", "traffic.pattern=hotspot",
+                   "traffic.hotspot=0", "traffic.hotspot_fraction=0.99", "traffic.load=1.0",
+                   "run.measure_ns=200000", "run.source_queue_packets=16",
+                   "traffic.sources=[0, 1, 2, 4, 8]"}),
+      nullptr);
+  ASSERT_TRUE(r.stats.drained);
+  std::vector<uint64_t> into0;
+  for (int32_t k = 0; k < 4; k++)
+    into0.push_back(link_stats(r.stats, 1 << k, int16_t(k + 1)).packets);
+  const auto [least, most] = std::minmax_element(into0.begin(), into0.end());
+  std::printf("links into chip 0: %llu, %llu, %llu, %llu messages\n",
+              static_cast<unsigned long long>(into0[0]), static_cast<unsigned long long>(into0[1]),
+              static_cast<unsigned long long>(into0[2]), static_cast<unsigned long long>(into0[3]));
+  EXPECT_GT(*least, 500u);
+  EXPECT_LE(double(*most), 1.02 * double(*least));
 }
 
 // No starvation at a hot spot: every other source sends to endpoint 0 of
@@ -329,11 +384,9 @@ TEST(SpiderRouter, AgingShortensTheFarthestSourcesWaitAtAHotSpot) {
 // source gets at least a third of an equal share and waits a bounded time;
 // without it each merge of the tables' paths splits a share again, as
 // round robin does (the parking lot): some sources get far less and wait
-// far longer. (Endpoint 0 itself does not send: its traffic to the other
-// outputs would move the arbiter's one rotation pointer, and the run
-// without aging would measure that instead: docs/fabrics/spider.md.)
-// Measured (200 us): with aging 100 to 256 messages a source, the longest
-// wait 56 us; without, 45 to 570 and 230 us.
+// far longer. Measured (200 us, 2026-12-01): with aging 100 to 257
+// messages a source, the longest wait 55.5 us; without, 44 to 571 and
+// 227.6 us.
 TEST(SpiderRouter, NoSourceStarvesAtAHotSpotWithAging) {
   struct Shares {
     std::vector<uint64_t> delivered = std::vector<uint64_t>(16);

@@ -170,9 +170,9 @@ const std::vector<Field>& fields() {
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.link.lane_retry_window_ns = c.bounded(n, kClockTickNs, kMaxRunNs, kRunWhy); }},
 
     // --- router: read by the routing policies (pipeline latency per hop).
-    {"router.latency_ns", "number", "ns", BW " §3 (25 stages at 800 MHz); flatfly: YARC's (" FB " §3.2 simulates a single-cycle router)",
+    {"router.latency_ns", "number", "ns", BW " §3 (25 stages at 800 MHz); flatfly: YARC's (" FB " §3.2 simulates a single-cycle router); spider: " SP " Performance (40 ns pin to pin)",
      "router pipeline latency, input to output, 0.001 to 1e6",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "clos, flatfly, hypercube, butterfly"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "clos, flatfly, hypercube, butterfly, fat_hypercube"},
     {"router.straight_ns", "number", "ns", T3E " Table 2",
      "torus fall-through going straight, input pins to next input pins",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},

@@ -262,6 +262,26 @@ TEST(SpiderRouter, ZeroLoadLatencyIsTheInputQueuedRoutersOne) {
   EXPECT_EQ(lat["spider"], lat["input_queued"]);
 }
 
+// router.latency_ns is the chip's pin-to-pin time (the profile's 40 ns),
+// settable on a fat hypercube like any other family's router latency: at
+// 50 ns every message takes 10 ns longer for each chip it crosses.
+TEST(SpiderRouter, RouterLatencyIsEachChipsPinToPinTime) {
+  std::map<uint64_t, Delivery> at40, at50;
+  for (auto [set, into] :
+       {std::pair{"router.latency_ns=40", &at40}, std::pair{"router.latency_ns=50", &at50}}) {
+    std::vector<Delivery> got;
+    run_collect(spider_spec({set, "traffic.load=0.01", "run.measure_ns=20000"}), &got);
+    for (const Delivery& d : got) (*into)[d.id] = d;
+  }
+  ASSERT_GT(at40.size(), 10u);
+  ASSERT_EQ(at40.size(), at50.size());
+  for (const auto& [id, d] : at40) {
+    ASSERT_EQ(at50.count(id), 1u) << id;
+    EXPECT_EQ(at50[id].latency - d.latency, ps_t(d.hops + 1) * 10 * kNs)
+        << "message " << id;  // (hops: links between chips)
+  }
+}
+
 TEST(SpiderRouter, DeliversEveryMessageOnceWithCreditsConserved) {
   for (const char* load : {"traffic.load=0.3", "traffic.load=1.0"})
     for (const char* workers : {"run.workers=1", "run.workers=2"}) {

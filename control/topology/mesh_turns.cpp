@@ -1,6 +1,7 @@
 #include "control/topology/mesh_turns.h"
 
 #include <functional>
+#include <tuple>
 #include <queue>
 #include <vector>
 
@@ -90,23 +91,26 @@ std::optional<MeshRoute> segments_of(const std::vector<MeshDir>& hops) {
 
 std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults& f,
                                            const MeshTurns& turns, int src, int dst) {
-  if (f.routers.count(src) || f.routers.count(dst)) return std::nullopt;
-  // XYZ, if every link of it is alive.
-  {
-    std::vector<MeshDir> hops;
-    const std::array<int, 3> a = m.coord(src), b = m.coord(dst);
-    int r = src;
-    bool alive = true;
-    for (int dim = 0; dim < 3 && alive; dim++)
-      for (int c = a[dim]; c != b[dim] && alive; c += b[dim] > a[dim] ? 1 : -1) {
-        const MeshDir d = kDirs[2 * dim + (b[dim] > a[dim] ? 0 : 1)];
-        alive = hop_alive(m, f, r, d, &r);
-        hops.push_back(d);
-      }
-    if (alive) return segments_of(hops);
+  return mesh_source_route(m, f, std::vector<MeshTurns>(size_t(m.routers()), turns), src, dst);
+}
+
+namespace {
+
+// The shortest route (hops, then turns) whose turns the routers allow;
+// with `extra` (not null), turns no list allows are taken too, each at a
+// cost above any route's hops, unless *forbidden has them; the route's
+// hops as directions, and in *extra the turns it took that way.
+struct Turn {
+  int router, from, to;
+  bool operator<(const Turn& o) const {
+    return std::tie(router, from, to) < std::tie(o.router, o.from, o.to);
   }
-  // Otherwise the shortest legal route: states (router, direction it came
-  // in, 6 at the source), cost hops then turns.
+};
+
+std::optional<std::vector<MeshDir>> shortest_legal(const MeshShape& m, const MeshFaults& f,
+                                                   const std::vector<MeshTurns>& at, int src,
+                                                   int dst, const std::set<Turn>* forbidden,
+                                                   std::vector<Turn>* extra) {
   const int n = m.routers();
   const auto state = [](int r, int in) { return r * 7 + in; };
   std::vector<uint64_t> cost(size_t(n) * 7, UINT64_MAX);
@@ -126,10 +130,14 @@ std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults&
       break;
     }
     for (int d = 0; d < 6; d++) {
-      if (!may_leave(turns, in == 6 ? -1 : in, d)) continue;
+      uint64_t step = uint64_t{1} << 20;
+      if (!may_leave(at[size_t(r)], in == 6 ? -1 : in, d)) {
+        if (!extra || d == opposite(in) || forbidden->count({r, in, d})) continue;
+        step += uint64_t{1} << 40;  // a turn the router's list lacks
+      }
       int next;
       if (!hop_alive(m, f, r, kDirs[d], &next)) continue;
-      const uint64_t nc = c + (uint64_t{1} << 20) + (in != 6 && in != d ? 1 : 0);
+      const uint64_t nc = c + step + (in != 6 && in != d ? 1 : 0);
       const int ns = state(next, d);
       if (nc < cost[size_t(ns)]) {
         cost[size_t(ns)] = nc;
@@ -140,8 +148,37 @@ std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults&
   }
   if (found < 0) return std::nullopt;
   std::vector<MeshDir> hops;
-  for (int s = found; prev[size_t(s)] >= 0; s = prev[size_t(s)]) hops.push_back(kDirs[s % 7]);
-  return segments_of({hops.rbegin(), hops.rend()});
+  for (int s = found; prev[size_t(s)] >= 0; s = prev[size_t(s)]) {
+    const int p = prev[size_t(s)], in = p % 7, d = s % 7;
+    if (extra && in != 6 && !may_leave(at[size_t(p / 7)], in, d)) extra->push_back({p / 7, in, d});
+    hops.push_back(kDirs[d]);
+  }
+  return std::vector<MeshDir>(hops.rbegin(), hops.rend());
+}
+
+}  // namespace
+
+std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults& f,
+                                           const std::vector<MeshTurns>& at, int src, int dst) {
+  if (f.routers.count(src) || f.routers.count(dst)) return std::nullopt;
+  // XYZ, if every link of it is alive.
+  {
+    std::vector<MeshDir> hops;
+    const std::array<int, 3> a = m.coord(src), b = m.coord(dst);
+    int r = src;
+    bool alive = true;
+    for (int dim = 0; dim < 3 && alive; dim++)
+      for (int c = a[dim]; c != b[dim] && alive; c += b[dim] > a[dim] ? 1 : -1) {
+        const MeshDir d = kDirs[2 * dim + (b[dim] > a[dim] ? 0 : 1)];
+        alive = hop_alive(m, f, r, d, &r);
+        hops.push_back(d);
+      }
+    if (alive) return segments_of(hops);
+  }
+  // Otherwise the shortest legal route.
+  const auto hops = shortest_legal(m, f, at, src, dst, nullptr, nullptr);
+  if (!hops) return std::nullopt;
+  return segments_of(*hops);
 }
 
 std::optional<MeshTurns> choose_fault_turns(const MeshShape& m, const MeshFaults& f) {
@@ -170,33 +207,108 @@ std::optional<std::vector<int>> mesh_walk(const MeshShape& m, int src, const Mes
   return out;
 }
 
+namespace {
+
+// Channel c = (router, direction): the live link leaving the router that
+// way; the channels a packet on c may ask for next under the lists.
+bool channel_alive(const MeshShape& m, const MeshFaults& f, int c) {
+  int next;
+  return !f.routers.count(c / 6) && hop_alive(m, f, c / 6, kDirs[c % 6], &next);
+}
+
+template <class F>
+void each_next(const MeshShape& m, const MeshFaults& f, const std::vector<MeshTurns>& at, int c,
+               F&& fn) {
+  const int from = c % 6, y = m.neighbour(c / 6, kDirs[from]);
+  for (int d = 0; d < 6; d++)
+    if (may_leave(at[size_t(y)], from, d) && channel_alive(m, f, y * 6 + d)) fn(y * 6 + d);
+}
+
+// Whether channel `to` can be reached from channel `from`.
+bool reaches(const MeshShape& m, const MeshFaults& f, const std::vector<MeshTurns>& at, int from,
+             int to) {
+  std::vector<uint8_t> seen(size_t(m.routers()) * 6, 0);
+  std::vector<int> stack{from};
+  seen[size_t(from)] = 1;
+  while (!stack.empty()) {
+    const int c = stack.back();
+    stack.pop_back();
+    if (c == to) return true;
+    each_next(m, f, at, c, [&](int n) {
+      if (!seen[size_t(n)]) seen[size_t(n)] = 1, stack.push_back(n);
+    });
+  }
+  return false;
+}
+
+}  // namespace
+
 bool mesh_turns_deadlock_free(const MeshShape& m, const MeshTurns& turns) {
-  // Channel (r, d): the link leaving r going d. Iterative DFS for a cycle.
+  return mesh_turns_deadlock_free(m, MeshFaults{}, std::vector<MeshTurns>(size_t(m.routers()), turns));
+}
+
+bool mesh_turns_deadlock_free(const MeshShape& m, const MeshFaults& f,
+                              const std::vector<MeshTurns>& at) {
+  // Iterative DFS over the live channels for a cycle.
   const int n = m.routers();
   std::vector<uint8_t> mark(size_t(n) * 6, 0);  // 0 new, 1 on the stack, 2 done
   for (int start = 0; start < n * 6; start++) {
-    if (mark[size_t(start)] || m.neighbour(start / 6, kDirs[start % 6]) < 0) continue;
-    std::vector<std::pair<int, int>> stack{{start, 0}};  // channel, next direction to try
-    mark[size_t(start)] = 1;
+    if (mark[size_t(start)] || !channel_alive(m, f, start)) continue;
+    std::vector<std::pair<int, std::vector<int>>> stack;
+    auto push = [&](int c) {
+      std::vector<int> next;
+      each_next(m, f, at, c, [&](int x) { next.push_back(x); });
+      mark[size_t(c)] = 1;
+      stack.push_back({c, std::move(next)});
+    };
+    push(start);
     while (!stack.empty()) {
-      auto& [c, next_d] = stack.back();
-      if (next_d == 6) {
-        mark[size_t(c)] = 2;
+      auto& top = stack.back();
+      if (top.second.empty()) {
+        mark[size_t(top.first)] = 2;
         stack.pop_back();
         continue;
       }
-      const int d = next_d++;
-      const int from = c % 6, at = m.neighbour(c / 6, kDirs[from]);
-      if (!may_leave(turns, from, d) || m.neighbour(at, kDirs[d]) < 0) continue;
-      const int to = at * 6 + d;
+      const int to = top.second.back();
+      top.second.pop_back();
       if (mark[size_t(to)] == 1) return false;
-      if (mark[size_t(to)] == 0) {
-        mark[size_t(to)] = 1;
-        stack.push_back({to, 0});
-      }
+      if (mark[size_t(to)] == 0) push(to);
     }
   }
   return true;
 }
+
+MeshTurnLists program_turn_lists(const MeshShape& m, const MeshFaults& f, const MeshTurns& base) {
+  MeshTurnLists out;
+  out.at.assign(size_t(m.routers()), base);
+  std::set<Turn> forbidden;
+  for (int s = 0; s < m.routers(); s++)
+    for (int d = 0; d < m.routers(); d++) {
+      if (s == d || f.routers.count(s) || f.routers.count(d)) continue;
+      for (;;) {
+        if (mesh_source_route(m, f, out.at, s, d)) break;
+        std::vector<Turn> extra;
+        if (!shortest_legal(m, f, out.at, s, d, &forbidden, &extra) || extra.empty()) {
+          out.unroutable++;
+          break;
+        }
+        // Admit the route's missing turns one by one: each adds the one
+        // dependency (channel into the router) -> (channel out of it), so
+        // it closes a cycle exactly when the second already reaches the first.
+        for (const Turn& t : extra) {
+          const int in = m.neighbour(t.router, kDirs[opposite(t.from)]) * 6 + t.from;
+          const int out_c = t.router * 6 + t.to;
+          if (reaches(m, f, out.at, out_c, in)) {
+            forbidden.insert(t);
+            break;
+          }
+          out.at[size_t(t.router)].allowed[t.from][t.to] = true;
+          out.added++;
+        }
+      }
+    }
+  return out;
+}
+
 
 }  // namespace fabemu

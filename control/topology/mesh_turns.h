@@ -14,10 +14,14 @@
 // takes the first of the four that connects every live pair; but one list
 // for every router cannot route around every dead link (under -X first a
 // router whose -X link is dead can never go -X; on a 4x3x3 mesh 48 of the
-// 75 single dead links are covered): the proposal's per-router lists of
-// allowed turns, admitted where they close no dependency cycle, are still
-// to be built (issue 35). U-turns are never allowed; going straight
-// always is.
+// 75 single dead links are covered). The proposal's per-router lists of
+// allowed turns do (program_turn_lists): each router starts from XYZ's
+// turns and a turn is admitted at one router where a route needs it and
+// its one new channel dependency closes no cycle, so the lists stay
+// deadlock free; on 4x3x3 every single dead link leaves every pair a
+// route, but the greedy order leaves a few pairs around some dead routers
+// unroutable (MeshTurns.PerRouterLists* prints how many). U-turns are
+// never allowed; going straight always is.
 //
 // Plain logic on a mesh of kx x ky x kz routers (router id x + kx (y + ky
 // z)); dataplane/codec/mesh3d_route.h is the route's encoding. Not wired
@@ -73,6 +77,23 @@ struct MeshFaults {
 // hops. None: no legal route, or one of more than six segments.
 std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults& f,
                                            const MeshTurns& turns, int src, int dst);
+// The same with each router's own list of allowed turns (at[router]).
+std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults& f,
+                                           const std::vector<MeshTurns>& at, int src, int dst);
+
+// The proposal's per-router lists of allowed turns, programmed around
+// faults: every router starts from `base` (a fault model); for each pair
+// left without a legal route, the shortest route that needs turns some
+// router lacks is found, and each such turn is admitted at that router if
+// the one channel dependency it adds closes no cycle (else it is never
+// offered again and the next route is tried). Every admitted turn keeps
+// the dependency graph acyclic, so the lists stay deadlock free.
+struct MeshTurnLists {
+  std::vector<MeshTurns> at;  // per router
+  uint32_t added = 0;         // turns admitted beyond the base model
+  uint32_t unroutable = 0;    // ordered pairs of live routers still without a route
+};
+MeshTurnLists program_turn_lists(const MeshShape& m, const MeshFaults& f, const MeshTurns& base);
 
 // The first of the four fault models under which every pair of live
 // routers has a legal route of at most six segments; none when no one
@@ -87,5 +108,8 @@ std::optional<std::vector<int>> mesh_walk(const MeshShape& m, int src, const Mes
 // acyclic (each channel a directed link; a packet on one may ask for the
 // next wherever the turn between them is allowed, or it goes straight).
 bool mesh_turns_deadlock_free(const MeshShape& m, const MeshTurns& turns);
+// Per-router lists on a mesh with faults (dead links carry nothing).
+bool mesh_turns_deadlock_free(const MeshShape& m, const MeshFaults& f,
+                              const std::vector<MeshTurns>& at);
 
 }  // namespace fabemu

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "control/run/engine_config.h"
 #include "control/run/report.h"
 #include "control/spec/spec.h"
 #include "dataplane/engine/engine_base.h"
@@ -27,18 +28,6 @@ struct RunOptions {
 // write fails (a closed terminal), which on the engine's or the control
 // socket's threads would end the process without its report.
 void tell(const std::string& text) noexcept;
-
-// Engine configuration from the spec: phases, traffic, packet format, placement.
-EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric);
-// The barrier/eureka networks of a run with traffic.phases: every BSU's
-// tree (control/barrier/barrier_tree.h) and the spec's times; refuses the
-// spec (SpecError) when the fabric cannot have one.
-BarrierConfig barrier_config(const Spec& spec, const Fabric& fabric);
-
-// Which worker owns each router: contiguous blocks within each rank, so the
-// cut between cores is small (torus X-slabs) and every core gets its share of
-// each rank (Clos).
-std::vector<int> place_routers(const Fabric& fabric, int workers);
 
 // The CPUs each worker may run on: run.cores (one each, checked against the
 // CPUs this process may use; throws std::runtime_error naming the first that

@@ -24,6 +24,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "dataplane/barrier/barrier_stats.h"
@@ -55,6 +56,14 @@ struct BarrierConfig {
   std::vector<uint32_t> children;
   std::vector<int8_t> parent;
   bool on() const { return units > 0; }
+  bool fits(size_t routers, std::string* err) const {
+    if (children.size() == routers && parent.size() == routers) return true;
+    *err = "the barrier network's tree does not match the fabric's routers";
+    return false;
+  }
+  // A packet to a router on another worker arrives hop_ps after it leaves:
+  // the windows between workers may be no longer.
+  ps_t window(ps_t w) const { return w > hop_ps ? hop_ps : w; }
 };
 
 class BarrierNetwork {

@@ -81,15 +81,9 @@ bool EngineCore::setup_fabric(const Lookahead& lookahead, std::string* err) {
   if (!index_links(f_, max_ports_, &links_, err) ||
       !conservative_window(f_, router_worker_, nw, lookahead, &window_, err))
     return false;
-  // A barrier/eureka packet to a router on another worker arrives hop_ps
-  // after it leaves: no later than the next window edge.
-  if (cfg_.barrier.on()) {
-    if (cfg_.barrier.children.size() != f_.routers.size() ||
-        cfg_.barrier.parent.size() != f_.routers.size()) {
-      *err = "the barrier network's tree does not match the fabric's routers";
-      return false;
-    }
-    if (nw > 1 && window_ > cfg_.barrier.hop_ps) window_ = cfg_.barrier.hop_ps;
+  if (cfg_.barrier.on()) {  // (barrier/barrier_network.h)
+    if (!cfg_.barrier.fits(f_.routers.size(), err)) return false;
+    if (nw > 1) window_ = cfg_.barrier.window(window_);
     endpoints_.barrier_units = cfg_.barrier.units;
   }
   if (!setup_traffic(err)) return false;

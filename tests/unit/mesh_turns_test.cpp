@@ -28,6 +28,22 @@ bool legal(const MeshRoute& r, const MeshTurns& t) {
   return true;
 }
 
+// Calls f(router, direction, faults) with each link of m dead in turn (its
+// +X, +Y or +Z side named); returns how many links there are.
+template <class F>
+int for_each_dead_link(const MeshShape& m, F&& f) {
+  int links = 0;
+  for (int r = 0; r < m.routers(); r++)
+    for (MeshDir d : {MeshDir::xp, MeshDir::yp, MeshDir::zp}) {
+      if (m.neighbour(r, d) < 0) continue;
+      links++;
+      MeshFaults dead;
+      dead.kill_link(m, r, d);
+      f(r, d, dead);
+    }
+  return links;
+}
+
 TEST(MeshTurns, XyzIsASubsetOfTheFaultModelAndBothAreDeadlockFree) {
   for (const bool xp : {false, true})
     for (const bool yp : {false, true}) {
@@ -112,16 +128,11 @@ TEST(MeshTurns, OneTurnListForEveryRouterCannotRouteAroundEveryDeadLink) {
   corner.kill_link(m, m.id(0, 0, 0), MeshDir::xp);
   EXPECT_FALSE(choose_fault_turns(m, corner));
   int links = 0, connected = 0;
-  for (int r = 0; r < n; r++)
-    for (MeshDir d : {MeshDir::xp, MeshDir::yp, MeshDir::zp}) {
-      if (m.neighbour(r, d) < 0) continue;
-      links++;
-      MeshFaults f;
-      f.kill_link(m, r, d);
+  links = for_each_dead_link(m, [&](int r, MeshDir d, const MeshFaults& f) {
       const auto turns = choose_fault_turns(m, f);
       if (!turns) {
         EXPECT_EQ(d, MeshDir::xp) << "only X links defeat every model (router " << r << ")";
-        continue;
+        return;
       }
       connected++;
       for (int s = 0; s < n; s++)
@@ -140,7 +151,7 @@ TEST(MeshTurns, OneTurnListForEveryRouterCannotRouteAroundEveryDeadLink) {
             EXPECT_FALSE(on_dead);
           }
         }
-    }
+  });
   EXPECT_EQ(links, 3 * 3 * 3 + 4 * 2 * 3 + 4 * 3 * 2);
   EXPECT_GT(connected, 0);
   EXPECT_LT(connected, links);
@@ -170,13 +181,9 @@ bool legal_at(const MeshShape& m, int src, const MeshRoute& r, const std::vector
 TEST(MeshTurns, PerRouterListsLeaveEveryPairConnectedAroundOneDeadLink) {
   const MeshShape m{{4, 3, 3}};
   const int n = m.routers();
-  uint32_t added = 0, links = 0;
-  for (int r = 0; r < n; r++)
-    for (MeshDir d : {MeshDir::xp, MeshDir::yp, MeshDir::zp}) {
-      if (m.neighbour(r, d) < 0) continue;
-      links++;
-      MeshFaults f;
-      f.kill_link(m, r, d);
+  uint32_t added = 0;
+  int links = 0;
+  links = for_each_dead_link(m, [&](int r, MeshDir d, const MeshFaults& f) {
       const MeshTurnLists lists = program_turn_lists(m, f, xyz_turns());
       EXPECT_EQ(lists.unroutable, 0u) << "link " << r << " dir " << int(d);
       EXPECT_TRUE(mesh_turns_deadlock_free(m, f, lists.at)) << "link " << r << " dir " << int(d);
@@ -191,8 +198,8 @@ TEST(MeshTurns, PerRouterListsLeaveEveryPairConnectedAroundOneDeadLink) {
           ASSERT_TRUE(walk);
           EXPECT_EQ(walk->back(), t);
         }
-    }
-  std::printf("4x3x3: every one of %u single dead links routed around; %u turns admitted in all\n",
+  });
+  std::printf("4x3x3: every one of %d single dead links routed around; %u turns admitted in all\n",
               links, added);
   // A dead router: the greedy programming (pairs in order, each turn kept
   // once admitted) leaves some survivors without a route.

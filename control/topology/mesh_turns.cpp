@@ -1,9 +1,13 @@
 #include "control/topology/mesh_turns.h"
 
+#include <algorithm>
+#include <bit>
 #include <functional>
-#include <tuple>
-#include <queue>
+#include <stdexcept>
 #include <vector>
+
+#include "control/topology/mesh_reach.h"
+#include "control/topology/mesh_routes.h"
 
 namespace fabemu {
 namespace {
@@ -51,6 +55,17 @@ bool turns_contain(const MeshTurns& big, const MeshTurns& small) {
   return true;
 }
 
+bool mesh_route_append(MeshRoute* r, MeshDir d) {
+  if (r->segments > 0) {
+    MeshSegment& last = r->seg[r->segments - 1];
+    if (last.dir == d && last.hops < kMeshMaxSegmentHops) {
+      last.hops++;
+      return true;
+    }
+  }
+  return r->add(d, 1);
+}
+
 int MeshShape::neighbour(int r, MeshDir d) const {
   std::array<int, 3> c = coord(r);
   const int dim = static_cast<int>(mesh_dimension(d));
@@ -78,12 +93,8 @@ bool hop_alive(const MeshShape& m, const MeshFaults& f, int r, MeshDir d, int* n
 // Consecutive hops of one direction as segments of at most 16.
 std::optional<MeshRoute> segments_of(const std::vector<MeshDir>& hops) {
   MeshRoute r;
-  for (size_t i = 0; i < hops.size();) {
-    size_t j = i;
-    while (j < hops.size() && hops[j] == hops[i] && j - i < kMeshMaxSegmentHops) j++;
-    if (!r.add(hops[i], static_cast<uint32_t>(j - i))) return std::nullopt;
-    i = j;
-  }
+  for (MeshDir d : hops)
+    if (!mesh_route_append(&r, d)) return std::nullopt;
   return r;
 }
 
@@ -97,56 +108,84 @@ std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults&
 namespace {
 
 // The shortest route (hops, then turns) whose turns the routers allow;
-// with `extra` (not null), turns no list allows are taken too, each at a
-// cost above any route's hops, unless *forbidden has them; the route's
-// hops as directions, and in *extra the turns it took that way.
+// with `forbidden` (not null), turns no list allows are taken too, each
+// costing more than any route's hops, unless *forbidden has them (bit
+// from * 6 + to of the router's word); the route's hops as directions,
+// and in *extra the turns it took that way. With no route, *reached (if
+// given) marks the routers the search got to.
 struct Turn {
   int router, from, to;
-  bool operator<(const Turn& o) const {
-    return std::tie(router, from, to) < std::tie(o.router, o.from, o.to);
-  }
 };
+using TurnBits = std::vector<uint64_t>;
+bool has(const TurnBits& b, int r, int from, int to) { return b[size_t(r)] >> (from * 6 + to) & 1; }
 
-std::optional<std::vector<MeshDir>> shortest_legal(const MeshShape& m, const MeshFaults& f,
+// Costs (missing turns, hops, turns) in lexicographic order, searched as
+// Dial's buckets: a step adds one hop and one or no missing turn, so the
+// buckets of one count of missing turns are done by hops in order, and
+// every state enters its bucket before the bucket is taken.
+std::optional<std::vector<MeshDir>> shortest_legal(const MeshLinks& links,
                                                    const std::vector<MeshTurns>& at, int src,
-                                                   int dst, const std::set<Turn>* forbidden,
-                                                   std::vector<Turn>* extra) {
-  const int n = m.routers();
+                                                   int dst, const TurnBits* forbidden,
+                                                   std::vector<Turn>* extra,
+                                                   std::vector<uint8_t>* reached = nullptr) {
+  const size_t states = size_t(links.routers()) * 7;
   const auto state = [](int r, int in) { return r * 7 + in; };
-  std::vector<uint64_t> cost(size_t(n) * 7, UINT64_MAX);
-  std::vector<int> prev(size_t(n) * 7, -1);
-  using Item = std::pair<uint64_t, int>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<>> q;
-  cost[size_t(state(src, 6))] = 0;
-  q.push({0, state(src, 6)});
+  std::vector<uint64_t> key(states, UINT64_MAX);  // missing << 32 | hops, while not done
+  std::vector<uint16_t> turns(states, 0);
+  std::vector<int> prev(states, -1);
+  std::vector<uint8_t> done(states, 0);
+  std::vector<std::vector<int>> layer[2];  // by hops: this count of missing turns, the next
+  const auto offer = [&](int s, uint64_t k, uint16_t t, int from) {
+    if (done[size_t(s)] || k > key[size_t(s)] || (k == key[size_t(s)] && t >= turns[size_t(s)]))
+      return;
+    const bool queued = k == key[size_t(s)];
+    key[size_t(s)] = k, turns[size_t(s)] = t, prev[size_t(s)] = from;
+    if (queued) return;
+    auto& l = layer[(k >> 32) & 1];
+    const size_t h = k & 0xffffffffu;
+    if (l.size() <= h) l.resize(h + 1);
+    l[h].push_back(s);
+  };
+  offer(state(src, 6), 0, 0, -1);
   int found = -1;
-  while (!q.empty()) {
-    const auto [c, s] = q.top();
-    q.pop();
-    if (c != cost[size_t(s)]) continue;
-    const int r = s / 7, in = s % 7;
-    if (r == dst) {
-      found = s;
-      break;
-    }
-    for (int d = 0; d < 6; d++) {
-      uint64_t step = uint64_t{1} << 20;
-      if (!may_leave(at[size_t(r)], in == 6 ? -1 : in, d)) {
-        if (!extra || d == opposite(in) || forbidden->count({r, in, d})) continue;
-        step += uint64_t{1} << 40;  // a turn the router's list lacks
+  for (uint64_t missing = 0; found < 0; missing++) {
+    auto& cur = layer[missing & 1];
+    if (cur.empty()) break;
+    for (size_t h = 0; h < cur.size() && found < 0; h++)
+      for (size_t i = 0; i < cur[h].size() && found < 0; i++) {
+        const int s = cur[h][i];
+        if (done[size_t(s)] || key[size_t(s)] != (missing << 32 | h)) continue;
+        done[size_t(s)] = 1;
+        const int r = s / 7, in = s % 7;
+        if (r == dst) {  // the fewest turns of the bucket's ways in (all are in)
+          found = s;
+          for (int i2 = 0; i2 < 6; i2++) {
+            const int o = state(dst, i2);
+            if (key[size_t(o)] == key[size_t(s)] && turns[size_t(o)] < turns[size_t(found)]) found = o;
+          }
+          break;
+        }
+        for (int d = 0; d < 6; d++) {
+          const int next = links.next[size_t(r) * 6 + size_t(d)];
+          if (next < 0) continue;
+          uint64_t k = key[size_t(s)] + 1;
+          if (!may_leave(at[size_t(r)], in == 6 ? -1 : in, d)) {
+            if (!forbidden || d == opposite(in) || has(*forbidden, r, in, d)) continue;
+            k += uint64_t{1} << 32;  // a turn the router's list lacks
+          }
+          offer(state(next, d), k, uint16_t(turns[size_t(s)] + (in != 6 && in != d)), s);
+        }
       }
-      int next;
-      if (!hop_alive(m, f, r, kDirs[d], &next)) continue;
-      const uint64_t nc = c + step + (in != 6 && in != d ? 1 : 0);
-      const int ns = state(next, d);
-      if (nc < cost[size_t(ns)]) {
-        cost[size_t(ns)] = nc;
-        prev[size_t(ns)] = s;
-        q.push({nc, ns});
-      }
-    }
+    cur.clear();
   }
-  if (found < 0) return std::nullopt;
+  if (found < 0) {
+    if (reached) {
+      reached->assign(size_t(links.routers()), 0);
+      for (size_t s = 0; s < states; s++)
+        if (done[s]) (*reached)[s / 7] = 1;
+    }
+    return std::nullopt;
+  }
   std::vector<MeshDir> hops;
   for (int s = found; prev[size_t(s)] >= 0; s = prev[size_t(s)]) {
     const int p = prev[size_t(s)], in = p % 7, d = s % 7;
@@ -154,6 +193,31 @@ std::optional<std::vector<MeshDir>> shortest_legal(const MeshShape& m, const Mes
     hops.push_back(kDirs[d]);
   }
   return std::vector<MeshDir>(hops.rbegin(), hops.rend());
+}
+
+// The routers that reach dst taking any turn but U-turns and *forbidden
+// (a search back from dst over (router, next hop) states).
+std::vector<uint8_t> reaching(const MeshLinks& links, int dst, const TurnBits& forbidden) {
+  const int n = links.routers();
+  std::vector<uint8_t> seen(size_t(n) * 6, 0), out(size_t(n), 0);
+  std::vector<int> stack;
+  for (int e = 0; e < 6; e++) {
+    const int p = links.next[size_t(dst) * 6 + size_t(opposite(e))];
+    if (p >= 0) seen[size_t(p) * 6 + size_t(e)] = 1, stack.push_back(p * 6 + e);
+  }
+  while (!stack.empty()) {
+    const int s = stack.back(), r = s / 6, e = s % 6;
+    stack.pop_back();
+    out[size_t(r)] = 1;
+    for (int from = 0; from < 6; from++) {
+      const int q = links.next[size_t(r) * 6 + size_t(opposite(from))];
+      if (q < 0 || from == opposite(e) || seen[size_t(q) * 6 + size_t(from)]) continue;
+      if (from != e && has(forbidden, r, from, e)) continue;
+      seen[size_t(q) * 6 + size_t(from)] = 1;
+      stack.push_back(q * 6 + from);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -176,21 +240,24 @@ std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults&
     if (alive) return segments_of(hops);
   }
   // Otherwise the shortest legal route.
-  const auto hops = shortest_legal(m, f, at, src, dst, nullptr, nullptr);
+  const auto hops = shortest_legal(MeshLinks(m, f), at, src, dst, nullptr, nullptr);
   if (!hops) return std::nullopt;
   return segments_of(*hops);
 }
 
 std::optional<MeshTurns> choose_fault_turns(const MeshShape& m, const MeshFaults& f) {
+  // XYZ of more than six segments (sides over 33) fails some pair anyway.
+  int xyz_segments = 0;
+  for (int k : m.k) xyz_segments += (k - 1 + int(kMeshMaxSegmentHops) - 1) / int(kMeshMaxSegmentHops);
+  if (xyz_segments > int(kMeshSegments)) return std::nullopt;
+  const MeshLinks links(m, f);
   for (const bool xp : {false, true})
     for (const bool yp : {false, true}) {
-      const MeshTurns t = fault_turns(xp, yp);
-      bool all = true;
-      for (int s = 0; s < m.routers() && all; s++)
-        for (int d = 0; d < m.routers() && all; d++)
-          if (s != d && !f.routers.count(s) && !f.routers.count(d))
-            all = mesh_source_route(m, f, t, s, d).has_value();
-      if (all) return t;
+      const std::vector<MeshTurns> at(size_t(m.routers()), fault_turns(xp, yp));
+      if (MeshReach(links, at).disconnected() > 0) continue;
+      const auto routes = mesh_exceptions(m, f, at);
+      if (std::all_of(routes.begin(), routes.end(), [](const MeshException& x) { return x.routable; }))
+        return at[0];
     }
   return std::nullopt;
 }
@@ -222,23 +289,6 @@ void each_next(const MeshShape& m, const MeshFaults& f, const std::vector<MeshTu
   const int from = c % 6, y = m.neighbour(c / 6, kDirs[from]);
   for (int d = 0; d < 6; d++)
     if (may_leave(at[size_t(y)], from, d) && channel_alive(m, f, y * 6 + d)) fn(y * 6 + d);
-}
-
-// Whether channel `to` can be reached from channel `from`.
-bool reaches(const MeshShape& m, const MeshFaults& f, const std::vector<MeshTurns>& at, int from,
-             int to) {
-  std::vector<uint8_t> seen(size_t(m.routers()) * 6, 0);
-  std::vector<int> stack{from};
-  seen[size_t(from)] = 1;
-  while (!stack.empty()) {
-    const int c = stack.back();
-    stack.pop_back();
-    if (c == to) return true;
-    each_next(m, f, at, c, [&](int n) {
-      if (!seen[size_t(n)]) seen[size_t(n)] = 1, stack.push_back(n);
-    });
-  }
-  return false;
 }
 
 }  // namespace
@@ -279,36 +329,57 @@ bool mesh_turns_deadlock_free(const MeshShape& m, const MeshFaults& f,
 }
 
 MeshTurnLists program_turn_lists(const MeshShape& m, const MeshFaults& f, const MeshTurns& base) {
+  const MeshLinks links(m, f);
+  MeshReach reach(links, std::vector<MeshTurns>(size_t(m.routers()), base));
+  if (!reach.acyclic()) throw std::invalid_argument("program_turn_lists: the base model deadlocks");
   MeshTurnLists out;
-  out.at.assign(size_t(m.routers()), base);
-  std::set<Turn> forbidden;
-  for (int s = 0; s < m.routers(); s++)
+  TurnBits forbidden(size_t(m.routers()), 0);
+  // Pairs shown to have no route even with every turn not forbidden stay
+  // so (the forbidden turns only grow): per source and per destination.
+  std::vector<std::vector<uint8_t>> no_route_to(size_t(m.routers()));
+  const size_t words = size_t(reach.words());
+  std::vector<uint64_t> row(words), live(words, 0);
+  for (int r = 0; r < m.routers(); r++)
+    if (links.live[size_t(r)]) live[size_t(r / 64)] |= uint64_t{1} << (r % 64);
+  std::vector<uint8_t> reached_from_s;
+  for (int s = 0; s < m.routers(); s++) {
+    if (!links.live[size_t(s)]) continue;
+    reach.reach_from(s, row.data());
+    reached_from_s.clear();
     for (int d = 0; d < m.routers(); d++) {
-      if (s == d || f.routers.count(s) || f.routers.count(d)) continue;
+      const uint64_t missing = (live[size_t(d / 64)] & ~row[size_t(d / 64)]) >> (d % 64);
+      if (!missing) {
+        d |= 63;  // nothing left to do in this word
+        continue;
+      }
+      d += std::countr_zero(missing);
+      if (!reached_from_s.empty() && !reached_from_s[size_t(d)]) continue;
+      if (!no_route_to[size_t(d)].empty() && !no_route_to[size_t(d)][size_t(s)]) continue;
       for (;;) {
-        if (mesh_source_route(m, f, out.at, s, d)) break;
         std::vector<Turn> extra;
-        if (!shortest_legal(m, f, out.at, s, d, &forbidden, &extra) || extra.empty()) {
-          out.unroutable++;
+        if (!shortest_legal(links, reach.lists(), s, d, &forbidden, &extra, &reached_from_s)) {
+          no_route_to[size_t(d)] = reaching(links, d, forbidden);
           break;
         }
         // Admit the route's missing turns one by one: each adds the one
-        // dependency (channel into the router) -> (channel out of it), so
-        // it closes a cycle exactly when the second already reaches the first.
+        // dependency (channel into the router) -> (channel out of it).
+        bool all = true;
         for (const Turn& t : extra) {
-          const int in = m.neighbour(t.router, kDirs[opposite(t.from)]) * 6 + t.from;
-          const int out_c = t.router * 6 + t.to;
-          if (reaches(m, f, out.at, out_c, in)) {
-            forbidden.insert(t);
+          if (!reach.admit(t.router, t.from, t.to)) {
+            forbidden[size_t(t.router)] |= uint64_t{1} << (t.from * 6 + t.to);
+            all = false;
             break;
           }
-          out.at[size_t(t.router)].allowed[t.from][t.to] = true;
           out.added++;
         }
+        if (all) break;
       }
+      reach.reach_from(s, row.data());
     }
+  }
+  out.unroutable = uint32_t(reach.disconnected());
+  out.at = reach.lists();
   return out;
 }
-
 
 }  // namespace fabemu

@@ -202,7 +202,7 @@ TEST(MeshTurns, PerRouterListsLeaveEveryPairConnectedAroundOneDeadLink) {
   std::printf("4x3x3: every one of %d single dead links routed around; %u turns admitted in all\n",
               links, added);
   // A dead router: the greedy programming (pairs in order, each turn kept
-  // once admitted) leaves some survivors without a route.
+  // once admitted) may leave some survivors without a legal route.
   uint32_t whole = 0, unroutable = 0;
   for (int dead = 0; dead < n; dead++) {
     MeshFaults f;

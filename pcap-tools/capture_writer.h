@@ -29,7 +29,12 @@ inline constexpr uint16_t kCaptureEtherType = 0x88B5;
 inline constexpr uint32_t kCaptureHeaderBytes = 48;
 inline constexpr uint32_t kCaptureFramingBytes = 14 + kCaptureHeaderBytes;
 inline constexpr uint8_t kCaptureVersion = 1;
-enum class CaptureProfile : uint8_t { yarc_phits = 1, t3e_flits = 2, spider_micropackets = 3 };
+enum class CaptureProfile : uint8_t {
+  yarc_phits = 1,
+  t3e_flits = 2,
+  spider_micropackets = 3,
+  mesh3d_words = 4,
+};
 // MAC node numbers: a router's id, or this bit with an endpoint's.
 inline constexpr uint32_t kCaptureEndpointNode = 0x800000;
 

@@ -2,23 +2,23 @@
 --
 -- EtherType 0x88B5 carries the 48-byte fabemu header and then one fabric
 -- packet as the profile encodes it: YARC phits (dataplane/codec/yarc_phit.h),
--- T3E flits (dataplane/codec/t3e_flit.h; fabemu_t3e.lua) or Spider
--- micropackets (spider_micropacket.h; fabemu_spider.lua): those two files,
--- beside this one, are loaded by it. Every bit field is shown where it
--- sits, the YARC CRC is recomputed as the codec computes it, and the segments
--- of a host's Ethernet frame are put back together and handed to Wireshark's
--- Ethernet dissector.
+-- T3E flits (dataplane/codec/t3e_flit.h; fabemu_t3e.lua), Spider
+-- micropackets (spider_micropacket.h; fabemu_spider.lua) or 3D mesh words
+-- (mesh3d_packet.h; fabemu_mesh3d.lua): those three files, beside this one,
+-- are loaded by it. Every bit field is shown where it sits, every CRC is
+-- recomputed as the codec computes it, and the segments of a host's Ethernet
+-- frame are put back together and handed to Wireshark's Ethernet dissector.
 --
 --   tshark -X lua_script:pcap-tools/fabemu.lua -r run.pcapng
 --   fabemu run SPEC --capture all --capture-file - |
 --     wireshark -X lua_script:pcap-tools/fabemu.lua -k -i -     (live)
---   wireshark: copy the three fabemu*.lua files to ~/.local/lib/wireshark/plugins/
+--   wireshark: copy the four fabemu*.lua files to ~/.local/lib/wireshark/plugins/
 --
 -- The Source and Destination columns show the packet's fabric endpoints
 -- (ep3, ep12); the interface (frame.interface_name) names the link.
 --
 -- Filter fields start with fabemu. (header), fabemu.yarc., fabemu.t3e., fabemu.spider.,
--- fabemu.crc. and fabemu.frame. (reassembly);
+-- fabemu.mesh3d., fabemu.crc. and fabemu.frame. (reassembly);
 --   tshark -G fields -X lua_script:pcap-tools/fabemu.lua | grep fabemu
 -- lists them.
 
@@ -26,7 +26,7 @@ local fabemu = Proto("fabemu", "fabemu fabric packet")
 
 local ETHERTYPE = 0x88B5
 local HEADER_BYTES = 48
-local PROFILE_YARC, PROFILE_T3E, PROFILE_SPIDER = 1, 2, 3
+local PROFILE_YARC, PROFILE_T3E, PROFILE_SPIDER, PROFILE_MESH3D = 1, 2, 3, 4
 local YARC_PHIT_BYTES, YARC_DATA_BITS = 3, 22
 
 -- Wireshark ships Lua BitOp as the global "bit" with every Lua version it
@@ -48,7 +48,8 @@ local hf = {
   version = ProtoField.uint8("fabemu.version", "Version"),
   profile = ProtoField.uint8("fabemu.profile", "Profile encoding", base.DEC,
                              { [PROFILE_YARC] = "YARC phits", [PROFILE_T3E] = "T3E flits",
-                               [PROFILE_SPIDER] = "Spider micropackets" }),
+                               [PROFILE_SPIDER] = "Spider micropackets",
+                               [PROFILE_MESH3D] = "3D mesh words" }),
   flags = ProtoField.uint8("fabemu.flags", "Flags", base.HEX),
   flag_retry = ProtoField.bool("fabemu.flags.retry", "Retransmission", 8, nil, 0x01),
   flag_bad_crc = ProtoField.bool("fabemu.flags.bad_crc", "Bad CRC (corrupted on this link)", 8, nil, 0x02),
@@ -117,12 +118,15 @@ local hf = {
   frame_length = ProtoField.uint32("fabemu.frame.length", "Reassembled frame length"),
 }
 
--- T3E's and Spider's fields and dissection, from the files beside this one.
+-- T3E's, Spider's and the 3D mesh's fields and dissection, from the files
+-- beside this one.
 local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or ""
 local t3e = dofile(here .. "fabemu_t3e.lua")
 local spider = dofile(here .. "fabemu_spider.lua")
-for k, field in pairs(t3e.fields) do hf[k] = field end
-for k, field in pairs(spider.fields) do hf[k] = field end
+local mesh3d = dofile(here .. "fabemu_mesh3d.lua")
+for _, codec in ipairs({ t3e, spider, mesh3d }) do
+  for k, field in pairs(codec.fields) do hf[k] = field end
+end
 
 local list = {}
 for _, field in pairs(hf) do list[#list + 1] = field end
@@ -147,6 +151,7 @@ local ef = {
 }
 fabemu.experts = { ef.crc_bad, ef.truncated, ef.malformed, ef.mismatch, ef.ok_error, ef.retry,
                    ef.reassembled, ef.stomped }
+for _, e in pairs(mesh3d.experts) do fabemu.experts[#fabemu.experts + 1] = e end
 
 ------------------------------------------------------------------ CRC ---
 
@@ -443,10 +448,11 @@ end
 
 local unit_names = { [PROFILE_YARC] = { "YARC", "phit", YARC_PHIT_BYTES },
                      [PROFILE_T3E] = { "T3E", "flit", t3e.unit_bytes },
-                     [PROFILE_SPIDER] = { "Spider", "micropacket", spider.unit_bytes } }
-local codec_ctx = { fabemu = fabemu, hf = hf, ef = ef, expect = expect, bits = bits,
-                     crc16_x25 = crc16_x25, CRC_BAD = CRC_BAD, CRC_GOOD = CRC_GOOD,
-                     CRC_UNVERIFIED = CRC_UNVERIFIED }
+                     [PROFILE_SPIDER] = { "Spider", "micropacket", spider.unit_bytes },
+                     [PROFILE_MESH3D] = { "3D mesh", "word", mesh3d.unit_bytes } }
+local codec_ctx = { fabemu = fabemu, hf = hf, ef = ef, mesh3d_ef = mesh3d.experts, expect = expect,
+                    bits = bits, crc16_x25 = crc16_x25, CRC_BAD = CRC_BAD, CRC_GOOD = CRC_GOOD,
+                    CRC_UNVERIFIED = CRC_UNVERIFIED }
 
 function fabemu.dissector(tvb, pinfo, tree)
   if tvb:len() < HEADER_BYTES then return 0 end
@@ -482,6 +488,8 @@ function fabemu.dissector(tvb, pinfo, tree)
     payload, crc = dissect_yarc(tvb(HEADER_BYTES, avail):tvb(), root, h, n)
   elseif h.profile == PROFILE_SPIDER then
     payload, crc = spider.dissect(codec_ctx, tvb(HEADER_BYTES, avail):tvb(), root, h, n)
+  elseif h.profile == PROFILE_MESH3D then
+    payload, crc = mesh3d.dissect(codec_ctx, tvb(HEADER_BYTES, avail):tvb(), root, h, n)
   else
     payload = t3e.dissect(codec_ctx, tvb(HEADER_BYTES, avail):tvb(), root, h, n)
   end

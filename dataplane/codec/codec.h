@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "dataplane/codec/codec_info.h"
+#include "dataplane/codec/mesh3d_codec.h"
 #include "dataplane/codec/packet_format.h"
 #include "dataplane/codec/spider_codec.h"
 #include "dataplane/codec/t3e_codec.h"
@@ -31,7 +32,7 @@ template <class... C>
 struct CodecList {};
 // The last is the fallback: the codec of every fabric no other one claims,
 // and of an unknown kind.
-using Codecs = CodecList<T3eFlitCodec, SpiderCodec, YarcPhitCodec>;
+using Codecs = CodecList<T3eFlitCodec, SpiderCodec, Mesh3dCodec, YarcPhitCodec>;
 
 namespace codec_detail {
 template <class F, class First, class... Rest>
@@ -72,7 +73,7 @@ constexpr std::array<const CodecInfo*, sizeof...(C)> codec_infos(CodecList<C...>
 // The one selection rule: the codec that lists the profile; for a profile
 // none lists (custom), the one that lists the topology family; else the
 // fallback. t3e: T3E flits (and a custom torus); spider: Spider
-// micropackets; yarc, flatfly and the
+// micropackets; mesh3d: 80-bit words (and a custom mesh3d); yarc, flatfly and the
 // rest: YARC phits (the flattened butterfly paper's packets are abstract;
 // its authors built YARC).
 inline CodecKind codec_for(std::string_view profile, std::string_view family) {

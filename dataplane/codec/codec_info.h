@@ -1,6 +1,6 @@
 // What a packet codec says about itself (CodecInfo), for the codec list of
 // dataplane/codec/codec.h: each codec is a struct in its own header
-// (yarc_codec.h, t3e_codec.h, spider_codec.h) with a constexpr `info` and static functions
+// (yarc_codec.h, t3e_codec.h, spider_codec.h, mesh3d_codec.h) with a constexpr `info` and static functions
 // for the fast path (format, encode, check, decode_payload, the bits a
 // link's CRC checks, link CRC, transmit-error mark). The engine holds the
 // codec's CodecKind and codec.h dispatches on it at compile time over the
@@ -14,7 +14,7 @@
 namespace fabemu {
 
 // One value per codec of the list in codec.h (EngineConfig::codec holds it).
-enum class CodecKind : uint8_t { yarc, t3e, spider };
+enum class CodecKind : uint8_t { yarc, t3e, spider, mesh3d };
 
 struct CodecInfo {
   CodecKind kind;

@@ -386,6 +386,10 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
       fmt::format("{}-bit {}, {} per link", f.unit_bits, f.unit_name, time_text(unit_ps)));
   write_route_rows(sum, f.unit_name, row);
   if (routing && routing->tables_text) row("routing tables", routing->tables_text(spec, f));
+  std::vector<std::pair<std::string, std::string>> family_rows;
+  if (const auto& rows = Registry::get().topology(spec.topology.family)->describe_rows)
+    family_rows = rows(spec, f);
+  for (const auto& [name, text] : family_rows) row(name.c_str(), text);
   // The barrier/eureka networks (T3E section 6), the T3E's or a run's with phases.
   BarrierTree btree;
   bool has_btree = false;
@@ -459,6 +463,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
     // cycle among sampled routes, which proves nothing.
     j["deadlock_free"] = sum.deadlock_verdict_certain() ? nlohmann::json(sum.deadlock_free)
                                                         : nlohmann::json(nullptr);
+    for (const auto& [name, text] : family_rows) j["topology_rows"][name] = text;
     std::vector<uint32_t> buf(f.vc_buffer_units.begin(),
                               f.vc_buffer_units.begin() + std::min(f.num_vcs, kMaxVcs));
     j["vc_buffer_units"] = buf;

@@ -58,6 +58,9 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.router.spider.tail_timeout_ps = ns_to_ps(spec.router.tail_timeout_ns);
   c.router.spider.buffer_units = static_cast<uint32_t>(spec.vcs.buffer_units);
   c.router.spider.longest_units = static_cast<uint32_t>(spec.packet.max_units);
+  c.router.mesh3d.straight_ps = ns_to_ps(spec.router.straight_ns);
+  c.router.mesh3d.turn_ps = ns_to_ps(spec.router.turn_ns);
+  c.router.mesh3d.lanes = static_cast<uint32_t>(spec.router.routing_lanes);
   c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
   c.batch_size =

@@ -208,6 +208,15 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
          double(st.spider_candidates) / double(st.spider_arbitrations)},
         {"winners_per_arbitration", double(st.spider_winners) / double(st.spider_arbitrations)},
         {"deadlock_resets", st.deadlock_resets}};
+  if (const uint64_t n = st.mesh3d_straight_through + st.mesh3d_queued)  // router.model mesh3d
+    j["mesh3d_router"] = {
+        {"straight_through", st.mesh3d_straight_through},
+        {"queued", st.mesh3d_queued},
+        {"straight_through_fraction", double(st.mesh3d_straight_through) / double(n)},
+        {"lane_crossings", st.mesh3d_lane_crossings},
+        {"lane_wait_ns_mean", st.mesh3d_lane_crossings ? double(st.mesh3d_lane_wait_ps) / 1000.0 /
+                                                             double(st.mesh3d_lane_crossings)
+                                                       : 0.0}};
   // Per link and per VC.
   json links = json::array();
   std::vector<uint64_t> vc_packets(fabric.num_vcs, 0), vc_units(fabric.num_vcs, 0);

@@ -24,6 +24,12 @@ const std::vector<ProfileInfo>& profiles() {
        "SGI Spider: 6-port routers, 4 VCs, 160-bit micropackets, fat hypercubes, two-level tables",
        "Galles, \"Spider: A High-Speed Network Interconnect\", IEEE Micro 17(1), 1997",
        spider_defaults, false},
+      {"mesh3d",
+       "low-latency 3D mesh: 27 x 16 x 24 routers, 80-bit links at 10 GHz, source routes of up to "
+       "six segments, XYZ with turn-model detours, request and response VCs",
+       "the petaflops low-latency 3D-mesh proposal (shared seed 004): Figures 7, 12-16, "
+       "Routing, Error Detection and Recovery",
+       mesh3d_defaults, false},
       // Starts from the T3E numbers (a complete, consistent set) but makes the
       // user say which topology they mean, so that a custom fabric is never a
       // T3E by accident.

@@ -19,6 +19,7 @@ const ProfileDefaults& t3e_defaults();
 const ProfileDefaults& yarc_defaults();
 const ProfileDefaults& flatfly_defaults();
 const ProfileDefaults& spider_defaults();
+const ProfileDefaults& mesh3d_defaults();
 // `own` with YARC's link, wire and pipeline rows (profiles/yarc.cpp).
 ProfileDefaults with_yarc_links(ProfileDefaults own);
 

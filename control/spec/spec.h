@@ -133,6 +133,7 @@ struct Spec {
     double age_period_ns = 40;           // spider: waiting per age step; 0: ages never grow
     double deadlock_timeout_ns = 0;      // spider: full VC buffer, no progress; 0: off
     double tail_timeout_ns = 0;          // spider: message cut off mid-way; 0: off
+    int routing_lanes = 3;               // mesh3d: the turn logic's routing lanes
   } router;
 
   struct Vcs {
@@ -165,6 +166,7 @@ struct Spec {
     double hotspot_fraction = 0.1;     // fraction of traffic to the hot spot
     double cc_adapt = 0.0;             // fat_hypercube: fraction of messages with CC bit 0 set
     double vector_fraction = 0.0;      // fat_hypercube: fraction of messages vector-routed
+    double route_errors = 0.0;         // mesh3d: fraction of messages with a route bit flipped
     double adaptive_fraction = 1.0;    // torus adaptive: fraction of packets marked adaptive
     std::string response_priority = "strict";  // strict | alternate: the injection link's order
     std::string phases = "none";       // none | barrier | eureka (T3E section 6)

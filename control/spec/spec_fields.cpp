@@ -45,6 +45,7 @@ std::vector<std::string> profile_list() {
 #define BW "[BW]"
 #define FB "[FB]"
 #define SP "[SP]"
+#define MS "[MS]"
 
 // clang-format off
 const std::vector<Field>& fields() {
@@ -56,15 +57,15 @@ const std::vector<Field>& fields() {
   static const std::vector<Field> table{
     // --- profile: read before every other key (its defaults come first).
     {"profile", "string", "", "fabemu default (t3e)",
-     "which defaults to start from: t3e, yarc, flatfly, spider, or custom (t3e numbers, topology.family required)",
+     "which defaults to start from: t3e, yarc, flatfly, spider, mesh3d, or custom (t3e numbers, topology.family required)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.profile = c.one_of(n, profile_list()); }},
 
     // --- topology: read by the topology builders (control/topology).
     {"topology.family", "string", "", T3E " §1; " BW " §2.2; " FB " §2.1",
-     "topology family, as registered by the builders: torus, clos, flatfly, hypercube, butterfly, fat_hypercube",
+     "topology family, as registered by the builders: torus, clos, flatfly, hypercube, butterfly, fat_hypercube, mesh3d",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.family = c.text(n); }},
-    {"topology.dims", "[int, int, int]", "routers", T3E " §1 (up to 8x32x8)",
-     "torus size kx, ky, kz; each at least 2",
+    {"topology.dims", "[int, int, int]", "routers", T3E " §1 (up to 8x32x8); " MS " Figure 7a (27 x 16 x 24)",
+     "torus or mesh3d size kx, ky, kz; each at least 2",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        c.expect_list(n, "three sizes [kx, ky, kz]");
        if (n.size() != 3)
@@ -77,7 +78,7 @@ const std::vector<Field>& fields() {
            c.item(i).fail(n[i], fmt::format("got {}: a dimension of more than {} routers is not supported", k, kMaxTorusRadix));
          s.topology.dims[i] = static_cast<int>(k);
        }
-     }, "torus"},
+     }, "torus, mesh3d"},
     {"topology.rank", "number", "", BW " §2.2 (R1: 32 processors; R1.5: 288; R2: 1024; R2.5: 4.5K; R3: 16K, 32K at most)",
      "clos rank: 1 (one router, up to 32 endpoints), 1.5 (2 to 9 rank-1 routers joined by sidelinks, 33..288), 2 (33..1024), 2.5 (2 to 9 R2 subtrees of 512 joined by sidelinks, 513..4608) or 3 (R2 subtrees of 512, or of 1024 above 16K, joined by rank-3 routers, 513..32768)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
@@ -99,10 +100,10 @@ const std::vector<Field>& fields() {
      "network slices, 1..8: copies of the network, each processor with one injection port in each; a packet's slice is chosen as it is sent (requests by their address hash, so one address stays in order; responses by the shortest source queue); traffic.load and traffic.batch_size are per injection port, ports[].queue_frames per port of the processor; faults are refused. BlackWidow has 4",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.slices = static_cast<int>(c.integer(n, 1, kMaxSlices)); }},
     {"topology.endpoints_per_router", "int", "endpoints", T3E " §1 (one PE per router); " FB " §3.3 (hypercube: one node per router)",
-     "endpoints attached to each router (torus; hypercube and fat_hypercube, where 1 is the default; more on a fat hypercube is Spider's bristling)",
+     "endpoints attached to each router (torus, mesh3d; hypercube and fat_hypercube, where 1 is the default; more on a fat hypercube is Spider's bristling)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        s.topology.endpoints_per_router = static_cast<int>(c.integer(n, 1, kMaxPorts - kTorusDirections));
-     }, "torus, hypercube, fat_hypercube"},
+     }, "torus, mesh3d, hypercube, fat_hypercube"},
     {"topology.k", "int", "routers", FB " §3.2 (32-ary 2-flat)",
      "flatfly: routers in each dimension, which is also the endpoints per router (concentration); butterfly: the radix of its routers (k-ary n-fly); at least 2",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.k = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "flatfly, butterfly"},
@@ -173,15 +174,15 @@ const std::vector<Field>& fields() {
     {"router.latency_ns", "number", "ns", BW " §3 (25 stages at 800 MHz); flatfly: YARC's (" FB " §3.2 simulates a single-cycle router); spider: " SP " Performance (40 ns pin to pin)",
      "router pipeline latency, input to output, 0.001 to 1e6",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.latency_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "clos, flatfly, hypercube, butterfly, fat_hypercube"},
-    {"router.straight_ns", "number", "ns", T3E " Table 2",
-     "torus fall-through going straight, input pins to next input pins",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
-    {"router.turn_ns", "number", "ns", T3E " Table 2",
-     "torus fall-through when changing dimension",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.turn_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
-    {"router.endpoint_ns", "number", "ns", T3E " Table 2",
-     "torus fall-through at the source and destination routers",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.endpoint_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus"},
+    {"router.straight_ns", "number", "ns", T3E " Table 2; " MS " Figures 13-15 (mesh3d: fabemu's choice, docs/fabrics/mesh3d.md)",
+     "torus fall-through going straight, input pins to next input pins; mesh3d: the straight-through cut-through block, pins to pins of the chip (link.wire_ns is the wire)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.straight_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus, mesh3d"},
+    {"router.turn_ns", "number", "ns", T3E " Table 2; " MS " Figures 13-15 (mesh3d: fabemu's choice, docs/fabrics/mesh3d.md)",
+     "torus fall-through when changing dimension; mesh3d: the turn and queuing logic, pins to pins",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.turn_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus, mesh3d"},
+    {"router.endpoint_ns", "number", "ns", T3E " Table 2; " MS " Figures 13-15 (mesh3d: fabemu's choice, docs/fabrics/mesh3d.md)",
+     "torus fall-through at the source and destination routers; mesh3d: from or to the local processor",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.endpoint_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }, "torus, mesh3d"},
     {"router.radix", "int", "ports", BW " §3",
      "router ports (clos)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.radix = static_cast<int>(c.integer(n, 2, kMaxPorts)); }, "clos"},
@@ -230,6 +231,9 @@ const std::vector<Field>& fields() {
     {"router.arbitration_ns", "number", "ns", "[SP] Chip core (the 100 MHz core clock: 10 ns; the paper gives no arbitration rate of its own)",
      "router.model spider: the crossbar arbiter's cycle: it picks up to one winner per input and output at most once per cycle, looking again a cycle later while candidates lost; an idle arbiter looks the moment a message is ready (bypass mode); 0.001 to 1e6 (the router latency's bound)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.arbitration_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy); }},
+    {"router.routing_lanes", "int", "lanes", MS " Figure 15 (\"three data pathways circling the chip will be sufficient\")",
+     "router.model mesh3d: the routing lanes of the turn logic, 1..6: a packet that changes direction crosses the chip on one of them, which carries one packet at a time at the link's rate; a turning packet waits for the first lane free",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.routing_lanes = static_cast<int>(c.integer(n, 1, 6)); }},
     {"router.age_period_ns", "number", "ns", "[SP] Crossbar arbitration (\"ages at a programmable rate\"; no value given: one step per 40 ns pin-to-pin chip transit)",
      "router.model spider: a message's header age (0..255) grows by one for every period it waits in a router, up to 239 (240..255, high priority, are set at the source and never change); the arbiter takes the oldest first; 0 (ages never grow) or 0.001 to 1e6",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.age_period_ns = c.bounded(n, kClockTickNs, kMaxLatencyNs, kLatencyWhy, true); }},
@@ -314,6 +318,9 @@ const std::vector<Field>& fields() {
     {"traffic.vector_fraction", "number", "fraction", "[SP] Routing (vector routing for administrative messages)",
      "fat_hypercube: fraction of messages sent vector-routed, in [0, 1]: the source writes the whole path (up to 10 directions) into the header from its tables, and the chips follow it instead of looking the destination up, as Spider's administrative messages do; a path longer than 10 hops is table-routed",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.vector_fraction = c.number(n, 0, false, 1, false); }, "fat_hypercube"},
+    {"traffic.route_errors", "number", "fraction", MS " Deadlock Avoidance in Event of Faults (routing before the check codes are validated)",
+     "mesh3d: fraction of messages that leave their source with one bit of the route word (state, complement or a segment) flipped, in [0, 1], to exercise the routers' on-the-fly checks: a state that fails its complement, an illegal turn, a route that ends at the wrong router or leaves the mesh are discarded and counted (route_state, illegal_turn, misrouted); a flip that still leads to the destination is delivered",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.route_errors = c.number(n, 0, false, 1, false); }, "mesh3d"},
     {"traffic.adaptive_fraction", "number", "fraction", T3E " §5 (a per-packet bit: ordered requests do not adapt)",
      "routing adaptive: fraction of packets the sources mark adaptive (by a hash of the packet id), in [0, 1]; the rest take direction order only, as the T3E's ordered requests do",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.adaptive_fraction = c.number(n, 0, false, 1, false); }, "torus"},

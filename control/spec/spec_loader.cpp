@@ -265,9 +265,11 @@ std::string spec_reference_markdown() {
       "Performance 3D Torus\", Hot Interconnects IV, 1996. [BW] Scott, Abts, Kim & Dally, \"The "
       "BlackWidow High-Radix Clos Network\", ISCA 2006. [FB] Kim, Dally & Abts, \"Flattened "
       "Butterfly: A Cost-Efficient Topology for High-Radix Networks\", ISCA 2007. [SP] Galles, "
-      "\"Spider: A High-Speed Network Interconnect\", IEEE Micro 17(1), 1997. A flow unit is "
+      "\"Spider: A High-Speed Network Interconnect\", IEEE Micro 17(1), 1997. [MS] the "
+      "petaflops low-latency 3D-mesh proposal (its sections are named). A flow unit is "
       "the profile's flow-control unit: a 70-bit flit (5 phits) for t3e, a 24-bit phit for yarc "
-      "and flatfly, a 160-bit micropacket for spider. An empty default means the "
+      "and flatfly, a 160-bit micropacket for spider, an 80-bit word for mesh3d. An empty default "
+      "means the "
       "profile does not use the key; in the rows `ports[].KEY`, the keys of each item of "
       "`ports`, it means the key is required. `custom` takes the t3e column and requires "
       "`topology.family`.\n\n";

@@ -294,12 +294,14 @@ void SpecValidator::validate_families(const Spec& s) const {
     const auto fam = origins_.find("topology.family");
     const bool family_by_profile =
         fam == origins_.end() || fam->second.kind == Origin::Kind::profile;
+    std::string named;  // the profiles whose family it applies to
     for (const auto& p : profiles()) {
       const Field* ff = find_field("topology.family");
       const std::string def(profile_default(p, ff->path));
       if (family_by_profile && !p.needs_family && !def.empty() && listed(f.families, def))
-        hint = fmt::format("profile: {} (or {})", p.name, hint);
+        named += fmt::format("{}profile: {}", named.empty() ? "" : " or ", p.name);
     }
+    if (!named.empty()) hint = fmt::format("{} (or {})", named, hint);
     blame(
         {f.path},
         fmt::format("{} applies to the {} {} only, but this spec's topology.family is {} "

@@ -95,7 +95,7 @@ std::vector<BisectionCut> butterfly_bisection_cuts(const Spec& spec, const Fabri
 // channels one way (32-ary 2-fly: 256, the flatfly's); the loops never cross.
 FABEMU_REGISTER_TOPOLOGY([] {
   TopologyInfo t{"butterfly", kButterflySummary, build_butterfly, flatfly_bisection_links,
-                 butterfly_bisection_cuts, {}, {}, {}};
+                 butterfly_bisection_cuts, {}, {}, {}, nullptr};
   set_k_ary_n_size(t, butterfly_size_problem);
   return t;
 }());

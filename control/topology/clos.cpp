@@ -234,7 +234,8 @@ SpecProblem clos_spec_problem(const Spec& s) {
 FABEMU_REGISTER_TOPOLOGY(TopologyInfo{
     "clos", kClosSummary, build_clos, clos_bisection_links, clos_bisection_cuts,
     [](const Spec& s) -> int64_t { return s.topology.endpoints; }, clos_spec_problem,
-    [](const Spec&) { return std::vector<std::pair<std::string, std::vector<int>>>{}; }});
+    [](const Spec&) { return std::vector<std::pair<std::string, std::vector<int>>>{}; },
+    nullptr});
 
 RoutingInfo updown_routing() {
   RoutingInfo r = policy_routing<YarcUpDown>(

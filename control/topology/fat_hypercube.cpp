@@ -162,7 +162,8 @@ FABEMU_REGISTER_TOPOLOGY(TopologyInfo{
           {"meta_n", {s.topology.meta_n}},
           {"endpoints_per_router", {s.topology.endpoints_per_router}},
           {"diagonal", {s.topology.diagonal ? 1 : 0}}};
-    }});
+    },
+    nullptr});
 
 }  // namespace
 }  // namespace fabemu

@@ -192,7 +192,7 @@ const char* kFlatflySummary =
 
 FABEMU_REGISTER_TOPOLOGY([] {
   TopologyInfo t{"flatfly", kFlatflySummary, build_flatfly, flatfly_bisection_links,
-                 flatfly_bisection_cuts, {}, {}, {}};
+                 flatfly_bisection_cuts, {}, {}, {}, nullptr};
   set_k_ary_n_size(t, flatfly_size_problem);
   return t;
 }());

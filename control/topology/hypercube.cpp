@@ -72,7 +72,8 @@ FABEMU_REGISTER_TOPOLOGY(TopologyInfo{
     [](const Spec& s) {
       return std::vector<std::pair<std::string, std::vector<int>>>{
           {"n", {s.topology.n}}, {"endpoints_per_router", {s.topology.endpoints_per_router}}};
-    }});
+    },
+    nullptr});
 
 }  // namespace
 }  // namespace fabemu

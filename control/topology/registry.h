@@ -42,6 +42,10 @@ struct TopologyInfo {
   // the keys that give its size, as `fabemu describe --json` reports them
   // (one value: a number; more: a list).
   std::function<std::vector<std::pair<std::string, std::vector<int>>>(const Spec&)> size_keys;
+  // Optional: describe's rows of the family's own (name, text), e.g. the
+  // 3D mesh's recovery memory and cross-machine latency.
+  std::function<std::vector<std::pair<std::string, std::string>>(const Spec&, const Fabric&)>
+      describe_rows;
 };
 
 // Walks one packet through routing tables programmed once (analysis: hop

@@ -358,7 +358,8 @@ FABEMU_REGISTER_TOPOLOGY(TopologyInfo{
     torus_endpoint_count, torus_size_problem, [](const Spec& s) {
       return std::vector<std::pair<std::string, std::vector<int>>>{
           {"dims", {s.topology.dims.begin(), s.topology.dims.end()}}};
-    }});
+    },
+    nullptr});
 
 // What program_t3e_tables allocates: the source table is routers squared.
 uint64_t t3e_table_bytes(const Fabric& f) {

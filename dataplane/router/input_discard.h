@@ -84,10 +84,11 @@ template <class M, class H>
 // The head of channel c has no route (a fault left its destination
 // unreachable from here): discarded; the packet behind it is routed next.
 template <class M, class H>
-[[gnu::noinline]] void discard_unroutable(M& rt, H& h, uint32_t c) {
+[[gnu::noinline]] void discard_unroutable(M& rt, H& h, uint32_t c,
+                                          DropReason why = DropReason::no_route) {
   const QEntry e = rt.pop(c);
   const ps_t out = read_out_discarded(rt, h, c, e.units);
-  h.discard(DropReason::no_route, e.m);
+  h.discard(why, e.m);
   if (rt.len(c))
     h.route_head(c, out);
   else

@@ -8,3 +8,4 @@ set(FABEMU_ROUTER_MODEL_yarc_tiled YarcTiledRouter dataplane/router/yarc_tiled.h
 set(FABEMU_ROUTER_MODEL_output_queued_ideal IdealOutputQueuedRouter
     dataplane/router/output_queued_ideal.h)
 set(FABEMU_ROUTER_MODEL_spider SpiderRouter dataplane/router/spider.h)
+set(FABEMU_ROUTER_MODEL_mesh3d Mesh3dRouter dataplane/router/mesh3d_router.h)

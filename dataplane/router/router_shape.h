@@ -37,6 +37,15 @@ struct RouterConfig {
     uint32_t buffer_units = 16;
     uint32_t longest_units = 16;  // the longest message (packet.max_units)
   } spider;
+  // The 3D mesh's router (router.model mesh3d; mesh3d_router.h): the
+  // straight-through fast path's and the turn and queuing logic's times,
+  // and its routing lanes (the proposal's three), each carrying one turning
+  // packet at a time at the link's rate.
+  struct Mesh3d {
+    ps_t straight_ps = 800;
+    ps_t turn_ps = 2000;
+    uint32_t lanes = 3;
+  } mesh3d;
 };
 
 // What a model's init gets: the fabric's sizes as this worker holds them,

@@ -28,6 +28,12 @@
 //   // a packet's arrival may be handled up to the router pipeline late
 //   // (lets workers run longer windows). Without it: true.
 //   static bool routes_on_state(const Tables&);
+//   // Optional: why route() gave no candidate, when the policy refuses a
+//   // packet itself (the 3D mesh: a route state that fails its complement,
+//   // a turn the router's list forbids): the engine discards it counted
+//   // with that reason. DropReason::count: not refused (unroutable).
+//   static DropReason refusal(const Tables&, int32_t router, uint8_t in_port,
+//                             const PacketMeta& m);
 //   // Optional: how the router's inputs see each other's adaptive decisions
 //   // (Allocator below). Without it: sequential.
 //   static Allocator allocator(const Tables&);

@@ -175,7 +175,11 @@ struct LiveStats {
     "in a VC buffer the Spider router reset: full, no progress for router.deadlock_timeout_ns")    \
   X(tail_timeout,                                                                                  \
     "cut off mid-way (its link died); ended by the Spider router's router.tail_timeout_ns")        \
-  X(shed_overload, "message not generated: the real-time run was behind (run.overload: shed)")
+  X(shed_overload, "message not generated: the real-time run was behind (run.overload: shed)")   \
+  X(route_state,                                                                                   \
+    "3D mesh: the route state did not match its complement, or named no step of the route")       \
+  X(illegal_turn, "3D mesh: the route asked for a turn the router's list does not allow")          \
+  X(misrouted, "3D mesh: the route ended at a router not the destination's, or left the mesh")
 
 enum class DropReason : uint8_t {
 #define FABEMU_X(name, help) name,
@@ -217,6 +221,12 @@ struct RunStats {
   // and the winners (whole run); VC buffers reset by the deadlock time-out.
   uint64_t spider_arbitrations = 0, spider_candidates = 0, spider_winners = 0;
   uint64_t deadlock_resets = 0;
+  // router.model mesh3d: packets that cut straight through (the fast path
+  // of the proposal's Figure 13), that went through the turn and queuing
+  // logic, those of them that crossed on a routing lane (Figure 15), and
+  // the time they waited for one.
+  uint64_t mesh3d_straight_through = 0, mesh3d_queued = 0, mesh3d_lane_crossings = 0;
+  uint64_t mesh3d_lane_wait_ps = 0;
   // Link-level retry: damaged packets that had moved on marked transmit
   // error and were discarded at their destination (their good copies came).
   bool link_retry = false;

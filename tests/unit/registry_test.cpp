@@ -11,7 +11,7 @@ namespace {
 TEST(RouterModelRegistry, NamesBaselineFirst) {
   EXPECT_EQ(
       router_models().names(),
-      (std::vector<std::string>{"input_queued", "output_queued_ideal", "spider", "yarc_tiled"}));
+      (std::vector<std::string>{"input_queued", "mesh3d", "output_queued_ideal", "spider", "yarc_tiled"}));
   EXPECT_EQ(router_models().baseline().name, "input_queued");
   EXPECT_EQ(switch_allocators().names(), (std::vector<std::string>{"per_output", "islip"}));
   EXPECT_EQ(arbiters().names(), (std::vector<std::string>{"round_robin", "age", "islip", "matrix"}));

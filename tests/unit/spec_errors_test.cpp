@@ -182,7 +182,7 @@ TEST(SpecErrors, UnknownFamilyPatternProfile) {
   SpecError e = error_of("topology:\n  family: dragonfly\n");
   expect_at(e, "topology.family", 2, 11);
   EXPECT_NE(
-      e.message().find("known families: butterfly, clos, fat_hypercube, flatfly, hypercube, torus"),
+      e.message().find("known families: butterfly, clos, fat_hypercube, flatfly, hypercube, mesh3d, torus"),
       std::string::npos)
       << e.what();
 
@@ -192,7 +192,7 @@ TEST(SpecErrors, UnknownFamilyPatternProfile) {
 
   e = error_of("profile: cray-1\n");
   expect_at(e, "profile", 1, 10);
-  EXPECT_NE(e.message().find("t3e, yarc, flatfly, spider, custom"), std::string::npos) << e.what();
+  EXPECT_NE(e.message().find("t3e, yarc, flatfly, spider, mesh3d, custom"), std::string::npos) << e.what();
 
   e = error_of("topology: {dims: [4, 8, 4]}\ntraffic: {pattern: transpose}\n");
   EXPECT_EQ(e.field(), "traffic.pattern");

@@ -121,7 +121,8 @@ TEST(SpecProfile, DefaultsHelperMatchesLoadedSpec) {
   EXPECT_NE(find_profile("t3e"), nullptr);
   EXPECT_NE(find_profile("flatfly"), nullptr);
   EXPECT_NE(find_profile("spider"), nullptr);
-  EXPECT_EQ(find_profile("mesh3d"), nullptr);  // not yet a profile
+  EXPECT_NE(find_profile("mesh3d"), nullptr);
+  EXPECT_EQ(profile_defaults("mesh3d").topology.dims, (std::array<int, 3>{27, 16, 24}));
 }
 
 // ---- --set ------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// The command line of `fabemu analyze table4|table2|table1|cost` (CLI11): its options,
+// The command line of `fabemu analyze table4|table2|table1|cost|t3e|mesh3d-reliability` (CLI11): its options,
 // their help, and turning them into the analyses' options
 // (analyze_command.h), so that cli.cpp only adds it to the app.
 #pragma once
@@ -45,6 +45,11 @@ class AnalyzeCli {
   CLI::App* t3e_ = nullptr;
   std::vector<std::string> t3e_dims_;
   AnalyzeRun t3e_run_;
+  CLI::App* mesh3d_ = nullptr;
+  MeshReliabilityOptions mesh_;
+  std::vector<int> mesh_dims_;
+  std::string mesh_base_ = "xyz";
+  AnalyzeRun mesh_run_;
   CLI::App* cost_ = nullptr;
   CostOptions cost_opts_;
   std::vector<std::string> cost_sizes_;

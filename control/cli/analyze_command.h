@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "control/analysis/cost_model.h"
+#include "control/analysis/mesh_reliability.h"
 #include "control/analysis/table2.h"
 #include "control/analysis/table4.h"
 
@@ -50,6 +51,12 @@ std::string table1_rings_problem(const std::vector<int>& rings);
 // is unroutable or the JSON cannot be written.
 int analyze_t3e_command(const std::vector<std::array<int, 3>>& dims, const AnalyzeRun& run,
                         std::ostream& out, std::ostream& err);
+
+// The petaflops 3D-mesh proposal's reliability standard over random fault
+// patterns (control/analysis/mesh_reliability.h). kExitUsage on bad
+// options; kExitRunFailed when the JSON cannot be written.
+int analyze_mesh3d_reliability_command(const MeshReliabilityOptions& opts, const AnalyzeRun& run,
+                                       std::ostream& out, std::ostream& err);
 
 // What every table shares: the threads a run uses; the options' problem
 // (`problem`), else the run's (threads, an unwritable --json), "" when none;

@@ -14,6 +14,7 @@
 #include "control/topology/registry.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/routing/mesh3d_source_route.h"
+#include "tests/support/fault_checks.h"
 #include "tests/support/run_collect.h"
 #include "tests/support/trace_pairs.h"
 
@@ -143,6 +144,34 @@ TEST(Mesh3dRun, CorruptedRoutesAreDiscardedAndCounted) {
   EXPECT_GT(wrong, 0u);
   EXPECT_EQ(r.stats.delivered_packets + state + turn + wrong, r.stats.injected_packets);
   for (const Delivery& d : got) EXPECT_NE(d.src, ~0u);
+}
+
+// "Routes recomputed when a fault is reported": a link in the middle of
+// the mesh and then a router die mid-run; the sources write the detours
+// the reprogrammed lists allow from the next window on, so nothing is
+// unroutable and only what was on the dead parts is lost, counted.
+TEST(Mesh3dRun, FaultsMidRunAreRoutedAround) {
+  const Spec s = mesh("[4,4,4]", {"traffic.load=0.2", "run.warmup_ns=500", "run.measure_ns=4000",
+                                  "run.workers=2", "run.check_invariants=true",
+                                  "faults=[\"1us link=r21:p0 down\", \"2us router=42 down\"]"});
+  std::vector<Delivery> got;
+  const RunResult r = run_collect(s, &got);
+  expect_once_or_counted(r, got);
+  EXPECT_EQ(drops(r.stats, DropReason::illegal_turn), 0u);
+  EXPECT_EQ(drops(r.stats, DropReason::route_state), 0u);
+  const uint64_t lost = drops(r.stats, DropReason::dead_port) +
+                        drops(r.stats, DropReason::lost_in_flight) +
+                        drops(r.stats, DropReason::lost_in_dead_router);
+  EXPECT_GT(lost, 0u);
+  EXPECT_LT(lost, r.stats.injected_packets / 20) << "only what met the dead parts";
+  // Detours: messages that took more hops than their XYZ route would.
+  const MeshShape m = mesh3d_shape(s);
+  size_t detoured = 0;
+  for (const Delivery& d : got) {
+    const auto a = m.coord(int(d.src)), b = m.coord(int(d.dst));
+    detoured += int(d.hops) > std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]);
+  }
+  EXPECT_GT(detoured, 10u);
 }
 
 // The router's two ways through (router.model mesh3d): at low load a packet

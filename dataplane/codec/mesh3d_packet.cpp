@@ -210,11 +210,15 @@ int mesh3d_decode_payload(const rte_mbuf* m, uint8_t* out, uint32_t room) {
   return static_cast<int>(d.payload_bytes);
 }
 
+// What the receiving router checks: the CRC, and the state against its
+// complement, which the CRC leaves out (a flip there would otherwise pass
+// the link and be lost at the next router's check).
 bool mesh3d_link_crc_ok(const rte_mbuf* m) {
   const uint8_t* p;
   uint32_t n;
   if (!span(m, p, n)) return false;
-  return packet_crc(p, n) == stored_crc(p + (n - 1) * kMesh3dWordBytes);
+  const bool state_ok = ((p[0] ^ p[kMesh3dWordBytes]) & kStateMask) == kStateMask;
+  return state_ok && packet_crc(p, n) == stored_crc(p + (n - 1) * kMesh3dWordBytes);
 }
 
 void mesh3d_seal(rte_mbuf* m) {
@@ -231,6 +235,9 @@ void mesh3d_stomp(rte_mbuf* m) {
   if (!span(m, cp, n)) return;
   uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
   check_word(p, n)[kTransmitErrorLsb / 8] |= 1u << (kTransmitErrorLsb % 8);
+  // Made good for the links after (the complement too: a flipped state is
+  // what may have failed), marked for its destination to discard.
+  p[kMesh3dWordBytes] = static_cast<uint8_t>((p[kMesh3dWordBytes] & ~kStateMask) | (~p[0] & kStateMask));
   store_crc(check_word(p, n), packet_crc(p, n));
 }
 

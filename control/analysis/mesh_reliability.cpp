@@ -32,7 +32,8 @@ struct PatternResult {
 PatternResult run_pattern(const MeshShape& m, const MeshFaults& f, const MeshReliabilityOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   PatternResult r;
-  const MeshTurnLists lists = program_turn_lists(m, f, o.xyz_base ? xyz_turns() : fault_turns());
+  const MeshTurnLists lists =
+      program_turn_lists(m, f, o.xyz_base ? xyz_turns() : fault_turns(), o.routes);
   r.disconnected = lists.unroutable;
   r.added = lists.added;
   if (o.routes) {

@@ -8,8 +8,8 @@
 // a legal route (control/topology/mesh_reach.h), the pairs left without
 // one, the turns admitted, and whether the lists stay deadlock free. With
 // `routes`, the source routes are computed too (mesh_routes.h) and the
-// pairs whose only shortest legal route needs more than six segments are
-// counted against the pattern.
+// pairs with a legal route but none of at most six segments are counted
+// against the pattern.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -42,8 +42,8 @@ struct MeshReliabilityRow {
   uint64_t disconnected_max = 0;
   double added_mean = 0;  // turns admitted beyond the base model
   uint32_t added_max = 0;
-  // With routes: pairs routed around faults, pairs whose route needs more
-  // than six segments, and patterns with none of either kind of failure.
+  // With routes: pairs routed around faults, connected pairs without a
+  // legal route of at most six segments, and patterns with neither failure.
   double rerouted_mean = 0;
   uint64_t too_long_max = 0;
   double too_long_mean = 0;

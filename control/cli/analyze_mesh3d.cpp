@@ -36,14 +36,15 @@ std::vector<std::string> mesh_assumptions(const MeshReliabilityOptions& o) {
   };
   if (o.routes)
     a.push_back(
-        "Routes: the shortest legal route (hops, then turns) of every pair whose XYZ route meets "
-        "a fault, in segments of at most 16 hops; a pair whose route needs more than the "
-        "header's six segments counts as 'too long', and a pattern meets the standard only "
-        "with none of those either.");
+        "Routes: for every pair whose XYZ route meets a fault, the shortest legal route (hops, "
+        "then turns) that fits the header's six segments of at most 16 hops; the lists admit "
+        "turns for such routes too. A connected pair with none counts as 'too long', and a "
+        "pattern meets the standard only with none of those either.");
   else
     a.push_back(
         "Routes are not computed (--routes does): a legal route may still need more than the "
-        "header's six segments.");
+        "header's six segments, and the lists admit only the turns connectivity needs (a run "
+        "admits those six-segment routes need too, which is much slower on large meshes).");
   return a;
 }
 

@@ -385,10 +385,12 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   row("flow unit",
       fmt::format("{}-bit {}, {} per link", f.unit_bits, f.unit_name, time_text(unit_ps)));
   write_route_rows(sum, f.unit_name, row);
-  if (routing && routing->tables_text) row("routing tables", routing->tables_text(spec, f));
+  // The tables and rows of the fabric described: the faults' when degraded.
+  const Fabric& described = faults.degraded() ? faults.fabric : f;
+  if (routing && routing->tables_text) row("routing tables", routing->tables_text(spec, described));
   std::vector<std::pair<std::string, std::string>> family_rows;
   if (const auto& rows = Registry::get().topology(spec.topology.family)->describe_rows)
-    family_rows = rows(spec, f);
+    family_rows = rows(spec, described);
   for (const auto& [name, text] : family_rows) row(name.c_str(), text);
   // The barrier/eureka networks (T3E section 6), the T3E's or a run's with phases.
   BarrierTree btree;

@@ -16,6 +16,12 @@ MeshLinks::MeshLinks(const MeshShape& m, const MeshFaults& f)
         next[size_t(r) * 6 + size_t(d)] = n;
     }
   }
+  for (int d = 0; d < 6; d++)
+    for (int r = 0; r < m.routers(); r++) {
+      if (!live[size_t(r)] || next[size_t(r) * 6 + size_t(d ^ 1)] >= 0) continue;  // not a first
+      for (int v = r; v >= 0; v = next[size_t(v) * 6 + size_t(d)]) lines[size_t(d)].push_back(v);
+      lines[size_t(d)].push_back(-1);
+    }
 }
 
 namespace {
@@ -134,6 +140,12 @@ bool MeshReach::channel_reaches(int from, int to) {
     });
   }
   return false;
+}
+
+bool MeshReach::closes_cycle(int router, int from, int to) {
+  if (!may_close_cycle(router, from, to) || turn_ok(at_[size_t(router)], from, to)) return false;
+  const int p = links_->next[size_t(router) * 6 + size_t(from ^ 1)];
+  return channel_reaches(router * 6 + to, p * 6 + from);
 }
 
 bool MeshReach::admit(int router, int from, int to) {

@@ -18,6 +18,7 @@
 // cycle). Both are searched with pruning by the bitsets, so the sets stay
 // exact as turns are admitted one by one.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -32,6 +33,9 @@ struct MeshLinks {
   MeshShape shape;
   std::vector<int32_t> next;  // [r * 6 + d]: the router a live hop from live r going d, else -1
   std::vector<uint8_t> live;  // per router
+  // Per direction d: the maximal runs of live hops going d, each run's
+  // routers in order and then -1.
+  std::array<std::vector<int32_t>, 6> lines;
   int routers() const { return shape.routers(); }
 };
 
@@ -68,6 +72,16 @@ class MeshReach {
   // dependency it adds closes a cycle: then false and nothing changes.
   // True too when it was already allowed, or a hop it names is dead.
   bool admit(int router, int from, int to);
+  // False when admit(router, from, to) surely closes no cycle (the
+  // channel out of the turn reaches neither end of the one into it).
+  bool may_close_cycle(int router, int from, int to) const {
+    const int out = router * 6 + to, p = links_->next[size_t(router) * 6 + size_t(from ^ 1)];
+    if (!acyclic_ || p < 0 || !alive(out)) return false;
+    const uint64_t* r = row(out);
+    return (r[router / 64] >> (router % 64) & 1) && (r[p / 64] >> (p % 64) & 1);
+  }
+  // Exactly: admit(router, from, to) would return false.
+  bool closes_cycle(int router, int from, int to);
 
  private:
   uint64_t* row(int c) { return bits_.data() + size_t(c) * size_t(words_); }

@@ -4,12 +4,10 @@
 
 #include <algorithm>
 
-#include "control/topology/mesh_reach.h"
+#include "control/topology/mesh_segments.h"
 
 namespace fabemu {
 namespace {
-
-bool turn_ok(const MeshTurns& t, int from, int to) { return from == to || t.allowed[from][to]; }
 
 // Which routers have a live XYZ route to (to_dst) or from `at`: walked
 // out from it line by line, Z then Y then X towards a destination, X then
@@ -46,100 +44,10 @@ std::vector<uint8_t> xyz_alive(const MeshLinks& links, int at, bool to_dst) {
   return ok;
 }
 
-// A search in layers of hops over states r * 6 + e: reverse, e is the hop
-// r takes next towards the root; forward, the hop r was entered by from
-// the root. link[state] is the direction of the neighbouring state on the
-// way (-1: the root's neighbour). Each layer keeps, per state, the fewest
-// turns among its predecessors in the layer before.
-struct Layers {
-  std::vector<uint16_t> hops, turns;
-  std::vector<int8_t> link;
-};
-
-Layers search(const MeshLinks& links, const std::vector<MeshTurns>& at, int root, bool reverse) {
-  const size_t states = size_t(links.routers()) * 6;
-  Layers l{std::vector<uint16_t>(states, 0), std::vector<uint16_t>(states, 0),
-           std::vector<int8_t>(states, -1)};
-  std::vector<int> cur, nxt;
-  for (int e = 0; e < 6; e++) {
-    const int n = links.next[size_t(root) * 6 + size_t(reverse ? e ^ 1 : e)];
-    if (n < 0) continue;
-    const int s = n * 6 + e;
-    l.hops[size_t(s)] = 1;
-    cur.push_back(s);
-  }
-  for (uint16_t h = 1; !cur.empty(); h++) {
-    nxt.clear();
-    for (int s : cur) {
-      const int r = s / 6, e = s % 6;
-      for (int e2 = 0; e2 < 6; e2++) {
-        // Reverse: a router q entering r by e2 before r leaves by e.
-        // Forward: r leaves by e2 for its neighbour.
-        const int q = links.next[size_t(r) * 6 + size_t(reverse ? e2 ^ 1 : e2)];
-        if (q < 0 || !(reverse ? turn_ok(at[size_t(r)], e2, e) : turn_ok(at[size_t(r)], e, e2)))
-          continue;
-        const int ns = q * 6 + e2;
-        const uint16_t t = uint16_t(l.turns[size_t(s)] + (e2 != e));
-        if (l.hops[size_t(ns)] == 0) {
-          l.hops[size_t(ns)] = uint16_t(h + 1);
-          nxt.push_back(ns);
-        } else if (l.hops[size_t(ns)] != h + 1 || t >= l.turns[size_t(ns)]) {
-          continue;
-        }
-        l.turns[size_t(ns)] = t;
-        l.link[size_t(ns)] = int8_t(e);
-      }
-    }
-    std::swap(cur, nxt);
-  }
-  return l;
-}
-
-// The best state of router r (fewest hops, then turns, then the lowest
-// direction), or -1.
-int best_state(const Layers& l, int r) {
-  int best = -1;
-  for (int e = 0; e < 6; e++) {
-    const size_t s = size_t(r) * 6 + size_t(e);
-    if (l.hops[s] == 0) continue;
-    if (best < 0 || l.hops[s] < l.hops[size_t(best)] ||
-        (l.hops[s] == l.hops[size_t(best)] && l.turns[s] < l.turns[size_t(best)]))
-      best = int(s);
-  }
-  return best;
-}
-
-MeshException exception_of(const MeshLinks& links, const Layers& l, int src, int dst,
-                           bool reverse) {
-  MeshException x;
-  x.src_router = uint32_t(src);
-  x.dst_router = uint32_t(dst);
-  int s = best_state(l, reverse ? src : dst);
-  if (s < 0) return x;
-  std::vector<MeshDir> hops;
-  for (;;) {
-    const int r = s / 6, e = s % 6;
-    hops.push_back(static_cast<MeshDir>(e));
-    const int8_t next_e = l.link[size_t(s)];
-    if (next_e < 0) break;
-    // Reverse: on to the router r leaves for; forward: back to the one r was entered from.
-    s = links.next[size_t(r) * 6 + size_t(reverse ? e : e ^ 1)] * 6 + next_e;
-  }
-  if (!reverse) std::reverse(hops.begin(), hops.end());
-  MeshRoute route;
-  for (MeshDir d : hops)
-    if (!mesh_route_append(&route, d)) return x;
-  x.route = route;
-  x.routable = true;
-  return x;
-}
-
 }  // namespace
 
-std::vector<MeshException> mesh_exceptions(const MeshShape& m, const MeshFaults& f,
-                                           const std::vector<MeshTurns>& at,
-                                           MeshRouteWork* work) {
-  const MeshLinks links(m, f);
+MeshRerouteRoots mesh_reroute_roots(const MeshLinks& links) {
+  const MeshShape& m = links.shape;
   const int n = m.routers();
   // The smaller side of each dead hop's box of pairs.
   std::vector<uint8_t> by_src(size_t(n), 0), by_dst(size_t(n), 0);
@@ -169,25 +77,47 @@ std::vector<MeshException> mesh_exceptions(const MeshShape& m, const MeshFaults&
       }
     }
   }
-  std::vector<int> roots;  // destinations, then sources
+  MeshRerouteRoots out;
   for (int v = 0; v < n; v++)
-    if (by_dst[size_t(v)] && links.live[size_t(v)]) roots.push_back(v);
-  const size_t reverse_roots = roots.size();
+    if (by_dst[size_t(v)] && links.live[size_t(v)]) out.roots.push_back(v);
+  out.reverse = out.roots.size();
   for (int v = 0; v < n; v++)
-    if (by_src[size_t(v)] && links.live[size_t(v)]) roots.push_back(v);
-  if (work) *work = {uint32_t(roots.size() - reverse_roots), uint32_t(reverse_roots)};
+    if (by_src[size_t(v)] && links.live[size_t(v)]) out.roots.push_back(v);
+  out.by_dst = std::move(by_dst);
+  return out;
+}
 
-  std::vector<std::vector<MeshException>> found(roots.size());
-  tbb::parallel_for(size_t(0), roots.size(), [&](size_t i) {
-    const bool reverse = i < reverse_roots;
-    const int root = roots[i];
-    const std::vector<uint8_t> xyz = xyz_alive(links, root, reverse);
-    const Layers l = search(links, at, root, reverse);
-    for (int v = 0; v < n; v++) {
-      if (v == root || xyz[size_t(v)] || !links.live[size_t(v)]) continue;
-      if (!reverse && by_dst[size_t(v)]) continue;  // a search back from v has it
-      found[i].push_back(reverse ? exception_of(links, l, v, root, true)
-                                 : exception_of(links, l, root, v, false));
+std::vector<int> mesh_rerouted_pairs(const MeshLinks& links, const MeshRerouteRoots& roots,
+                                     size_t i) {
+  const bool reverse = roots.reversed(i);
+  const int root = roots.roots[i];
+  const std::vector<uint8_t> xyz = xyz_alive(links, root, reverse);
+  std::vector<int> out;
+  for (int v = 0; v < links.routers(); v++) {
+    if (v == root || xyz[size_t(v)] || !links.live[size_t(v)]) continue;
+    if (!reverse && roots.by_dst[size_t(v)]) continue;  // a search back from v has it
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<MeshException> mesh_exceptions(const MeshShape& m, const MeshFaults& f,
+                                           const std::vector<MeshTurns>& at,
+                                           MeshRouteWork* work) {
+  const MeshLinks links(m, f);
+  const MeshRerouteRoots roots = mesh_reroute_roots(links);
+  if (work) *work = {uint32_t(roots.roots.size() - roots.reverse), uint32_t(roots.reverse)};
+  std::vector<std::vector<MeshException>> found(roots.roots.size());
+  tbb::parallel_for(size_t(0), roots.roots.size(), [&](size_t i) {
+    const bool reverse = roots.reversed(i);
+    const int root = roots.roots[i];
+    const MeshSegmentSearch search(links, at, root, reverse);
+    for (int v : mesh_rerouted_pairs(links, roots, i)) {
+      MeshException x;
+      x.src_router = uint32_t(reverse ? v : root);
+      x.dst_router = uint32_t(reverse ? root : v);
+      if (const auto r = search.route(v)) x.route = *r, x.routable = true;
+      found[i].push_back(x);
     }
   });
   std::vector<MeshException> out;

@@ -8,6 +8,7 @@
 
 #include "control/topology/mesh_reach.h"
 #include "control/topology/mesh_routes.h"
+#include "control/topology/mesh_segments.h"
 
 namespace fabemu {
 namespace {
@@ -113,10 +114,8 @@ namespace {
 // from * 6 + to of the router's word); the route's hops as directions,
 // and in *extra the turns it took that way. With no route, *reached (if
 // given) marks the routers the search got to.
-struct Turn {
-  int router, from, to;
-};
-using TurnBits = std::vector<uint64_t>;
+using Turn = MeshTurn;
+using TurnBits = MeshTurnBits;
 bool has(const TurnBits& b, int r, int from, int to) { return b[size_t(r)] >> (from * 6 + to) & 1; }
 
 // Costs (missing turns, hops, turns) in lexicographic order, searched as
@@ -239,10 +238,9 @@ std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults&
       }
     if (alive) return segments_of(hops);
   }
-  // Otherwise the shortest legal route.
-  const auto hops = shortest_legal(MeshLinks(m, f), at, src, dst, nullptr, nullptr);
-  if (!hops) return std::nullopt;
-  return segments_of(*hops);
+  // Otherwise the shortest legal route that fits the header.
+  const MeshLinks links(m, f);
+  return MeshSegmentSearch(links, at, src, false).route(dst);
 }
 
 std::optional<MeshTurns> choose_fault_turns(const MeshShape& m, const MeshFaults& f) {
@@ -328,7 +326,8 @@ bool mesh_turns_deadlock_free(const MeshShape& m, const MeshFaults& f,
   return true;
 }
 
-MeshTurnLists program_turn_lists(const MeshShape& m, const MeshFaults& f, const MeshTurns& base) {
+MeshTurnLists program_turn_lists(const MeshShape& m, const MeshFaults& f, const MeshTurns& base,
+                                 bool fit_segments) {
   const MeshLinks links(m, f);
   MeshReach reach(links, std::vector<MeshTurns>(size_t(m.routers()), base));
   if (!reach.acyclic()) throw std::invalid_argument("program_turn_lists: the base model deadlocks");
@@ -377,6 +376,9 @@ MeshTurnLists program_turn_lists(const MeshShape& m, const MeshFaults& f, const 
       reach.reach_from(s, row.data());
     }
   }
+  // Then the turns that routes of at most six segments need (first, they
+  // would close cycles connectivity needs).
+  if (fit_segments) out.added += mesh_admit_segment_turns(links, &reach, &forbidden);
   out.unroutable = uint32_t(reach.disconnected());
   out.at = reach.lists();
   return out;

@@ -72,9 +72,9 @@ struct MeshFaults {
 };
 
 // The XYZ route from src to dst if its links and routers are alive, else
-// the shortest route (fewest hops, then fewest turns) whose turns are
-// allowed at every router it turns in; split into segments of at most 16
-// hops. None: no legal route, or one of more than six segments.
+// the shortest route of at most six segments of at most 16 hops (fewest
+// hops, then fewest turns) whose turns are allowed at every router it
+// turns in (mesh_segments.h). None: no such route.
 std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults& f,
                                            const MeshTurns& turns, int src, int dst);
 // The same with each router's own list of allowed turns (at[router]).
@@ -87,9 +87,12 @@ std::optional<MeshRoute> mesh_source_route(const MeshShape& m, const MeshFaults&
 // (control/topology/mesh_reach.h finds them), the shortest route that
 // needs turns some router lacks is found, and each such turn is admitted
 // at that router if the one channel dependency it adds closes no cycle
-// (else it is never offered again and the next route is tried). Every
-// admitted turn keeps the dependency graph acyclic, so the lists stay
-// deadlock free. About 0.15 s for 10 dead links on 27 x 16 x 24.
+// (else it is never offered again and the next route is tried). Then the
+// turns routes of at most six segments need (mesh_admit_segment_turns,
+// control/topology/mesh_segments.h): admitted first they would close
+// cycles connectivity needs. Every admitted turn keeps the dependency
+// graph acyclic, so the lists stay deadlock free. Seconds for 10 dead
+// links on 27 x 16 x 24 (0.15 s for connectivity alone).
 struct MeshTurnLists {
   std::vector<MeshTurns> at;  // per router
   uint32_t added = 0;         // turns admitted beyond the base model
@@ -97,7 +100,10 @@ struct MeshTurnLists {
   // need more than six segments: mesh_routes.h says which).
   uint32_t unroutable = 0;
 };
-MeshTurnLists program_turn_lists(const MeshShape& m, const MeshFaults& f, const MeshTurns& base);
+// fit_segments false: connectivity only (the reliability analysis without
+// routes, which does not need the slow second phase).
+MeshTurnLists program_turn_lists(const MeshShape& m, const MeshFaults& f, const MeshTurns& base,
+                                 bool fit_segments = true);
 
 // The first of the four fault models under which every pair of live
 // routers has a legal route of at most six segments; none when no one

@@ -211,6 +211,38 @@ TEST(MeshReliability, RoutesAroundFaultsAgreeWithMeshSourceRoute) {
     }
 }
 
+// The header's six segments: after programming, one dead link or one
+// dead router leaves every pair of survivors a legal route of at most six
+// segments (every one on 6x5x4, a sample on 8x8x8), deadlock free.
+TEST(MeshReliability, OneFaultLeavesEveryPairARouteOfAtMostSixSegments) {
+  for (const MeshShape m : {MeshShape{{6, 5, 4}}, MeshShape{{8, 8, 8}}}) {
+    const int step = m.routers() > 200 ? 37 : 1;
+    int patterns = 0;
+    for (int i = 0; i < 4 * m.routers(); i += step) {
+      MeshFaults f;
+      if (i < 3 * m.routers()) {
+        const MeshDir d = static_cast<MeshDir>(2 * (i % 3));
+        if (m.neighbour(i / 3, d) < 0) continue;
+        f.kill_link(m, i / 3, d);
+      } else {
+        f.routers.insert(i - 3 * m.routers());
+      }
+      patterns++;
+      const MeshTurnLists lists = program_turn_lists(m, f, xyz_turns());
+      EXPECT_EQ(lists.unroutable, 0u) << "pattern " << i;
+      EXPECT_TRUE(mesh_turns_deadlock_free(m, f, lists.at)) << "pattern " << i;
+      size_t too_long = 0;
+      for (const MeshException& x : mesh_exceptions(m, f, lists.at)) {
+        too_long += !x.routable;
+        EXPECT_LE(x.route.segments, kMeshSegments);
+      }
+      EXPECT_EQ(too_long, 0u) << "pattern " << i;
+    }
+    std::printf("%dx%dx%d: %d single faults, every pair a route of at most six segments\n",
+                m.k[0], m.k[1], m.k[2], patterns);
+  }
+}
+
 TEST(MeshReliability, FaultPatternsAreDistinctAndSeeded) {
   const MeshShape m{{4, 4, 4}};
   const MeshFaults a = mesh_fault_pattern(m, false, 10, 3, 0);

@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include "control/topology/mesh_segments.h"
+
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -221,6 +225,98 @@ TEST(MeshTurns, PerRouterListsLeaveEveryPairConnectedAroundOneDeadLink) {
   const MeshTurnLists healthy = program_turn_lists(m, MeshFaults{}, xyz_turns());
   EXPECT_EQ(healthy.added, 0u);
   EXPECT_EQ(healthy.unroutable, 0u);
+}
+
+// Per destination, the best (hops, turns) of a legal route of at most six
+// segments from s ((-1, -1): none), by a search one hop at a time over
+// (router, way in, segments, hops in the segment): nothing of the segment
+// search's layers or sliding minimum.
+std::vector<std::pair<int, int>> brute_segments(const MeshShape& m, const MeshFaults& f,
+                                                const std::vector<MeshTurns>& at, int s) {
+  std::vector<std::pair<int, int>> out(size_t(m.routers()), {-1, -1});
+  if (f.routers.count(s)) return out;
+  const auto id = [](int r, int in, int segs, int h) {
+    return size_t(((r * 7 + in) * 7 + segs) * 17 + h);
+  };
+  std::vector<int> turns(size_t(m.routers()) * 7 * 7 * 17, -1), first(turns.size(), -1);
+  std::vector<std::array<int, 4>> cur{{s, 6, 0, 0}}, next;
+  turns[id(s, 6, 0, 0)] = 0, first[id(s, 6, 0, 0)] = 0;
+  for (int hops = 0; !cur.empty(); hops++) {
+    for (const auto& [r, in, segs, h] : cur) {
+      const int t = turns[id(r, in, segs, h)];
+      auto& best = out[size_t(r)];
+      if (best.first < 0) best = {hops, t};
+      else if (best.first == hops) best.second = std::min(best.second, t);
+    }
+    next.clear();
+    for (const auto& [r, in, segs, h] : cur) {
+      const int t = turns[id(r, in, segs, h)];
+      for (int o = 0; o < 6; o++) {
+        if (in != 6 && (o == (in ^ 1) || (o != in && !at[size_t(r)].allowed[in][o]))) continue;
+        const int n = m.neighbour(r, static_cast<MeshDir>(o));
+        if (n < 0 || f.routers.count(n) || f.link_dead(r, static_cast<MeshDir>(o))) continue;
+        const bool more = o == in && h < int(kMeshMaxSegmentHops);
+        const int segs2 = more ? segs : segs + 1, h2 = more ? h + 1 : 1;
+        if (segs2 > int(kMeshSegments)) continue;
+        const int t2 = t + (in != 6 && o != in);
+        const size_t x = id(n, o, segs2, h2);
+        if (first[x] < 0) {
+          first[x] = hops + 1, turns[x] = t2;
+          next.push_back({n, o, segs2, h2});
+        } else if (first[x] == hops + 1) {
+          turns[x] = std::min(turns[x], t2);
+        }
+      }
+    }
+    std::swap(cur, next);
+  }
+  return out;
+}
+
+TEST(MeshTurns, SegmentSearchAgreesWithABruteForce) {
+  std::mt19937 rng(7);
+  // 19 x 3 x 2: straight runs over 16 hops take two segments.
+  for (const MeshShape m : {MeshShape{{4, 3, 3}}, MeshShape{{5, 4, 3}}, MeshShape{{19, 3, 2}}})
+    for (int trial = 0; trial < 6; trial++) {
+      MeshFaults f;
+      for (int i = 0; i < 2 + trial; i++)
+        f.kill_link(m, int(rng() % uint32_t(m.routers())), static_cast<MeshDir>(rng() % 6));
+      if (trial % 2) f.routers.insert(int(rng() % uint32_t(m.routers())));
+      // Lists: XYZ, or programmed, or random turns (may deadlock: the
+      // search does not care).
+      std::vector<MeshTurns> at = program_turn_lists(m, f, xyz_turns()).at;
+      if (trial >= 4)
+        for (MeshTurns& t : at)
+          for (int a = 0; a < 6; a++)
+            for (int b = 0; b < 6; b++) t.allowed[a][b] |= a != b && (a ^ 1) != b && rng() % 3 == 0;
+      const MeshLinks links(m, f);
+      std::vector<std::vector<std::pair<int, int>>> brute;
+      for (int src = 0; src < m.routers(); src++) brute.push_back(brute_segments(m, f, at, src));
+      for (int root = 0; root < m.routers(); root++)
+        for (const bool reverse : {false, true}) {
+          const MeshSegmentSearch search(links, at, root, reverse);
+          for (int v = 0; v < m.routers(); v++) {
+            const int src = reverse ? v : root, dst = reverse ? root : v;
+            const auto want = brute[size_t(src)][size_t(dst)];
+            const auto got = search.route(v);
+            ASSERT_EQ(got.has_value(), want.first >= 0) << src << " -> " << dst;
+            if (!got) continue;
+            EXPECT_EQ(int(got->hops()), want.first) << src << " -> " << dst;
+            int turns = 0;
+            for (uint32_t i = 1; i < got->segments; i++)
+              turns += got->seg[i].dir != got->seg[i - 1].dir;
+            EXPECT_EQ(turns, want.second) << src << " -> " << dst;
+            EXPECT_TRUE(legal_at(m, src, *got, at));
+            int at_router = src;
+            for (uint32_t g = 0; g < got->segments; g++)
+              for (uint32_t h = 0; h < got->seg[g].hops; h++) {
+                at_router = links.next[size_t(at_router) * 6 + size_t(got->seg[g].dir)];
+                ASSERT_GE(at_router, 0) << "a dead or missing hop";
+              }
+            EXPECT_EQ(at_router, dst);
+          }
+        }
+    }
 }
 
 }  // namespace

@@ -102,7 +102,7 @@ namespace {
 // cross-machine latency its 100 ns target is about.
 std::vector<std::pair<std::string, std::string>> mesh3d_rows(const Spec& spec, const Fabric& f) {
   const Mesh3dRecoveryMemory r = mesh3d_recovery_memory(spec, f);
-  const double bytes = double(router_unit_ps(spec) ? spec.link.phit_bits * spec.link.phits_per_unit : 0) / 8;
+  const double bytes = double(f.unit_bits) / 8;
   std::vector<std::pair<std::string, std::string>> rows;
   rows.emplace_back(
       "recovery memory",
@@ -120,6 +120,10 @@ std::vector<std::pair<std::string, std::string>> mesh3d_rows(const Spec& spec, c
       codec_format(codec, uint32_t(spec.packet.header_units), uint32_t(spec.packet.max_units))
           .units_for(64);
   const uint32_t far = uint32_t(f.endpoints.size() - 1);
+  if (f.routers.front().dead || f.routers.back().dead) {
+    rows.emplace_back("corner to corner", "none: a corner router is dead");
+    return rows;
+  }
   const ps_t corner = zero_load_latency_ps(spec, f, 0, far, words, TrafficClass::request);
   const ps_t in_routers = corner - links * wire_ps(spec) - words * router_unit_ps(spec);
   rows.emplace_back(

@@ -49,14 +49,19 @@ Mesh3dProgram program(const Spec& spec, const Fabric& fabric) {
   t.endpoint_ps = ns_to_ps(spec.router.endpoint_ns);
   t.corrupt_below = static_cast<uint64_t>(std::llround(spec.traffic.route_errors * 0x1p32));
   const MeshFaults f = mesh3d_faults(fabric, m);
-  if (f.routers.empty() && f.links.empty()) {
+  const bool healthy = f.routers.empty() && f.links.empty();
+  if (healthy)
     p.lists.at.assign(size_t(m.routers()), xyz_turns());
-    t.turns.assign(size_t(m.routers()), turn_bits(xyz_turns()));
-    return p;
-  }
-  p.lists = program_turn_lists(m, f, xyz_turns());
+  else
+    p.lists = program_turn_lists(m, f, xyz_turns());
   t.turns.resize(p.lists.at.size());
-  for (size_t r = 0; r < p.lists.at.size(); ++r) t.turns[r] = turn_bits(p.lists.at[r]);
+  for (int r = 0; r < m.routers(); ++r) {
+    uint64_t& bits = t.turns[size_t(r)];
+    bits = turn_bits(p.lists.at[size_t(r)]);
+    for (int d = 0; d < 6; ++d)
+      if (m.neighbour(r, static_cast<MeshDir>(d)) >= 0) bits |= uint64_t{1} << (Mesh3dTables::kLinkBit + d);
+  }
+  if (healthy) return p;
   // The pairs whose XYZ route meets a fault, by source router.
   const std::vector<MeshException> ex = mesh_exceptions(m, f, p.lists.at);
   t.first.assign(size_t(m.routers()) + 1, 0);

@@ -151,16 +151,13 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
   R::route(*w.tables.tables, ctx, f_.table_router(r), static_cast<uint8_t>(rt.port_of_channel(c)),
            *pm, w.rc);
   if (w.rc.count == 0) {
-    // A policy that refuses packets itself (the 3D mesh's turn check) says
-    // why; DropReason::count: not refused, unroutable.
-    if constexpr (requires { R::refusal(*w.tables.tables, r, uint8_t{0}, *pm); }) {
-      const DropReason why =
-          R::refusal(*w.tables.tables, f_.table_router(r), static_cast<uint8_t>(rt.port_of_channel(c)), *pm);
-      if (why != DropReason::count) {
-        Hop host{*this, w};
-        discard_unroutable(w.router, host, c, why);
-        return false;
-      }
+    // A policy that refuses packets itself (the 3D mesh's turn check) says why.
+    const DropReason why = policy_refusal<R>(*w.tables.tables, f_.table_router(r),
+                                             static_cast<uint8_t>(rt.port_of_channel(c)), *pm);
+    if (why != DropReason::count) {
+      Hop host{*this, w};
+      discard_unroutable(w.router, host, c, why);
+      return false;
     }
     if (faults_) {  // unreachable after a fault
       Hop host{*this, w};

@@ -51,7 +51,10 @@ struct Mesh3dTables {
   uint8_t response_vc = 1;
   ps_t straight_ps = 0, turn_ps = 0, endpoint_ps = 0;
   // turns[router]: bit from * 6 + to set when a packet travelling `from`
-  // may leave going `to` (going straight is always allowed).
+  // may leave going `to` (going straight is always allowed); bit
+  // kLinkBit + d when the router has a neighbour in direction d (the
+  // mesh's edge without a division per hop).
+  static constexpr uint32_t kLinkBit = 36;
   std::vector<uint64_t> turns;
   // Routes other than XYZ, by source router: the pairs whose XYZ route
   // meets a fault, sorted by destination router within each source.
@@ -66,6 +69,9 @@ struct Mesh3dTables {
   std::array<int32_t, 3> coord(int32_t r) const { return {r % k[0], (r / k[0]) % k[1], r / (k[0] * k[1])}; }
   bool allows(int32_t router, uint32_t from, uint32_t to) const {
     return (turns[static_cast<size_t>(router)] >> (from * 6 + to)) & 1;
+  }
+  bool has_link(int32_t router, uint32_t dir) const {
+    return (turns[static_cast<size_t>(router)] >> (kLinkBit + dir)) & 1;
   }
   // The exception's route word for (src, dst) routers, or nullptr: XYZ.
   const uint64_t* exception(int32_t src, int32_t dst) const {
@@ -144,9 +150,7 @@ struct Mesh3dSourceRoute {
       return;
     if (in_port < kMesh3dProcessorPort && !turn_ok(t, router, in_port, st.dir)) [[unlikely]]
       return;
-    const uint32_t dim = st.dir >> 1;
-    const int32_t c = t.coord(router)[dim] + ((st.dir & 1) ? -1 : 1);
-    if (c < 0 || c >= t.k[dim]) [[unlikely]]
+    if (!t.has_link(router, st.dir)) [[unlikely]]
       return;
     out.add(st.dir, m.vc);
   }

@@ -55,6 +55,7 @@
 #include "dataplane/routing/route.h"
 #include "dataplane/routing/routing_context.h"
 #include "dataplane/routing/selection.h"
+#include "dataplane/stats/stats.h"
 
 namespace fabemu {
 
@@ -74,6 +75,17 @@ bool policy_routes_on_state(const typename R::Tables& t) {
 // router cycle (a per-router snapshot the engine refreshes when a decision
 // falls in a new cycle).
 enum class Allocator : uint8_t { sequential, greedy };
+
+// Why R refused a packet it gave no candidate (R::refusal), or
+// DropReason::count: not refused (unroutable), also for a policy without it.
+template <class R>
+DropReason policy_refusal(const typename R::Tables& t, int32_t router, uint8_t in_port,
+                          const PacketMeta& m) {
+  if constexpr (requires { R::refusal(t, router, in_port, m); })
+    return R::refusal(t, router, in_port, m);
+  else
+    return DropReason::count;
+}
 
 template <class R>
 Allocator policy_allocator(const typename R::Tables& t) {

@@ -1,11 +1,14 @@
 // The engine's configuration from a validated spec (engine_config.h).
 #include "control/run/engine_config.h"
 
+#include <cmath>
 #include <map>
 
 #include "control/barrier/barrier_tree.h"
 #include "control/spec/spec_fields.h"
 #include "control/spec/spec_refuse.h"
+#include "control/topology/link_timing.h"
+#include "control/topology/mesh3d.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/t3e_packets.h"
 
@@ -43,6 +46,12 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.retry.lanes_lower_half = spec.link.width_negotiation == "lower_half";
   c.retry.lane_threshold = static_cast<uint32_t>(spec.link.lane_retry_threshold);
   c.retry.lane_window_ps = ns_to_ps(spec.link.lane_retry_window_ns);
+  if (spec.link.recovery == "two_hop") {
+    c.recovery.on = true;
+    c.recovery.size_words = static_cast<uint64_t>(std::ceil(mesh3d_recovery_memory(spec, fabric).per_output));
+    // An ack2 crosses the two links back after its packet arrived.
+    c.recovery.keep_ps = 2 * wire_ps(spec) + router_unit_ps(spec);
+  }
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
   c.router.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.router.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);

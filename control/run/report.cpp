@@ -217,6 +217,28 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
         {"lane_wait_ns_mean", st.mesh3d_lane_crossings ? double(st.mesh3d_lane_wait_ps) / 1000.0 /
                                                              double(st.mesh3d_lane_crossings)
                                                        : 0.0}};
+  if (st.recovery) {  // link.recovery two_hop (dataplane/link/recovery_memory.h)
+    const uint64_t dup = st.drops[static_cast<int>(DropReason::duplicate)];
+    // A copy sent again ends delivered first, as a duplicate, or lost: the
+    // first of those whose original was lost is a message recovered.
+    const uint64_t recovered = st.recovery_resent - std::min(st.recovery_resent, dup + st.recovery_resent_lost);
+    j["recovery"] = {
+        {"scheme", "two_hop"},
+        {"memory_words", st.recovery_size_words},
+        {"max_occupancy_words", st.recovery_max_words},
+        {"max_occupancy_fraction", st.recovery_size_words ? double(st.recovery_max_words) /
+                                                                double(st.recovery_size_words)
+                                                          : 0.0},
+        {"overflows", st.recovery_overflows},
+        {"copies_kept", st.recovery_kept},
+        {"acks", st.recovery_acks},
+        {"resent", st.recovery_resent},
+        {"duplicates_dropped", dup},
+        {"resent_lost", st.recovery_resent_lost},
+        {"recovered", recovered},
+        {"freed_with_router", st.recovery_freed},
+        {"unacknowledged_at_end", st.recovery_held_at_end}};
+  }
   // Per link and per VC.
   json links = json::array();
   std::vector<uint64_t> vc_packets(fabric.num_vcs, 0), vc_units(fabric.num_vcs, 0);

@@ -107,6 +107,8 @@ struct Spec {
     // Widths a link may run at with lanes out of service: "any" live lanes
     // (BlackWidow), or "lower_half" (Spider: full width or the lower half).
     std::string width_negotiation = "any";
+    // Two-hop error detection and recovery (the 3D mesh): "none" or "two_hop".
+    std::string recovery = "none";
     int lane_retry_threshold = 16;         // retries of one lane within the window
     double lane_retry_window_ns = 100000;  // the window those retries are counted in
   } link;

@@ -85,6 +85,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"link.ber", [](const Spec& s) -> json { return s.link.ber; }},
     {"link.retry_limit", [](const Spec& s) -> json { return s.link.retry_limit; }},
     {"link.lane_degrade", [](const Spec& s) -> json { return s.link.lane_degrade; }},
+    {"link.recovery", [](const Spec& s) -> json { return s.link.recovery; }},
     {"link.width_negotiation", [](const Spec& s) -> json { return s.link.width_negotiation; }},
     {"link.lane_retry_threshold", [](const Spec& s) -> json { return s.link.lane_retry_threshold; }},
     {"link.lane_retry_window_ns", [](const Spec& s) -> json { return s.link.lane_retry_window_ns; }},

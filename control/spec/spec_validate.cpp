@@ -272,6 +272,22 @@ void SpecValidator::validate_lanes(const Spec& s) const {
           fmt::format("lane degrade is modelled on links of at most {} lanes, and link.lanes is "
                       "{}: lower link.lanes or leave link.lane_degrade out",
                       kMaxLanes, l.lanes));
+  // Two-hop recovery acknowledges a packet where it leaves an input FIFO of
+  // the input-queued routers, straight onto its output link.
+  if (l.recovery == "two_hop") {
+    if (s.router.model != "mesh3d" && s.router.model != "input_queued")
+      blame({"link.recovery", "router.model"},
+            fmt::format("two-hop recovery is modelled on the input-queued routers (router.model "
+                        "mesh3d or input_queued), and router.model is {}: choose one of those, "
+                        "or set link.recovery: none",
+                        s.router.model));
+    if (s.router.output_speedup > 1)
+      blame({"link.recovery", "router.output_speedup"},
+            fmt::format("two-hop recovery acknowledges a packet when it leaves its input for "
+                        "the output link, and router.output_speedup {} queues it at the output "
+                        "first: set router.output_speedup: 1, or link.recovery: none",
+                        s.router.output_speedup));
+  }
 }
 
 // A key that means nothing for the spec's topology family (topology.rank

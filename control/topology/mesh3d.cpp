@@ -109,7 +109,7 @@ std::vector<std::pair<std::string, std::string>> mesh3d_rows(const Spec& spec, c
       fmt::format("two-hop, as the proposal sizes it: per output 6 Bi + 5 Bo + 12 x {:.1f} words "
                   "of delay line = {:.0f} words ({:.1f} kB), Bi = Bo = {:.0f} words; the 6 "
                   "outputs {:.2f}x the 7 (Bi + Bo) of the queues without wire delay (the "
-                  "proposal's 66/14), {:.2f}x with it (sizing only: not emulated yet)",
+                  "proposal's 66/14), {:.2f}x with it; emulated with link.recovery: two_hop",
                   r.delay_line, r.per_output, r.per_output * bytes / 1000, r.bi, r.factor,
                   r.factor_with_wire));
   const MeshShape m = mesh3d_shape(spec);

@@ -62,6 +62,15 @@ Mesh3dProgram program(const Spec& spec, const Fabric& fabric) {
       if (m.neighbour(r, static_cast<MeshDir>(d)) >= 0) bits |= uint64_t{1} << (Mesh3dTables::kLinkBit + d);
   }
   if (healthy) return p;
+  t.alive.assign(size_t(m.routers()), 0);
+  for (int r = 0; r < m.routers(); ++r) {
+    if (f.routers.count(r)) continue;
+    for (int d = 0; d < 6; ++d) {
+      const int n = m.neighbour(r, static_cast<MeshDir>(d));
+      if (n >= 0 && !f.routers.count(n) && !f.link_dead(r, static_cast<MeshDir>(d)))
+        t.alive[size_t(r)] = static_cast<uint8_t>(t.alive[size_t(r)] | (1u << d));
+    }
+  }
   // The pairs whose XYZ route meets a fault, by source router.
   const std::vector<MeshException> ex = mesh_exceptions(m, f, p.lists.at);
   t.first.assign(size_t(m.routers()) + 1, 0);

@@ -27,6 +27,9 @@ enum PacketFlags : uint8_t {
   // sealed bytes themselves (go_back_n.h: the sender drew the errors when it
   // sent), so its CRC would pass; a flipped one is judged by the CRC alone.
   kPktFlippedBits = 1u << 6,
+  // Two-hop recovery (dataplane/link/recovery_memory.h): a copy sent again
+  // from a recovery memory after a link or router died.
+  kPktResent = 1u << 7,
 };
 
 struct alignas(8) PacketMeta {

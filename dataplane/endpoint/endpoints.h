@@ -135,6 +135,9 @@ class Endpoints {
     try_inject(h, ev.a);
   }
   template <class H> void inject_processor(H& h, uint32_t p);
+  // Two-hop recovery (link/recovery_memory.h): packet m, built and routed
+  // from endpoint e's router, goes first in e's source queue.
+  template <class H> void resend(H& h, uint32_t e, rte_mbuf* m);
   // header_units 0: the format's (else a packet type's own, MessageShape).
   template <class H>
   Enqueue enqueue_message(H& h, uint32_t e, uint32_t dst, uint32_t bytes, uint8_t cls,

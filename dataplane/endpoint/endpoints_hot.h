@@ -284,6 +284,15 @@ void Endpoints::try_inject(H& h, uint32_t e) {
   }
 }
 
+// The proposal's recovery step 4 ("in-transit messages move from the
+// recovery RAM to output queues"): ahead of what the processor queued.
+template <class H>
+void Endpoints::resend(H& h, uint32_t e, rte_mbuf* m) {
+  const int qi = meta(m)->cls == static_cast<uint8_t>(TrafficClass::response) ? 1 : 0;
+  ep_[e].srcq[qi].push_front(m);
+  try_inject(h, e);
+}
+
 template <class H>
 void Endpoints::add_credit_stream(H& h, uint32_t e, uint32_t v, uint32_t units, ps_t first,
                                   ps_t every, bool resumed) {

@@ -146,6 +146,26 @@ struct SourceQueue {
     head_state = 0;
   }
   rte_mbuf* at(uint32_t i) const { return ring[(head + i) & mask()]; }
+  // A built packet goes first (two-hop recovery's resend, beyond the
+  // queue's bound: a full ring doubles).
+  void push_front(rte_mbuf* m) {
+    if (len == ring.size()) grow();
+    head = (head + mask()) & mask();
+    ring[head] = m;
+    len++;
+    head_state = 0;
+  }
+  void grow() {
+    std::vector<rte_mbuf*> r(ring.size() * 2, nullptr);
+    std::unique_ptr<Slot[]> ms(new Slot[r.size()]);
+    for (uint32_t i = 0; i < len; i++) {
+      r[i] = at(i);
+      ms[i] = metas[(head + i) & mask()];
+    }
+    ring.swap(r);
+    metas.swap(ms);
+    head = 0;
+  }
   // The packets queued that have their buffer (not the synthetic ones
   // waiting to be built).
   template <class F>

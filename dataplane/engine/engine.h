@@ -6,7 +6,8 @@
 //              compile time; it owns its allocation and reaches the rest of
 //              the run through a RouterHost (engine_router_host.h)
 //   link/      OutLink / InLink: serialization, wire, credits; LinkRetry,
-//              LaneControl, LinkFaults (their host: engine_link_host.h)
+//              LaneControl, LinkFaults (their host: engine_link_host.h);
+//              RecoveryMemory (two-hop recovery: engine_recovery.h)
 //   routing/   R (the routing policy, chosen at compile time), selection
 //   endpoint/  Endpoints: traffic sources, source queues, injection,
 //              reassembly, replies (their Host: engine_endpoint.h)
@@ -64,6 +65,7 @@
 #include "dataplane/link/credit_audit.h"
 #include "dataplane/link/go_back_n.h"
 #include "dataplane/link/lane_control.h"
+#include "dataplane/link/recovery_memory.h"
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_channel.h"
 #include "dataplane/link/link_counters.h"
@@ -150,6 +152,10 @@ class Engine final : public EngineCore {
     BarrierNetwork barriers;  // its routers' BSU registers (barrier/barrier_network.h)
     CaptureRecorder capture;  // records what crosses its tapped links and ports (capture_tap.h)
     GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
+    // Two-hop recovery (dataplane/link/recovery_memory.h; set up only with
+    // link.recovery two_hop): its outputs' memories, its endpoints' filter.
+    RecoveryMemory recovery;
+    DuplicateFilter duplicates;
   };
 
   // ---- setup (engine_setup.h; the rest in engine_core.cpp) ------------------
@@ -200,6 +206,14 @@ class Engine final : public EngineCore {
     return w.retry.damaged_head(host, c, withhold);
   }
 
+  // ---- two-hop recovery (dataplane/link/recovery_memory.h; engine_recovery.h) --
+  void recovery_keep(Worker& w, uint32_t o, const rte_mbuf* m, uint32_t units);
+  void recovery_ack(Worker& w, uint32_t c, uint32_t o, const rte_mbuf* m, uint32_t units);
+  void recovery_ack_gone(Worker& w, uint32_t c, const rte_mbuf* m);
+  void recovery_link_down(Worker& w, uint32_t o, bool own_router_dead);
+  void recovery_resend(Worker& w, uint32_t lr, rte_mbuf* m);
+  bool recovery_reroutes(const Worker& w, DropReason why) const;
+
   // ---- faults (dataplane/link/link_faults.h; router/input_discard.h) ---------
   // At a window edge at emulated time `now` (engine_link_host.h).
   void apply_faults(Worker& w, ps_t now, uint32_t rt_upto = UINT32_MAX);
@@ -213,10 +227,13 @@ class Engine final : public EngineCore {
   // retry) was never a packet of its own: it goes as its destination would
   // have discarded it, and the drain stops waiting for it.
   void discard(Worker& w, DropReason why, rte_mbuf* m) {
-    if (meta(m)->flags & kPktTransmitError) [[unlikely]]
+    const uint8_t flags = meta(m)->flags;
+    if (flags & kPktTransmitError) [[unlikely]]
       w.st.transmit_error_discards++;
     else
       count_lost(w, why, 1);
+    if ((flags & kPktResent) && why != DropReason::duplicate) [[unlikely]]
+      w.recovery.counters().resent_lost++;  // a copy sent again, lost on its way
     rte_pktmbuf_free(m);
   }
   void count_lost(Worker& w, DropReason why, uint64_t n) {
@@ -345,4 +362,5 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_link_host.h"
 #include "dataplane/engine/engine_router_host.h"
 #include "dataplane/engine/engine_run.h"
+#include "dataplane/engine/engine_recovery.h"
 #include "dataplane/engine/engine_setup.h"

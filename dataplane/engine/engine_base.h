@@ -46,6 +46,13 @@ struct EngineConfig : TrafficConfig, BridgeConfig {
   // packets: nothing damaged delivered, at full speed).
   bool check_deliveries = false;
   uint32_t source_queue_packets = 256;
+  // Two-hop error detection and recovery (link/recovery_memory.h): every
+  // router output keeps what it sent until the router two hops on has it.
+  struct Recovery {
+    bool on = false;
+    uint64_t size_words = 0;  // a memory's sizing (6 Bi + 5 Bo + 12 x delay line)
+    ps_t keep_ps = 0;         // an ack2's way back after its packet arrived (duplicates)
+  } recovery;
   RouterConfig router;  // router/router_shape.h
   PacketFormat format;
   uint8_t codec = 0;            // CodecKind of dataplane/codec/codec.h

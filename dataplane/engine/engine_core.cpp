@@ -92,6 +92,7 @@ bool EngineCore::setup_fabric(const Lookahead& lookahead, std::string* err) {
     return false;
   capturing_ = !cfg_.capture.queues.empty();
   lcb_ = cfg_.retry.enabled;
+  recovery_ = cfg_.recovery.on;
   // Lane degrade can kill a link (its last lane dropped): the dead-port
   // checks are armed for it as for faults.
   const bool degrade = lcb_ && cfg_.retry.lane_degrade;

@@ -83,6 +83,7 @@ class EngineCore : public EngineBase {
   bool lcb_ = false;                     // link-level retry on router-to-router links
   bool lanes_ = false;                   // router links' lanes can change (link/lane_control.h)
   bool faults_ = false;                  // cfg_.faults_possible: the fault checks are armed
+  bool recovery_ = false;                // two-hop recovery memories (link/recovery_memory.h)
   FaultInbox fault_inbox_;               // faults given while running (inject_faults)
 };
 

@@ -89,8 +89,13 @@ inline void Engine<R, L>::finish_eject(Worker& w, const OutLink& ol, rte_mbuf* m
     rte_pktmbuf_free(m);
     return;
   }
+  const ps_t tail = now + ol.wire_ps + dur;
+  if (recovery_ && w.duplicates.duplicate(meta(m)->id, meta(m)->gen_ps, tail)) [[unlikely]] {
+    discard(w, DropReason::duplicate, m);  // two-hop recovery sent it again: the second arrival
+    return;
+  }
   EndpointHost host{*this, w};
-  w.eps.arrive(host, static_cast<uint32_t>(ol.peer_endpoint), m, now + ol.wire_ps + dur);
+  w.eps.arrive(host, static_cast<uint32_t>(ol.peer_endpoint), m, tail);
 }
 
 }  // namespace fabemu

@@ -154,14 +154,20 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
     // A policy that refuses packets itself (the 3D mesh's turn check) says why.
     const DropReason why = policy_refusal<R>(*w.tables.tables, f_.table_router(r),
                                              static_cast<uint8_t>(rt.port_of_channel(c)), *pm);
-    if (why != DropReason::count) {
+    if (faults_ || why != DropReason::count) {  // refused, or unreachable after a fault
       Hop host{*this, w};
-      discard_unroutable(w.router, host, c, why);
-      return false;
-    }
-    if (faults_) {  // unreachable after a fault
-      Hop host{*this, w};
-      discard_unroutable(w.router, host, c);  // (router/input_discard.h)
+      const DropReason reason = why != DropReason::count ? why : DropReason::no_route;
+      if (recovery_) [[unlikely]] {  // its sender lets its copy go; after a fault, sent again
+        recovery_ack_gone(w, c, e.m);
+        if (recovery_reroutes(w, reason)) {
+          take_unroutable(w.router, host, c, [&](rte_mbuf* m) { recovery_resend(w, lr, m); });
+          return false;
+        }
+      }
+      if (why != DropReason::count)
+        discard_unroutable(w.router, host, c, why);
+      else
+        discard_unroutable(w.router, host, c);  // (router/input_discard.h; a model may have its own)
       return false;
     }
     fail(w, "no route at router " + std::to_string(r) + " for a packet to endpoint " +
@@ -290,6 +296,8 @@ __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worke
     capture_packet(w, ol.stats, m, now, ov, output_packets(w, o) - 1);
   if (ol.peer_router >= 0) {
     pm->hops++;
+    if (recovery_) [[unlikely]]
+      recovery_keep(w, o, m, units);
     if (lcb_) [[unlikely]] {
       LinkHop host{{*this, w}};
       w.retry.send(host, o, m, units, ov, now);

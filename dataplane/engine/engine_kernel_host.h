@@ -44,7 +44,8 @@ struct Engine<R, L>::KernelHost {
   // The capture writer may write what this worker recorded before the edge.
   void report(WindowReport& r, ps_t edge) {
     if (e.capturing_) w.capture.pass(edge);
-    r = WindowReport{w.st.injected_packets,
+    // (Copies two-hop recovery sent again are in flight as packets are.)
+    r = WindowReport{w.st.injected_packets + w.recovery.counters().resent,
                      w.st.delivered_packets,
                      int64_t(w.retry.bad_out) - int64_t(w.st.transmit_error_discards),
                      w.retry.crc_errors,
@@ -125,7 +126,8 @@ struct Engine<R, L>::KernelHost {
     if (e.faults_ && w.id == 0) e.emulated_now_.store(now, std::memory_order_relaxed);
     w.bridge.check_links(tsc, hz);
     // (Packets lost to faults count as done for the drain.)
-    e.live_.publish_counts(w.id, w.st.injected_packets, w.st.delivered_packets + w.faults.lost);
+    e.live_.publish_counts(w.id, w.st.injected_packets + w.recovery.counters().resent,
+                           w.st.delivered_packets + w.faults.lost);
     // Events from other cores run no earlier than now: the capture writer
     // may write what this worker recorded before it.
     if (e.capturing_) w.capture.pass(w.now);

@@ -41,6 +41,14 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   }
   void control(const Event& ev) { w.lanes.on_control(*this, ev); }
   void send_remote(const Event& ev, uint32_t worker) { e.send_remote(w, ev, worker); }
+  // Two-hop recovery (link/recovery_memory.h): the ack of packet id sent on
+  // output o; a link's death; a fault that may duplicate what is in flight.
+  void recovery_ack(uint32_t o, uint64_t id, ps_t release) { w.recovery.ack(o, id, release); }
+  bool recovery_on() const { return e.recovery_; }
+  void recovery_link_down(uint32_t o, bool own_router_dead) {
+    e.recovery_link_down(w, o, own_router_dead);
+  }
+  void recovery_fault(ps_t at) { w.duplicates.fault_at(at); }
   // Past the retry receiver: into the router input.
   void enter_input(uint32_t c, rte_mbuf* m, ps_t arrive, bool late) {
     e.enter_input(w, c, m, arrive, late);

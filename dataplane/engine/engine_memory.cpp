@@ -78,6 +78,9 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
                 std::max<uint64_t>(cfg.source_queue_packets, uint64_t(pc.queue_frames) * seg) +
             uint64_t(kFrameSlots) * seg;
   }
+  // Two-hop recovery: a packet's last two routers each hold a copy of it
+  // until the ack2 (link/recovery_memory.h), two more buffers per packet.
+  if (cfg.recovery.on) bufs *= 3;
   return static_cast<uint32_t>(std::min<uint64_t>(bufs, kPoolCap));
 }
 

@@ -55,6 +55,12 @@ struct Engine<R, L>::Hop {
   FABEMU_ALWAYS_INLINE void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every) {
     e.return_credits(w, c, units, first, every);
   }
+  // Packet m of `units` leaves input channel c now for output o (two-hop
+  // recovery: its sender learns when to let its copy go).
+  FABEMU_ALWAYS_INLINE void left_input(uint32_t c, uint32_t o, const rte_mbuf* m, uint32_t units) {
+    if (e.recovery_) [[unlikely]]
+      e.recovery_ack(w, c, o, m, units);
+  }
 
   // Faults (link/link_faults.h, link/progress_timer.h): what output o grants is
   // discarded while its link is dead or its forward-progress timer expired.
@@ -67,8 +73,12 @@ struct Engine<R, L>::Hop {
   }
   void discard_at_output(uint32_t o, rte_mbuf* m, uint32_t units, uint8_t vc) {
     unroute_units(o, vc, units);
-    e.discard_at_dead_port(w, m,
-                           w.out[o].dead ? DropReason::dead_port : DropReason::forward_progress);
+    const DropReason why = w.out[o].dead ? DropReason::dead_port : DropReason::forward_progress;
+    if (e.recovery_reroutes(w, why)) [[unlikely]] {  // in transit: sent again from here
+      e.recovery_resend(w, e.ports_div_.div(o), m);
+      return;
+    }
+    e.discard_at_dead_port(w, m, why);
   }
   // A packet a fault takes from an input buffer (router/input_discard.h).
   void discard(DropReason why, rte_mbuf* m) { e.discard(w, why, m); }

@@ -13,7 +13,8 @@ void Engine<R, L>::apply_remote(Worker& w, Event& ev) {
   switch (ev.kind) {
     case event_kind(LinkEvent::remote_arrive):
     case event_kind(LinkEvent::credit):
-    case event_kind(LinkEvent::control): {  // a link's ring channel (link/link_channel.h)
+    case event_kind(LinkEvent::control):
+    case event_kind(LinkEvent::recovery_ack): {  // a link's ring channel (link/link_channel.h)
       LinkHop host{{*this, w}};
       RingChannel::receive(host, ev);
       break;
@@ -108,9 +109,25 @@ template <class R, class L>
 RunStats Engine<R, L>::merge() {
   std::vector<WorkerResult> results;
   for (const auto& w : workers_)
-    results.push_back({w.get(), &w->st, w->faults.lost, w->eps.gen_stop_ps()});
+    results.push_back({w.get(), &w->st, w->faults.lost, w->eps.gen_stop_ps(),
+                       w->recovery.counters().resent});
   RunStats out = EngineCore::merge(results);
   for (const auto& w : workers_) w->router.add_counters(out);  // the router model's own
+  if (recovery_) {  // two-hop recovery's memories (link/recovery_memory.h)
+    out.recovery = true;
+    out.recovery_size_words = cfg_.recovery.size_words;
+    for (const auto& w : workers_) {
+      const RecoveryCounters& n = w->recovery.counters();
+      out.recovery_kept += n.kept;
+      out.recovery_acks += n.acks;
+      out.recovery_overflows += n.overflows;
+      out.recovery_max_words = std::max(out.recovery_max_words, n.max_words);
+      out.recovery_resent += n.resent;
+      out.recovery_resent_lost += n.resent_lost;
+      out.recovery_freed += n.freed_dead;
+      out.recovery_held_at_end += w->recovery.unacknowledged();
+    }
+  }
   return out;
 }
 
@@ -123,6 +140,7 @@ void Engine<R, L>::release() {
     for_each_packet_left(*w, [](rte_mbuf* m) { rte_pktmbuf_free(m); });
     w->inbox.clear();
     w->wheel = TimingWheel{};
+    w->recovery.release_all();
   }
   disconnect_workers(kernel_workers());
   for (auto& w : workers_) {

@@ -99,6 +99,10 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
                             cfg_.format.min_units, cfg_.seed, static_cast<CodecKind>(cfg_.codec),
                             err))
     return false;
+  if (recovery_) {
+    w.recovery.init(w.out.size(), cfg_.recovery.size_words);
+    w.duplicates.init(cfg_.recovery.keep_ps);
+  }
   if (capturing_) w.capture.init(cfg_.capture, static_cast<uint32_t>(w.id));
   if (lanes_) {
     LinkHop host{{*this, w}};

@@ -56,6 +56,7 @@ concept LinkChannelHost = requires(H& h, const Event& ev, uint32_t i, uint8_t vc
   h.credits(i, vc, units, t, t);  // a credit stream reaches output i's VC (first, every)
   h.control(ev);                  // a link-control message reaches input ev.a
   h.send_remote(ev, i);           // staged for the ring to worker i
+  h.recovery_ack(i, uint64_t{0}, t);  // two-hop recovery: output i's copy of a packet goes at t
 };
 
 // A stream of `units` credits for VC v of output (or endpoint) a, the first
@@ -74,8 +75,9 @@ inline Event credit_event(EventKind kind, uint32_t a, uint16_t port, uint32_t v,
 // What a channel carries: a packet (its head reaches the far end at `head`
 // on VC vc; seq: its link sequence number under link-level retry, else 0),
 // a stream of credits back to the sender (`units` of VC vc, the first
-// reaching it at `first`, then one every `every`), and a link-control
-// message to the far input (an event: send_control).
+// reaching it at `first`, then one every `every`), a link-control message
+// to the far input (an event: send_control), and two-hop recovery's acks
+// back to the sender.
 struct LinkPacket {
   rte_mbuf* m;
   ps_t head;
@@ -86,6 +88,12 @@ struct CreditStream {
   uint32_t vc;
   uint32_t units;
   ps_t first, every;
+};
+// Two-hop recovery (recovery_memory.h): the ack of packet `id`, back to the
+// sender at `arrive`, lets its copy go at `release` (an ack2: later).
+struct RecoveryAck {
+  uint64_t id;
+  ps_t arrive, release;
 };
 
 // The far end on this core. far: from a sender, the far input's channel of
@@ -107,6 +115,10 @@ struct LocalChannel {
   template <class H>
   void carry(H& h, const Event& control) const {
     h.control(control);
+  }
+  template <class H>
+  void carry(H& h, const RecoveryAck& a) const {
+    h.recovery_ack(far, a.id, a.release);
   }
 };
 
@@ -136,6 +148,15 @@ struct RingChannel {
   void carry(H& h, const Event& control) const {
     h.send_remote(control, worker);
   }
+  template <class H>
+  void carry(H& h, const RecoveryAck& a) const {
+    Event ev = event_at(a.arrive, H::kind(LinkEvent::recovery_ack), far);
+    ev.unit_ps = a.id;
+    const ps_t later = a.release - a.arrive;  // (a few links' time: far below 2^32 ps)
+    ev.port = static_cast<uint16_t>(later >> 16);
+    ev.amount = static_cast<uint16_t>(later);
+    h.send_remote(ev, worker);
+  }
 
   // ---- the receiving half: an event taken from the ring -----------------
   // (KernelWorker::take_inbox, in the order its sender sent them; a packet
@@ -152,6 +173,9 @@ struct RingChannel {
       case H::kind(LinkEvent::control):
         h.control(ev);
         return true;
+      case H::kind(LinkEvent::recovery_ack):
+        h.recovery_ack(ev.a, ev.unit_ps, ev.t + ((ps_t(ev.port) << 16) | ev.amount));
+        return true;
       default:
         return false;
     }
@@ -167,6 +191,7 @@ concept LinkChannel = requires(const C& c, H& h, const OutLink& ol, const InLink
   c.carry(h, p);
   c.carry(h, s);
   c.carry(h, ev);
+  c.carry(h, RecoveryAck{});
 };
 
 // The registration point: `what` (a LinkPacket or a link-control message

@@ -19,6 +19,8 @@ enum class LinkEvent : uint8_t {
                    // time, down, up, skip a sequence number; link/lane_control.h), in order
                    // with the link's packets
   progress_check,  // the forward-progress timers of a worker's outputs (link/progress_timer.h)
+  recovery_ack,    // cross-core: two-hop recovery's ack of packet unit_ps (its id) reaches
+                   // output a; its copy goes (port << 16 | amount) ps later
 };
 
 }  // namespace fabemu

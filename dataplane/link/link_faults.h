@@ -11,7 +11,9 @@
 //  - a packet the reprogrammed tables give no output is discarded at its
 //    router (no_route; router/input_discard.h);
 //  - bit errors, lanes (lane_control.h) and stopped sinks
-//    (progress_timer.h) go to the components that own them.
+//    (progress_timer.h) go to the components that own them;
+//  - with two-hop recovery (recovery_memory.h) a dead link's sender sends
+//    what its recovery memory holds again, unless its own router died.
 // Every such packet is counted with its reason (DropReason) and its credits
 // go back as if it had left, so credits stay conserved and the run drains.
 //
@@ -59,6 +61,11 @@ concept FaultHost = LaneControlHost<H> && ProgressTimerHost<H> &&
   h.flush_inside(i, why);
   h.lose_channel(i, why);
   h.flush_output(i, i, why);
+  // Two-hop recovery (recovery_memory.h): on; output i's link died (its
+  // router too: true); a fault at t may duplicate what is in flight.
+  { h.recovery_on() } -> std::same_as<bool>;
+  h.recovery_link_down(i, true);
+  h.recovery_fault(ps_t{0});
 };
 
 // Where a worker's faults apply: the fabric, where its routers are and
@@ -84,6 +91,7 @@ class LinkFaults {
   void init(const FaultScope& scope, size_t outputs) {
     s_ = scope;
     down_since_.assign(outputs, kNever);
+    router_dead_.assign(scope.max_ports ? outputs / scope.max_ports : 0, 0);
   }
   // When the next scheduled fault is due (kNever: none is left).
   ps_t next_at() const { return next_ < s_.scheduled->size() ? (*s_.scheduled)[next_].at : kNever; }
@@ -112,6 +120,7 @@ class LinkFaults {
   size_t next_ = 0;       // the next scheduled fault
   uint32_t rt_seen_ = 0;  // faults given while running already applied
   std::vector<ps_t> down_since_;
+  std::vector<uint8_t> router_dead_;  // [local router] flushed, no port up since
 };
 
 template <class H>
@@ -130,6 +139,9 @@ template <class H>
 void LinkFaults::apply(H& h, const FabricFault& f) {
   if (f.router < 0 || size_t(f.router) >= s_.router_worker->size()) return;
   const bool mine = (*s_.router_worker)[f.router] == s_.worker;
+  if ((f.op == FabricFault::Op::port_down || f.op == FabricFault::Op::router_flush) &&
+      h.recovery_on()) [[unlikely]]
+    h.recovery_fault(f.at);  // (every worker: its destinations may see duplicates)
   const uint32_t local = (*s_.router_local)[f.router];
   if (f.op == FabricFault::Op::router_flush) {
     if (mine) flush_router(h, local);
@@ -179,15 +191,20 @@ void LinkFaults::set_output_dead(H& h, uint32_t o, bool down) {
   if (ol.dead == down) return;
   ol.dead = down;
   LinkStats& ls = h.link_stats(ol.stats);
+  const uint32_t lr = o / s_.max_ports;
   if (!down) {
     ls.down_ps += h.now() - down_since_[o];
     down_since_[o] = kNever;
+    router_dead_[lr] = 0;
     return;
   }
   ls.went_down++;
   down_since_[o] = h.now();
   // What the retransmit buffer still holds never reached the far end.
   if (LinkRetry* retry = h.retry()) retry->lose_window(h, o);
+  // Two-hop recovery: what the recovery memory holds is sent again.
+  if (h.recovery_on()) [[unlikely]]
+    h.recovery_link_down(o, router_dead_[lr] != 0);
   // Its requesters are granted and discarded (the router model's grant).
   h.output_dead(o);
 }
@@ -209,6 +226,7 @@ void LinkFaults::set_input_dead(H& h, uint32_t i, bool down) {
 // good, and its sender still holds the packet and its credits.
 template <class H>
 void LinkFaults::flush_router(H& h, uint32_t lr) {
+  router_dead_[lr] = 1;
   h.flush_inside(lr, DropReason::lost_in_dead_router);
   LinkRetry* retry = h.retry();
   for (uint32_t p = 0; p < s_.max_ports; p++) {

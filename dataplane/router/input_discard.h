@@ -82,17 +82,24 @@ template <class M, class H>
 }
 
 // The head of channel c has no route (a fault left its destination
-// unreachable from here): discarded; the packet behind it is routed next.
-template <class M, class H>
-[[gnu::noinline]] void discard_unroutable(M& rt, H& h, uint32_t c,
-                                          DropReason why = DropReason::no_route) {
+// unreachable from here): it leaves its buffer as a discarded packet would,
+// handed to then(m); the packet behind it is routed next.
+template <class M, class H, class F>
+void take_unroutable(M& rt, H& h, uint32_t c, F&& then) {
   const QEntry e = rt.pop(c);
   const ps_t out = read_out_discarded(rt, h, c, e.units);
-  h.discard(why, e.m);
+  then(e.m);
   if (rt.len(c))
     h.route_head(c, out);
   else
     rt.remember_departure(c, h.now(), out);
+}
+
+// ... discarded, counted under `why`.
+template <class M, class H>
+[[gnu::noinline]] void discard_unroutable(M& rt, H& h, uint32_t c,
+                                          DropReason why = DropReason::no_route) {
+  take_unroutable(rt, h, c, [&](rte_mbuf* m) { h.discard(why, m); });
 }
 
 }  // namespace fabemu

@@ -154,6 +154,7 @@ inline void grant(M& rt, H& h, uint32_t o, uint32_t c) {
     return;  // excised: nothing crosses
   rt.withdraw(o, rt.requester(in_p, in_v));
   const QEntry e = rt.pop(c);
+  h.left_input(c, o, e.m, e.units);
   // The packet behind the new head is routed when that one has crossed:
   // fetch its metadata now, which queueing has left cold.
   if (rt.len(c) > 1) rte_prefetch0(meta(rt.at(c, 1).m));

@@ -56,6 +56,10 @@ struct Mesh3dTables {
   // mesh's edge without a division per hop).
   static constexpr uint32_t kLinkBit = 36;
   std::vector<uint64_t> turns;
+  // After faults ([router] bit d: its link in direction d and the router
+  // beyond alive; empty when healthy): where two-hop recovery may send a
+  // packet again from.
+  std::vector<uint8_t> alive;
   // Routes other than XYZ, by source router: the pairs whose XYZ route
   // meets a fault, sorted by destination router within each source.
   std::vector<uint32_t> first;  // [router + 1]: end of its entries
@@ -73,6 +77,10 @@ struct Mesh3dTables {
   bool has_link(int32_t router, uint32_t dir) const {
     return (turns[static_cast<size_t>(router)] >> (kLinkBit + dir)) & 1;
   }
+  bool link_alive(int32_t router, uint32_t dir) const {
+    return alive.empty() ? has_link(router, dir) : (alive[size_t(router)] >> dir) & 1;
+  }
+  bool router_alive(int32_t router) const { return alive.empty() || alive[size_t(router)] != 0; }
   // The exception's route word for (src, dst) routers, or nullptr: XYZ.
   const uint64_t* exception(int32_t src, int32_t dst) const {
     if (first.empty()) return nullptr;
@@ -104,14 +112,20 @@ inline bool mesh3d_xyz_word(const Mesh3dTables& t, int32_t src, int32_t dst, uin
 struct Mesh3dSourceRoute {
   using Tables = Mesh3dTables;
 
-  static void on_inject(const Tables& t, const Fabric&, PacketMeta& m) {
-    m.vc = m.cls == static_cast<uint8_t>(TrafficClass::response) ? t.response_vc : 0;
-    const int32_t s = t.router_of(m.src), d = t.router_of(m.dst);
+  // The route word from router s to router d: XYZ, or the exception the
+  // faults made.
+  static uint64_t route_word(const Tables& t, int32_t s, int32_t d) {
     uint64_t w;
     if (const uint64_t* x = t.exception(s, d)) [[unlikely]]
-      w = *x;
-    else if (!mesh3d_xyz_word(t, s, d, &w)) [[unlikely]]
-      w = kMesh3dNoRoute;
+      return *x;
+    if (!mesh3d_xyz_word(t, s, d, &w)) [[unlikely]]
+      return kMesh3dNoRoute;
+    return w;
+  }
+
+  static void on_inject(const Tables& t, const Fabric&, PacketMeta& m) {
+    m.vc = m.cls == static_cast<uint8_t>(TrafficClass::response) ? t.response_vc : 0;
+    uint64_t w = route_word(t, t.router_of(m.src), t.router_of(m.dst));
     if (t.corrupt_below) [[unlikely]] {
       // One draw per message (every segment agrees), like a soft error in
       // the source's route register: one of the 56 bits flipped.
@@ -120,6 +134,22 @@ struct Mesh3dSourceRoute {
       if ((h & 0xFFFFFFFFu) < t.corrupt_below && w != kMesh3dNoRoute) w ^= uint64_t{1} << ((h >> 32) % 56);
     }
     Mesh3dHeader::set_word(m, w);
+  }
+
+  // Two-hop recovery: a packet sent again from `router` gets the route
+  // from there (the tables are those after the fault).
+  static bool reroute_from(const Tables& t, int32_t router, PacketMeta& m) {
+    const int32_t d = t.router_of(m.dst);
+    // (The exceptions leave out dead routers: XYZ towards one would end at
+    // its dead link.)
+    if (d != router && !t.router_alive(d)) return false;
+    const uint64_t w = route_word(t, router, d);
+    if (w == kMesh3dNoRoute) return false;
+    const Mesh3dStep st = mesh3d_step(w);
+    if (st.kind == Mesh3dStep::hop && !t.link_alive(router, st.dir)) return false;
+    m.vc = m.cls == static_cast<uint8_t>(TrafficClass::response) ? t.response_vc : 0;
+    Mesh3dHeader::set_word(m, w);
+    return true;
   }
 
   // Why a packet has no candidate (the engine asks only then).

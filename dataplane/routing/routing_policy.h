@@ -87,6 +87,17 @@ DropReason policy_refusal(const typename R::Tables& t, int32_t router, uint8_t i
     return DropReason::count;
 }
 
+// Two-hop recovery sends a packet again from `router`, which is not its
+// source: R writes a route from there (R::reroute_from); false when there is
+// none, or R cannot route from anywhere but the source.
+template <class R>
+bool policy_reroute(const typename R::Tables& t, int32_t router, PacketMeta& m) {
+  if constexpr (requires { R::reroute_from(t, router, m); })
+    return R::reroute_from(t, router, m);
+  else
+    return false;
+}
+
 template <class R>
 Allocator policy_allocator(const typename R::Tables& t) {
   if constexpr (requires { R::allocator(t); })

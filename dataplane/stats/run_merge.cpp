@@ -59,8 +59,11 @@ void merge_workers(RunStats& out, const std::vector<WorkerResult>& workers) {
   for (LinkStats& l : out.links)
     if (l.down_at_end && out.end_ps > l.down_since) l.down_ps += out.end_ps - l.down_since;
   // Packets lost to faults are counted under their own reasons.
-  uint64_t lost = 0;
-  for (const WorkerResult& wr : workers) lost += wr.fault_lost;
+  uint64_t lost = 0, resent = 0;
+  for (const WorkerResult& wr : workers) {
+    lost += wr.fault_lost;
+    resent += wr.resent;
+  }
   if (out.realtime) {
     // Measured until the sources stopped: when the run was behind, that is
     // earlier than the wall clock's end.
@@ -69,11 +72,11 @@ void merge_workers(RunStats& out, const std::vector<WorkerResult>& workers) {
       gen_stop = std::max(gen_stop, std::min(wr.gen_stop_ps, out.end_ps));
     out.measure_end_ps = std::max(gen_stop, out.measure_start_ps);
     // Packets cross cores: only the totals say whether the fabric emptied.
-    out.drained = out.injected_packets == out.delivered_packets + lost;
+    out.drained = out.injected_packets + resent == out.delivered_packets + lost;
   }
-  if (out.injected_packets > out.delivered_packets + lost)
+  if (out.injected_packets + resent > out.delivered_packets + lost)
     out.drops[static_cast<int>(DropReason::undelivered_at_end)] =
-        out.injected_packets - out.delivered_packets - lost;
+        out.injected_packets + resent - out.delivered_packets - lost;
 }
 
 }  // namespace fabemu

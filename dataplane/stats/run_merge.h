@@ -16,6 +16,7 @@ struct WorkerResult {
   const RunStats* st;
   uint64_t fault_lost;  // packets lost to faults (counted under their reasons)
   ps_t gen_stop_ps;     // when its sources stopped (real time)
+  uint64_t resent = 0;  // copies two-hop recovery sent again (in flight as packets are)
 };
 
 // Adds the workers' counters into `out` (which holds the run's links,

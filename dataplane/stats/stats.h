@@ -179,7 +179,8 @@ struct LiveStats {
   X(route_state,                                                                                   \
     "3D mesh: the route state did not match its complement, or named no step of the route")       \
   X(illegal_turn, "3D mesh: the route asked for a turn the router's list does not allow")          \
-  X(misrouted, "3D mesh: the route ended at a router not the destination's, or left the mesh")
+  X(misrouted, "3D mesh: the route ended at a router not the destination's, or left the mesh")    \
+  X(duplicate, "two-hop recovery: the second arrival of a message sent again after a fault")
 
 enum class DropReason : uint8_t {
 #define FABEMU_X(name, help) name,
@@ -227,6 +228,16 @@ struct RunStats {
   // the time they waited for one.
   uint64_t mesh3d_straight_through = 0, mesh3d_queued = 0, mesh3d_lane_crossings = 0;
   uint64_t mesh3d_lane_wait_ps = 0;
+  // link.recovery two_hop (dataplane/link/recovery_memory.h): copies kept
+  // and acknowledged, stores past a memory's sizing, the highest occupancy
+  // of one memory (words) against that sizing, copies sent again after a
+  // fault, those of them lost (not as duplicates), copies freed with their
+  // own router, copies whose ack never came by the end of the run.
+  bool recovery = false;
+  uint64_t recovery_kept = 0, recovery_acks = 0, recovery_overflows = 0;
+  uint64_t recovery_max_words = 0, recovery_size_words = 0;
+  uint64_t recovery_resent = 0, recovery_resent_lost = 0, recovery_freed = 0;
+  uint64_t recovery_held_at_end = 0;
   // Link-level retry: damaged packets that had moved on marked transmit
   // error and were discarded at their destination (their good copies came).
   bool link_retry = false;

@@ -109,6 +109,7 @@ class SpiderDriver {
     vcs_[size_t(o) * o_.nv + vc].credits.add_stream(units, now_ + out_[o].unit_ps, out_[o].unit_ps);
     rt_.credits_back(*this, o, vc, vcs_[size_t(o) * o_.nv + vc].credits);
   }
+  void left_input(uint32_t, uint32_t, const rte_mbuf*, uint32_t) {}  // (no two-hop recovery)
   void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every) {
     returned_[c] += units;
     const uint32_t p = c / o_.nv, v = c % o_.nv;

@@ -72,6 +72,7 @@ class TiledRouterDriver {
     const uint64_t allowed = o_.record ? ids_[id_of(e.m)].allowed : 0;
     router_.enter_tiles(*this, c, e.arrive + o_.pipeline_ps, allowed);
   }
+  void left_input(uint32_t, uint32_t, const rte_mbuf*, uint32_t) {}  // (no two-hop recovery)
   void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every) {
     const uint32_t in = c / o_.nv, v = c % o_.nv;
     Source& s = src_[in];

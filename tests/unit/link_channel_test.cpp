@@ -20,11 +20,11 @@ namespace {
 
 // What reached one end, in order.
 struct Got {
-  enum What { packet, credits, control } what;
+  enum What { packet, credits, control, ack } what;
   uint32_t index;  // input channel, output, or input
-  ps_t t;          // head, first credit, or the message's time
+  ps_t t;          // head, first credit, the message's time, or an ack's release
   uint32_t vc = 0;
-  uint32_t n = 0;  // sequence number, units, or LinkControl
+  uint32_t n = 0;  // sequence number, units, LinkControl, or an ack's packet id
   ps_t every = 0;  // credits: one every; control: unit time
   rte_mbuf* m = nullptr;
   bool late = false;
@@ -48,6 +48,9 @@ struct End {
   }
   void control(const Event& ev) {
     got.push_back({Got::control, ev.a, ev.t, ev.vc, ev.port, ev.unit_ps});
+  }
+  void recovery_ack(uint32_t o, uint64_t id, ps_t release) {
+    got.push_back({Got::ack, o, release, 0, static_cast<uint32_t>(id), 0});
   }
   void send_remote(const Event& ev, uint32_t worker) { k->send_remote(ev, worker); }
   // KernelWorker::take_inbox's host.
@@ -102,6 +105,11 @@ TEST(LinkChannel, LocalEntersAtOnce) {
   ASSERT_EQ(end.got.size(), 3u);
   EXPECT_EQ(end.got[2], (Got{Got::control, 3, 1200 + kWire, 0,
                              static_cast<uint32_t>(LinkControl::width), 250}));
+  // Two-hop recovery's ack goes back to the sender's output at once, with
+  // the time its copy may go.
+  carry(end, in, RecoveryAck{77, 2500, 4800});
+  ASSERT_EQ(end.got.size(), 4u);
+  EXPECT_EQ(end.got[3], (Got{Got::ack, 7, 4800, 0, 77, 0}));
 }
 
 TEST(LinkChannel, RingCarriesPacketsCreditsAndControlInOrder) {
@@ -148,6 +156,18 @@ TEST(LinkChannel, RingCarriesPacketsCreditsAndControlInOrder) {
   k0.take_inbox(e0, false);
   ASSERT_EQ(e0.got.size(), 1u);
   EXPECT_EQ(e0.got[0], (Got{Got::credits, 7, 2600, 3, 5, 100}));
+
+  // An ack of two-hop recovery crosses back too: the packet's id and the
+  // release time (after its arrival: the ack2 of the router beyond).
+  carry(e1, in, RecoveryAck{(uint64_t{5} << 40) | 9, 2700, 2700 + 4300});
+  ASSERT_EQ(k1.outbox[0].size(), 1u);
+  EXPECT_EQ(k1.outbox[0][0].kind, End::kind(LinkEvent::recovery_ack));
+  EXPECT_EQ(k1.outbox[0][0].t, 2700u) << "it reaches the sender when the ack does";
+  k1.flush_outbox();
+  k0.drain_inbox();
+  k0.take_inbox(e0, false);
+  ASSERT_EQ(e0.got.size(), 2u);
+  EXPECT_EQ(e0.got[1], (Got{Got::ack, 7, 7000, 0, 9, 0}));
 
   // Not the channel's: left to the caller.
   End probe;

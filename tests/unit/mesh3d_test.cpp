@@ -156,8 +156,8 @@ TEST(Mesh3dRun, CorruptedRoutesAreDiscardedAndCounted) {
 // receiving router checks the CRC and the state against its complement
 // (which the CRC leaves out), so every damaged copy is sent again and
 // every message arrives once; a copy that had moved on is marked and
-// discarded at its destination. (The proposal's two-hop recovery, which
-// keeps copies until the neighbour's neighbour has them, is not built.)
+// discarded at its destination. (With the proposal's two-hop recovery on
+// as well: mesh3d_recovery_test.cpp.)
 TEST(Mesh3dRun, LinkRetryAtBer1e4EveryMessageOnce) {
   const Spec s = mesh("[4,4,4]", {"traffic.load=0.3", "run.measure_ns=2000", "link.retry=true",
                                   "link.ber=1e-4"});

@@ -207,6 +207,10 @@ class Engine final : public EngineCore {
   }
 
   // ---- two-hop recovery (dataplane/link/recovery_memory.h; engine_recovery.h) --
+  // Compiled in only where the routing can route from any router (the 3D
+  // mesh's): the other engines' hops pay nothing for it.
+  static constexpr bool kRecovery = policy_reroutes<R>;
+  bool recovering() const { return kRecovery && recovery_; }
   void recovery_keep(Worker& w, uint32_t o, const rte_mbuf* m, uint32_t units);
   void recovery_ack(Worker& w, uint32_t c, uint32_t o, const rte_mbuf* m, uint32_t units);
   void recovery_ack_gone(Worker& w, uint32_t c, const rte_mbuf* m);

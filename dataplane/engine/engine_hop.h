@@ -157,7 +157,7 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
     if (faults_ || why != DropReason::count) {  // refused, or unreachable after a fault
       Hop host{*this, w};
       const DropReason reason = why != DropReason::count ? why : DropReason::no_route;
-      if (recovery_) [[unlikely]] {  // its sender lets its copy go; after a fault, sent again
+      if (recovering()) [[unlikely]] {  // its sender lets its copy go; after a fault, sent again
         recovery_ack_gone(w, c, e.m);
         if (recovery_reroutes(w, reason)) {
           take_unroutable(w.router, host, c, [&](rte_mbuf* m) { recovery_resend(w, lr, m); });
@@ -296,7 +296,7 @@ __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worke
     capture_packet(w, ol.stats, m, now, ov, output_packets(w, o) - 1);
   if (ol.peer_router >= 0) {
     pm->hops++;
-    if (recovery_) [[unlikely]]
+    if (recovering()) [[unlikely]]
       recovery_keep(w, o, m, units);
     if (lcb_) [[unlikely]] {
       LinkHop host{{*this, w}};

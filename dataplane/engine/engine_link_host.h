@@ -44,7 +44,7 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   // Two-hop recovery (link/recovery_memory.h): the ack of packet id sent on
   // output o; a link's death; a fault that may duplicate what is in flight.
   void recovery_ack(uint32_t o, uint64_t id, ps_t release) { w.recovery.ack(o, id, release); }
-  bool recovery_on() const { return e.recovery_; }
+  bool recovery_on() const { return e.recovering(); }
   void recovery_link_down(uint32_t o, bool own_router_dead) {
     e.recovery_link_down(w, o, own_router_dead);
   }

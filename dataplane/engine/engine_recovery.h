@@ -131,7 +131,7 @@ template <class R, class L>
 // caller discards it.
 template <class R, class L>
 bool Engine<R, L>::recovery_reroutes(const Worker& w, DropReason why) const {
-  return recovery_ && w.duplicates.faulted() &&
+  return recovering() && w.duplicates.faulted() &&
          (why == DropReason::no_route || why == DropReason::misrouted ||
           why == DropReason::dead_port);
 }

@@ -58,7 +58,7 @@ struct Engine<R, L>::Hop {
   // Packet m of `units` leaves input channel c now for output o (two-hop
   // recovery: its sender learns when to let its copy go).
   FABEMU_ALWAYS_INLINE void left_input(uint32_t c, uint32_t o, const rte_mbuf* m, uint32_t units) {
-    if (e.recovery_) [[unlikely]]
+    if (e.recovering()) [[unlikely]]
       e.recovery_ack(w, c, o, m, units);
   }
 

@@ -100,6 +100,12 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
                             err))
     return false;
   if (recovery_) {
+    if (!kRecovery) {
+      *err = "two-hop recovery (link.recovery: two_hop) sends packets again from the router "
+             "where they were, and this routing routes only from a packet's source: use the 3D "
+             "mesh's source_route, or set link.recovery: none";
+      return false;
+    }
     w.recovery.init(w.out.size(), cfg_.recovery.size_words);
     w.duplicates.init(cfg_.recovery.keep_ps);
   }

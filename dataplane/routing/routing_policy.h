@@ -91,6 +91,12 @@ DropReason policy_refusal(const typename R::Tables& t, int32_t router, uint8_t i
 // source: R writes a route from there (R::reroute_from); false when there is
 // none, or R cannot route from anywhere but the source.
 template <class R>
+inline constexpr bool policy_reroutes =
+    requires(const typename R::Tables& t, int32_t router, PacketMeta& m) {
+      R::reroute_from(t, router, m);
+    };
+
+template <class R>
 bool policy_reroute(const typename R::Tables& t, int32_t router, PacketMeta& m) {
   if constexpr (requires { R::reroute_from(t, router, m); })
     return R::reroute_from(t, router, m);

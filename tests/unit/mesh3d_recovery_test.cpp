@@ -171,5 +171,17 @@ TEST(Mesh3dRecovery, TwoWorkersSameRecovery) {
   EXPECT_EQ(two.r.json["recovery"], one.r.json["recovery"]);
 }
 
+// Recovery acknowledges a packet where it leaves its input for the output
+// link: a router that queues it at the output first is refused, with the
+// keys to change.
+TEST(Mesh3dRecovery, OutputQueuesAreRefused) {
+  try {
+    mesh({"link.recovery=two_hop", "router.model=input_queued", "router.output_speedup=2"});
+    ADD_FAILURE() << "two-hop recovery with output queues was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("router.output_speedup: 1"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace fabemu

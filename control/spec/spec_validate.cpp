@@ -273,14 +273,9 @@ void SpecValidator::validate_lanes(const Spec& s) const {
                       "{}: lower link.lanes or leave link.lane_degrade out",
                       kMaxLanes, l.lanes));
   // Two-hop recovery acknowledges a packet where it leaves an input FIFO of
-  // the input-queued routers, straight onto its output link.
+  // the input-queued routers (the only ones the mesh3d family has), straight
+  // onto its output link.
   if (l.recovery == "two_hop") {
-    if (s.router.model != "mesh3d" && s.router.model != "input_queued")
-      blame({"link.recovery", "router.model"},
-            fmt::format("two-hop recovery is modelled on the input-queued routers (router.model "
-                        "mesh3d or input_queued), and router.model is {}: choose one of those, "
-                        "or set link.recovery: none",
-                        s.router.model));
     if (s.router.output_speedup > 1)
       blame({"link.recovery", "router.output_speedup"},
             fmt::format("two-hop recovery acknowledges a packet when it leaves its input for "

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <iterator>
 #include <string_view>
+#include <vector>
 
 #include "dataplane/codec/codec_info.h"
 #include "dataplane/codec/mesh3d_codec.h"
@@ -153,6 +154,19 @@ inline void link_crc_seal(CodecKind k, rte_mbuf* m) {
 }
 inline bool link_crc_ok(CodecKind k, const rte_mbuf* m) {
   return with_codec(k, [&](auto c) { return c.link_crc_ok(m); });
+}
+
+// Packet m's encoding written again from its metadata (a changed route) and
+// its own payload, sealed with the link CRC when `seal`; false when it
+// could not be (a copy whose damage the CRC missed keeps its bytes: true).
+inline bool reencode_packet(CodecKind k, rte_mbuf* m, const PacketMeta& meta, bool seal) {
+  std::vector<uint8_t> payload(rte_pktmbuf_data_len(m) + 1u);
+  const int n = decode_payload(k, m, payload.data(), static_cast<uint32_t>(payload.size()));
+  if (n < 0) return true;
+  rte_pktmbuf_trim(m, static_cast<uint16_t>(rte_pktmbuf_pkt_len(m)));
+  if (encode_packet(k, m, meta, payload.data()) == 0) return false;
+  if (seal) link_crc_seal(k, m);
+  return true;
 }
 
 // A packet moved on before its CRC failed (speculative forwarding): it is

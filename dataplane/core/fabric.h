@@ -38,6 +38,12 @@ struct FabricRouter {
   int32_t rank = 0;
   bool dead = false;  // a fault: the router stopped (its ports are marked dead too)
   std::vector<FabricPort> ports;
+  // Its first processor's endpoint, or -1: none attached.
+  int32_t first_endpoint() const {
+    for (const FabricPort& p : ports)
+      if (p.endpoint >= 0) return p.endpoint;
+    return -1;
+  }
 };
 
 struct FabricEndpoint {

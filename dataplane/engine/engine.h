@@ -7,7 +7,7 @@
 //              the run through a RouterHost (engine_router_host.h)
 //   link/      OutLink / InLink: serialization, wire, credits; LinkRetry,
 //              LaneControl, LinkFaults (their host: engine_link_host.h);
-//              RecoveryMemory (two-hop recovery: engine_recovery.h)
+//              TwoHopRecovery
 //   routing/   R (the routing policy, chosen at compile time), selection
 //   endpoint/  Endpoints: traffic sources, source queues, injection,
 //              reassembly, replies (their Host: engine_endpoint.h)
@@ -65,7 +65,7 @@
 #include "dataplane/link/credit_audit.h"
 #include "dataplane/link/go_back_n.h"
 #include "dataplane/link/lane_control.h"
-#include "dataplane/link/recovery_memory.h"
+#include "dataplane/link/two_hop_recovery.h"
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_channel.h"
 #include "dataplane/link/link_counters.h"
@@ -152,10 +152,9 @@ class Engine final : public EngineCore {
     BarrierNetwork barriers;  // its routers' BSU registers (barrier/barrier_network.h)
     CaptureRecorder capture;  // records what crosses its tapped links and ports (capture_tap.h)
     GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
-    // Two-hop recovery (dataplane/link/recovery_memory.h; set up only with
+    // Two-hop recovery (dataplane/link/two_hop_recovery.h; set up only with
     // link.recovery two_hop): its outputs' memories, its endpoints' filter.
-    RecoveryMemory recovery;
-    DuplicateFilter duplicates;
+    TwoHopRecovery recovery;
   };
 
   // ---- setup (engine_setup.h; the rest in engine_core.cpp) ------------------
@@ -206,17 +205,17 @@ class Engine final : public EngineCore {
     return w.retry.damaged_head(host, c, withhold);
   }
 
-  // ---- two-hop recovery (dataplane/link/recovery_memory.h; engine_recovery.h) --
+  // ---- two-hop recovery (dataplane/link/two_hop_recovery.h) ----------------
   // Compiled in only where the routing can route from any router (the 3D
   // mesh's): the other engines' hops pay nothing for it.
   static constexpr bool kRecovery = policy_reroutes<R>;
   bool recovering() const { return kRecovery && recovery_; }
-  void recovery_keep(Worker& w, uint32_t o, const rte_mbuf* m, uint32_t units);
-  void recovery_ack(Worker& w, uint32_t c, uint32_t o, const rte_mbuf* m, uint32_t units);
-  void recovery_ack_gone(Worker& w, uint32_t c, const rte_mbuf* m);
-  void recovery_link_down(Worker& w, uint32_t o, bool own_router_dead);
-  void recovery_resend(Worker& w, uint32_t lr, rte_mbuf* m);
-  bool recovery_reroutes(const Worker& w, DropReason why) const;
+  // After a fault, a packet at local router lr its route cannot take on
+  // is sent again from there (true) rather than discarded.
+  bool reroutes(const Worker& w, DropReason why) const {
+    return recovering() && w.recovery.reroutes(why);
+  }
+  void recovery_resend(Worker& w, uint32_t lr, rte_mbuf* m);  // (engine_link_host.h)
 
   // ---- faults (dataplane/link/link_faults.h; router/input_discard.h) ---------
   // At a window edge at emulated time `now` (engine_link_host.h).
@@ -366,5 +365,4 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_link_host.h"
 #include "dataplane/engine/engine_router_host.h"
 #include "dataplane/engine/engine_run.h"
-#include "dataplane/engine/engine_recovery.h"
 #include "dataplane/engine/engine_setup.h"

@@ -90,7 +90,7 @@ inline void Engine<R, L>::finish_eject(Worker& w, const OutLink& ol, rte_mbuf* m
     return;
   }
   const ps_t tail = now + ol.wire_ps + dur;
-  if (recovering() && w.duplicates.duplicate(meta(m)->id, meta(m)->gen_ps, tail)) [[unlikely]] {
+  if (recovering() && w.recovery.duplicate(m, tail)) [[unlikely]] {
     discard(w, DropReason::duplicate, m);  // two-hop recovery sent it again: the second arrival
     return;
   }

@@ -158,8 +158,9 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
       Hop host{*this, w};
       const DropReason reason = why != DropReason::count ? why : DropReason::no_route;
       if (recovering()) [[unlikely]] {  // its sender lets its copy go; after a fault, sent again
-        recovery_ack_gone(w, c, e.m);
-        if (recovery_reroutes(w, reason)) {
+        LinkHop lh{{*this, w}};
+        w.recovery.ack_gone(lh, w.in[nv_div_.div(c)], e.m);
+        if (w.recovery.reroutes(reason)) {
           take_unroutable(w.router, host, c, [&](rte_mbuf* m) { recovery_resend(w, lr, m); });
           return false;
         }
@@ -296,8 +297,10 @@ __attribute__((always_inline)) inline void Engine<R, L>::deliver_from_link(Worke
     capture_packet(w, ol.stats, m, now, ov, output_packets(w, o) - 1);
   if (ol.peer_router >= 0) {
     pm->hops++;
-    if (recovering()) [[unlikely]]
-      recovery_keep(w, o, m, units);
+    if (recovering()) [[unlikely]] {
+      LinkHop host{{*this, w}};
+      w.recovery.keep(host, o, m, units);
+    }
     if (lcb_) [[unlikely]] {
       LinkHop host{{*this, w}};
       w.retry.send(host, o, m, units, ov, now);

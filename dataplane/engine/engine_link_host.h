@@ -46,9 +46,10 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   void recovery_ack(uint32_t o, uint64_t id, ps_t release) { w.recovery.ack(o, id, release); }
   bool recovery_on() const { return e.recovering(); }
   void recovery_link_down(uint32_t o, bool own_router_dead) {
-    e.recovery_link_down(w, o, own_router_dead);
+    w.recovery.link_down(*this, o, e.ports_div_.div(o), own_router_dead);
   }
-  void recovery_fault(ps_t at) { w.duplicates.fault_at(at); }
+  void recovery_fault(ps_t at) { w.recovery.fault_at(at); }
+  void resend_from(uint32_t lr, rte_mbuf* m) { e.recovery_resend(w, lr, m); }
   // Past the retry receiver: into the router input.
   void enter_input(uint32_t c, rte_mbuf* m, ps_t arrive, bool late) {
     e.enter_input(w, c, m, arrive, late);
@@ -134,6 +135,32 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   }
   Hop& router_host() { return *this; }
 };
+
+// Two-hop recovery (link/two_hop_recovery.h): packet m, at local router lr,
+// gets a route from there on the tables after the fault (the policy's
+// reroute_from) and its encoding for it, and goes first in the source queue
+// of lr's processor; with no route left it is discarded (no_route).
+template <class R, class L>
+[[gnu::noinline]] void Engine<R, L>::recovery_resend(Worker& w, uint32_t lr, rte_mbuf* m) {
+  PacketMeta* pm = meta(m);
+  const int32_t r = w.routers[lr];
+  if (pm->flags & kPktTransmitError) {  // a damaged copy that moved on: its good one follows
+    discard(w, DropReason::dead_port, m);
+    return;
+  }
+  const int32_t ep = f_.routers[size_t(r)].first_endpoint();
+  if (ep < 0 || !policy_reroute<R>(*w.tables.tables, f_.table_router(r), *pm)) {
+    discard(w, DropReason::no_route, m);
+    return;
+  }
+  if (!reencode_packet(static_cast<CodecKind>(cfg_.codec), m, *pm, lcb_)) {
+    fail(w, "packet " + std::to_string(pm->id) + " could not be encoded again for its resend");
+    rte_pktmbuf_free(m);
+    return;
+  }
+  EndpointHost host{*this, w};
+  w.eps.resend(host, static_cast<uint32_t>(ep), m);
+}
 
 template <class R, class L>
 void Engine<R, L>::apply_faults(Worker& w, ps_t now, uint32_t rt_upto) {

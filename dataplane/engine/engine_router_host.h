@@ -58,8 +58,10 @@ struct Engine<R, L>::Hop {
   // Packet m of `units` leaves input channel c now for output o (two-hop
   // recovery: its sender learns when to let its copy go).
   FABEMU_ALWAYS_INLINE void left_input(uint32_t c, uint32_t o, const rte_mbuf* m, uint32_t units) {
-    if (e.recovering()) [[unlikely]]
-      e.recovery_ack(w, c, o, m, units);
+    if (e.recovering()) [[unlikely]] {
+      LinkHop host{{e, w}};
+      w.recovery.ack_departure(host, w.in[e.nv_div_.div(c)], w.out[o], m, units);
+    }
   }
 
   // Faults (link/link_faults.h, link/progress_timer.h): what output o grants is
@@ -74,7 +76,7 @@ struct Engine<R, L>::Hop {
   void discard_at_output(uint32_t o, rte_mbuf* m, uint32_t units, uint8_t vc) {
     unroute_units(o, vc, units);
     const DropReason why = w.out[o].dead ? DropReason::dead_port : DropReason::forward_progress;
-    if (e.recovery_reroutes(w, why)) [[unlikely]] {  // in transit: sent again from here
+    if (e.reroutes(w, why)) [[unlikely]] {  // in transit: sent again from here
       e.recovery_resend(w, e.ports_div_.div(o), m);
       return;
     }

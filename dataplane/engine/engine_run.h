@@ -125,7 +125,7 @@ RunStats Engine<R, L>::merge() {
       out.recovery_resent += n.resent;
       out.recovery_resent_lost += n.resent_lost;
       out.recovery_freed += n.freed_dead;
-      out.recovery_held_at_end += w->recovery.unacknowledged();
+      out.recovery_held_at_end += w->recovery.memory().unacknowledged();
     }
   }
   return out;

@@ -106,8 +106,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
              "mesh's source_route, or set link.recovery: none";
       return false;
     }
-    w.recovery.init(w.out.size(), cfg_.recovery.size_words);
-    w.duplicates.init(cfg_.recovery.keep_ps);
+    w.recovery.init(w.out.size(), cfg_.recovery.size_words, cfg_.recovery.keep_ps);
   }
   if (capturing_) w.capture.init(cfg_.capture, static_cast<uint32_t>(w.id));
   if (lanes_) {

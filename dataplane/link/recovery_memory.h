@@ -22,10 +22,10 @@
 // entry keeps a copy of the packet (its own buffer: the original travels on
 // and is changed and freed downstream).
 //
-// RecoveryMemory owns the memories of one worker's outputs; the engine
-// keeps a copy at each send to a router (keep), applies acks (ack: from
-// this worker's routers directly, from another worker's by the link's
-// channel), and at a link's death takes what is held (take_held).
+// RecoveryMemory owns the memories of one worker's outputs: a copy kept at
+// each send to a router (keep), acks applied (ack: from this worker's
+// routers directly, from another worker's by the link's channel), what is
+// held taken at a link's death (take_held). two_hop_recovery.h drives it.
 #pragma once
 #include <rte_mbuf.h>
 

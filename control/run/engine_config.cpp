@@ -72,6 +72,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.router.mesh3d.lanes = static_cast<uint32_t>(spec.router.routing_lanes);
   c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
+  c.slot_units = static_cast<uint32_t>(spec.traffic.slot_units);
   c.batch_size =
       spec.traffic.process != "bernoulli" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
   c.single_batch = spec.traffic.process == "single_batch";

@@ -159,6 +159,7 @@ struct Spec {
     double load = 0.3;                 // offered load, fraction of injection bandwidth
     std::string process = "bernoulli"; // bernoulli | batch | single_batch
     int batch_size = 1;                // messages per batch (batch process)
+    int slot_units = 1;                // injection-link units per Bernoulli trial
     std::vector<PacketSize> sizes{{64, 1.0}};
     double reply_fraction = 0.0;       // fraction of messages that are requests expecting a reply
     uint32_t reply_bytes = 8;          // payload of each response

@@ -208,10 +208,10 @@ const std::vector<Field>& fields() {
     // Values, help and source from the switch allocators' registrations.
     {"router.switch_allocator", "string", "", switch_allocator_source.c_str(),
      switch_allocator_help.c_str(),
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.switch_allocator = c.one_of(n, switch_allocators().names()); }, "flatfly"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.switch_allocator = c.one_of(n, switch_allocators().names()); }, "flatfly, torus"},
     {"router.islip_iterations", "int", "", "BookSim2 alloc_iters (1 in its default router)",
      "router.switch_allocator islip: iSLIP iterations per cycle (the grant and accept pointers move in the first only); 1..8",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.islip_iterations = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.islip_iterations = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly, torus"},
     // Values and help from the router models' registrations; the source
     // is the yarc profile default's.
     {"router.model", "string", "", BW " §3 (YARC: 8x8 tiles), §7.5 (wormhole inside), §7.6 (subswitch degree)",
@@ -294,6 +294,9 @@ const std::vector<Field>& fields() {
     {"traffic.batch_size", "int", "messages", "fabemu default",
      "messages injected back to back by the batch and single_batch processes",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.batch_size = static_cast<int>(c.integer(n, 1, 65536)); }},
+    {"traffic.slot_units", "int", "flow units", "fabemu default: 1; BookSim2: a cycle (one packet's units)",
+     "a source's Bernoulli trial every this many injection-link units: 1 (fabemu: nearly a Poisson stream for long packets) or a packet's units (BookSim2's injection: at most one packet generated per cycle); 1..4096",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.slot_units = static_cast<int>(c.integer(n, 1, 4096)); }},
     {"traffic.sizes", "list of int or {bytes, weight}", "bytes", T3E " Table 3 (vector put, 8 words); " BW " §4.1 (32-byte write)",
      "message payload mix, e.g. [64] or [{bytes: 8, weight: 3}, {bytes: 64, weight: 1}]",
      read_sizes},

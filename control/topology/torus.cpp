@@ -176,6 +176,39 @@ const std::array<std::vector<uint8_t>, 2>& t3e_optimised_vc_bytes(int k) {
   return cache.emplace(k, std::move(bytes)).first->second;
 }
 
+std::vector<T3eDest> torus_dests(const Fabric& fabric,
+                                 const std::vector<std::array<uint8_t, 3>>& coord) {
+  std::vector<T3eDest> dest(fabric.endpoints.size());
+  for (size_t e = 0; e < fabric.endpoints.size(); ++e) {
+    const FabricEndpoint& ep = fabric.endpoints[e];
+    dest[e].router = ep.router;
+    dest[e].coord = coord[ep.router];
+    dest[e].port = static_cast<uint8_t>(ep.port);
+  }
+  return dest;
+}
+
+void set_torus_fall_through(const Spec& spec, const Fabric& fabric,
+                            std::array<ps_t, kMaxPorts>& straight_ps,
+                            std::array<ps_t, kMaxPorts>& turn_ps,
+                            std::array<ps_t, kMaxPorts>& endpoint_ps) {
+  std::array<ps_t, kMaxPorts> wire{};
+  for (int p = 0; p < kMaxPorts; ++p)
+    for (const FabricRouter& r : fabric.routers)
+      if (p < static_cast<int>(r.ports.size()) && r.ports[p].connected()) {
+        wire[p] = r.ports[p].wire_ps;
+        break;
+      }
+  const ps_t straight = ns_to_ps(spec.router.straight_ns);
+  const ps_t turn = ns_to_ps(spec.router.turn_ns);
+  const ps_t endpoint = ns_to_ps(spec.router.endpoint_ns);
+  for (int p = 0; p < kMaxPorts; ++p) {
+    straight_ps[p] = minus_wire(straight, wire[p]);
+    turn_ps[p] = minus_wire(turn, wire[p]);
+    endpoint_ps[p] = minus_wire(endpoint, wire[p]);
+  }
+}
+
 T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric, T3eTies ties) {
   if (fabric.num_vcs < 4)
     throw std::invalid_argument(
@@ -193,13 +226,7 @@ T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric, T3eTies tie
     }
   for (int d = 0; d < 3; ++d) t.k[d] = static_cast<uint8_t>(kmax[d]);
 
-  t.dest.resize(fabric.endpoints.size());
-  for (size_t e = 0; e < fabric.endpoints.size(); ++e) {
-    const FabricEndpoint& ep = fabric.endpoints[e];
-    t.dest[e].router = ep.router;
-    t.dest[e].coord = t.coord[ep.router];
-    t.dest[e].port = static_cast<uint8_t>(ep.port);
-  }
+  t.dest = torus_dests(fabric, t.coord);
 
   // Source table: the shortest direction in each dimension (ties: see
   // T3eTies). One
@@ -261,22 +288,7 @@ T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric, T3eTies tie
       }
     }
 
-  // Table 2 fall-through (pin to pin, wire included) less the output wire.
-  std::array<ps_t, kMaxPorts> wire{};
-  for (int p = 0; p < kMaxPorts; ++p)
-    for (const FabricRouter& r : fabric.routers)
-      if (p < static_cast<int>(r.ports.size()) && r.ports[p].connected()) {
-        wire[p] = r.ports[p].wire_ps;
-        break;
-      }
-  const ps_t straight = ns_to_ps(spec.router.straight_ns);
-  const ps_t turn = ns_to_ps(spec.router.turn_ns);
-  const ps_t endpoint = ns_to_ps(spec.router.endpoint_ns);
-  for (int p = 0; p < kMaxPorts; ++p) {
-    t.straight_ps[p] = minus_wire(straight, wire[p]);
-    t.turn_ps[p] = minus_wire(turn, wire[p]);
-    t.endpoint_ps[p] = minus_wire(endpoint, wire[p]);
-  }
+  set_torus_fall_through(spec, fabric, t.straight_ps, t.turn_ps, t.endpoint_ps);
   t3e_route_around_faults(t, fabric);
   // A path rewritten around a fault may go the long way round a ring, where
   // an entry chosen for the short way would cross the dateline node on VC1:

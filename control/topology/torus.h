@@ -54,6 +54,18 @@ enum class T3eTies { plus, balanced };
 T3eTables program_t3e_tables(const Spec& spec, const Fabric& fabric,
                              T3eTies ties = T3eTies::balanced);
 
+// Where each endpoint lives: its router, that router's coordinates (coord,
+// per router) and its PE port.
+std::vector<T3eDest> torus_dests(const Fabric& fabric,
+                                 const std::vector<std::array<uint8_t, 3>>& coord);
+
+// Table 2 fall-through (pin to pin, wire included: router.straight_ns,
+// turn_ns, endpoint_ns) less each output port's wire, per output port.
+void set_torus_fall_through(const Spec& spec, const Fabric& fabric,
+                            std::array<ps_t, kMaxPorts>& straight_ps,
+                            std::array<ps_t, kMaxPorts>& turn_ps,
+                            std::array<ps_t, kMaxPorts>& endpoint_ps);
+
 // The VC table bytes of one ring of k for vcs.dateline_assignment
 // "optimised": [0][s] for the + direction entered at ordinate s, [1][s] for
 // the - direction (computed once per k, then cached).

@@ -28,7 +28,7 @@ bool EndpointParams::init(std::string* err) {
     }
     generates[src] = 1;
   }
-  gen_slot_ps = fabric->endpoints[0].unit_ps;
+  gen_slot_ps = fabric->endpoints[0].unit_ps * std::max<uint32_t>(1, tc.slot_units);
   alternate_injection = tc.alternate_injection;
   return true;
 }

@@ -38,6 +38,9 @@ struct TrafficConfig {
   Pattern pattern = Pattern::uniform;
   double load = 0.0;            // fraction of injection bandwidth
   uint32_t batch_size = 1;      // >1: batch (bursty) injection
+  // A Bernoulli trial every this many injection-link units (BookSim2: one
+  // per cycle of one packet; fabemu: one per unit).
+  uint32_t slot_units = 1;
   bool single_batch = false;    // one batch per endpoint at time 0, then nothing
   std::vector<uint32_t> size_bytes{64};
   std::vector<double> size_weight{1.0};
@@ -104,7 +107,8 @@ inline double generation_probability(const PacketFormat& f, const TrafficConfig&
   for (size_t i = 0; i < t.size_bytes.size() && max_payload; i++)
     mean_units += double(request_units(f, t, i)) * t.size_weight[i] / wsum;
   if (mean_units <= 0) return 1.0;
-  return std::min(1.0, t.load / mean_units / std::max<uint32_t>(1, t.batch_size));
+  return std::min(1.0, t.load * std::max<uint32_t>(1, t.slot_units) / mean_units /
+                          std::max<uint32_t>(1, t.batch_size));
 }
 
 class TrafficPattern {

@@ -30,6 +30,7 @@ const ProfileDefaults& fabemu_defaults() {
       {"traffic.load", "0.3"},
       {"traffic.process", "bernoulli"},
       {"traffic.batch_size", "1"},
+      {"traffic.slot_units", "1"},
       {"traffic.reply_fraction", "0.0"},
       {"traffic.reply_bytes", "8"},
       {"traffic.t3e_packets", "[]"},

@@ -30,8 +30,10 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
       "Interconnection Networks, 19.3; McKeown, IEEE/ACM ToN 1999)";
   i.own_keys = {"router.islip_iterations"};
   i.available = [](const RoutingInfo& r) { return r.islip; };
-  i.where = "it is for flatfly min, ran_min, val, ugal and ugal_s";
-  i.limits = "flatfly min, ran_min, val, ugal and ugal_s, without switch speedup or link.retry";
+  i.where = "it is for flatfly min, ran_min, val, ugal and ugal_s, and torus dim_order";
+  i.limits =
+      "flatfly min, ran_min, val, ugal and ugal_s, torus dim_order; without switch speedup or "
+      "link.retry";
   i.check = [](const Spec& s, const WrittenFn&) {
     if (SpecProblem p = speedup_problem(
             s, "router.switch_allocator",

@@ -71,9 +71,32 @@ constexpr const char* kSetHelp =
     "override one spec field after the file: KEY is a dotted path, VALUE a YAML value, e.g. "
     "--set traffic.load=0.5 --set 'topology.dims=[8,8,8]' (repeatable; applied in order)";
 
+void add_set_option(CLI::App* cmd, SpecArgs* args);
+
 // FILE plus any number of --set on a subcommand.
 void add_spec_args(CLI::App* cmd, SpecArgs* args) {
   cmd->add_option("FILE", args->file, "fabric spec (YAML); see topologies/")->required();
+  add_set_option(cmd, args);
+}
+
+// A spec FILE or --booksim FILE (a BookSim2 configuration), with --set and
+// --booksim-set (check and run).
+void add_spec_or_booksim_args(CLI::App* cmd, SpecArgs* args) {
+  cmd->add_option("FILE", args->file, "fabric spec (YAML); see topologies/");
+  cmd->add_option("--booksim", args->booksim,
+                  "read a BookSim2 configuration file instead of a spec (key = value; lines; "
+                  "what fabemu models of BookSim's iq router, every other key refused with "
+                  "its line: docs/fabrics/booksim.md); run prints BookSim's result lines")
+      ->type_name("FILE");
+  cmd->add_option("--booksim-set", args->booksim_sets,
+                  "override one key of the BookSim configuration, as BookSim's own command "
+                  "line does, e.g. --booksim-set injection_rate=0.3 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  add_set_option(cmd, args);
+}
+
+void add_set_option(CLI::App* cmd, SpecArgs* args) {
   // One value per --set, so that `--set a=1 FILE` never swallows FILE.
   cmd->add_option("--set,-s", args->sets, kSetHelp)
       ->type_name("KEY=VALUE")
@@ -99,7 +122,7 @@ int fabemu_main(int argc, char** argv) {
   SpecArgs check_args;
   CLI::App* check = app.add_subcommand(
       "check", "Validate a spec and print a one-line summary of the fabric it builds");
-  add_spec_args(check, &check_args);
+  add_spec_or_booksim_args(check, &check_args);
   check->footer(
       "Prints 'FILE: ok (summary)' and exits 0, or prints 'FILE:LINE:COL: field 'a.b': what is "
       "wrong and what to do' to stderr and exits 2.");
@@ -163,7 +186,7 @@ int fabemu_main(int argc, char** argv) {
   std::vector<std::string> run_eal;
   CLI::App* run = app.add_subcommand(
       "run", "Emulate the fabric under its traffic plan and print a summary of the statistics");
-  add_spec_args(run, &run_args);
+  add_spec_or_booksim_args(run, &run_args);
   run->add_option("--json", run_opts.json_out,
                   "write the full statistics as JSON to OUT ('-': stdout)")
       ->type_name("OUT");

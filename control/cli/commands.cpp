@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -14,6 +15,7 @@
 
 #include "control/analysis/analysis.h"
 #include "control/barrier/barrier_tree.h"
+#include "control/booksim/booksim_import.h"
 #include "control/cli/cli.h"
 #include "control/cli/describe_faults.h"
 #include "control/cli/output.h"
@@ -101,11 +103,63 @@ std::string link_retry_problem(const Spec& spec, const Fabric& sliced) {
   return router < 0 ? std::string() : retry_timeout_problem(worst, router, port);
 }
 
-// Loads the spec; on failure prints the SpecError and returns false.
-bool load(const SpecArgs& args, Spec* spec, std::ostream& err) {
+// A run from a BookSim2 configuration: the run, then BookSim's result lines
+// from its JSON report (--json's file, or a temporary one).
+int run_booksim(const Spec& spec, const RunOptions& opts, const BooksimSpec& booksim,
+                std::ostream& out, std::ostream& err) {
+  RunOptions o = opts;
+  std::string temp;
+  if (o.json_out.empty() || o.json_out == "-") {
+    char path[] = "/tmp/fabemu-booksim-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) {
+      err << "fabemu run: --booksim: cannot make a temporary file for the report: "
+          << std::strerror(errno) << "\n";
+      return kExitRunFailed;
+    }
+    close(fd);
+    temp = path;
+    o.json_out = temp;
+  }
+  const int status = run_command(spec, o);
+  std::ifstream in(o.json_out);
+  nlohmann::json report;
+  if (in) report = nlohmann::json::parse(in, nullptr, false);
+  if (!temp.empty()) {
+    if (opts.json_out == "-" && !report.is_discarded()) out << report.dump(2) << "\n";
+    std::remove(temp.c_str());
+  }
+  if (report.is_discarded() || !report.is_object()) {
+    err << "fabemu run: --booksim: the run wrote no report to read BookSim's lines from\n";
+    return status ? status : kExitRunFailed;
+  }
+  out << booksim_results(report, booksim);
+  return status;
+}
+
+// Loads the spec, from its file or from a BookSim2 configuration (whose
+// translation goes to *booksim when given); on failure prints the error and
+// returns false.
+bool load(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* booksim = nullptr) {
+  if (args.file.empty() == args.booksim.empty()) {
+    err << "fabemu: give a spec FILE or --booksim FILE (one of them)\n";
+    return false;
+  }
   try {
-    *spec = load_spec(args.file, args.sets);
+    if (args.booksim.empty()) {
+      *spec = load_spec(args.file, args.sets);
+      return true;
+    }
+    BooksimConfig config;
+    config.read_file(args.booksim);
+    for (const std::string& s : args.booksim_sets) config.apply_override(s);
+    BooksimSpec b = booksim_to_spec(config);
+    for (const std::string& note : b.notes) err << "fabemu: BookSim: note: " << note << "\n";
+    *spec = load_spec_text(b.yaml, args.sets, args.booksim);
+    if (booksim) *booksim = std::move(b);
     return true;
+  } catch (const BooksimConfigError& e) {
+    err << e.what() << "\n";
   } catch (const SpecError& e) {
     err << e.what() << "\n";
   } catch (const std::exception& e) {
@@ -163,10 +217,13 @@ std::string fabric_one_line(const Spec& spec, const Fabric& f) {
 
 int check_command(const SpecArgs& args, std::ostream& out, std::ostream& err) {
   Spec spec;
-  if (!load(args, &spec, err)) return kExitUsage;
+  BooksimSpec booksim;
+  if (!load(args, &spec, err, &booksim)) return kExitUsage;
   try {
     const Fabric f = runnable_fabric(spec);
-    out << args.file << ": ok (" << fabric_one_line(spec, f) << ")\n";
+    const std::string& name = args.booksim.empty() ? args.file : args.booksim;
+    out << name << ": ok (" << fabric_one_line(spec, f) << ")\n";
+    if (!args.booksim.empty()) out << booksim.yaml;  // the spec it runs as
     return kExitOk;
   } catch (const SpecError& e) {
     err << e.what() << "\n";
@@ -497,7 +554,8 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
   SpecArgs with_control = args;  // --control is --set run.control_socket (checked alike)
   if (!opts.control_socket.empty())
     with_control.sets.push_back("run.control_socket=" + nlohmann::json(opts.control_socket).dump());
-  if (!load(with_control, &spec, err)) return kExitUsage;
+  BooksimSpec booksim;
+  if (!load(with_control, &spec, err, &booksim)) return kExitUsage;
   spec.overrides = args.sets;  // as given: --control is an option of its own
   (void)out;  // the runner prints its own summary and progress
   for (const std::string& t : opts.capture_taps) {
@@ -547,7 +605,8 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
     spec.capture.taps.insert(spec.capture.taps.end(), opts.capture_taps.begin(),
                              opts.capture_taps.end());
     if (!memory_warning.empty()) err << "fabemu run: WARNING: " << memory_warning << "\n";
-    return run_command(spec, opts);
+    if (args.booksim.empty()) return run_command(spec, opts);
+    return run_booksim(spec, opts, booksim, out, err);
   } catch (const SpecError& e) {
     err << e.what() << "\n";
     return kExitUsage;

@@ -19,6 +19,10 @@ struct RunOptions;  // control/run/runner.h
 struct SpecArgs {
   std::string file;
   std::vector<std::string> sets;
+  // --booksim FILE: a BookSim2 configuration instead of a spec file
+  // (control/booksim/booksim_import.h), and its KEY=VALUE overrides.
+  std::string booksim;
+  std::vector<std::string> booksim_sets;
 };
 
 // Prints "FILE: ok (<summary>)"; on a bad spec "FILE:LINE:COL: field 'a.b':

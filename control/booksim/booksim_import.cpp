@@ -1,0 +1,306 @@
+#include "control/booksim/booksim_import.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace fabemu {
+
+namespace {
+
+// BookSim's defaults (its booksim_config.cpp) for the keys the import reads.
+constexpr int kDefaultK = 8, kDefaultN = 2, kDefaultVcs = 16, kDefaultVcBuf = 8;
+constexpr int kDefaultWarmup = 3, kDefaultSample = 1000, kDefaultMaxSamples = 10;
+
+// Keys whose value fabemu models only at one setting: BookSim's value there,
+// and what fabemu lacks for the others.
+struct FixedKey {
+  double value;
+  double booksim_default;
+  const char* why;
+};
+const std::map<std::string, FixedKey>& fixed_keys() {
+  static const std::map<std::string, FixedKey> keys{
+      {"routing_delay", {0, 1, "fabemu's iSLIP router routes ahead (lookahead routing); set routing_delay = 0"}},
+      {"vc_alloc_delay", {1, 1, "the VC allocator takes one cycle in fabemu's iSLIP router"}},
+      {"sw_alloc_delay", {1, 1, "the switch allocator takes one cycle in fabemu's iSLIP router"}},
+      {"st_prepare_delay", {0, 0, "the crossbar is one stage in fabemu's iSLIP router"}},
+      {"st_final_delay", {1, 1, "the crossbar is one stage in fabemu's iSLIP router"}},
+      {"credit_delay", {1, 0, "credits take one cycle to process in fabemu's iSLIP router; set credit_delay = 1"}},
+      {"input_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
+      {"output_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
+      {"internal_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
+      {"packet_size", {1, 1, "fabemu's routers are virtual cut-through: packets of several flits with wormhole flow control are not modelled"}},
+      {"wait_for_tail_credit", {0, 0, "fabemu's iSLIP router frees an output VC when the tail is sent"}},
+      {"classes", {1, 1, "fabemu's BookSim import runs one traffic class"}},
+      {"sim_count", {1, 1, "fabemu runs one simulation per run"}},
+      {"speculative", {0, 0, "speculative switch allocation is not modelled"}},
+      {"noq", {0, 0, "next-hop output queueing is not modelled"}},
+      {"hold_switch_for_packet", {0, 0, "one-flit packets never hold the switch"}},
+      {"subnets", {1, 1, "one network"}},
+      {"include_queuing", {1, 1, "fabemu's latency includes source queueing, as BookSim's default"}},
+      {"use_read_write", {0, 0, "request/reply traffic is not imported"}},
+      {"injection_rate_uses_flits", {0, 0, "with one-flit packets it changes nothing"}},
+  };
+  return keys;
+}
+
+// Keys read for their value (validated where they are used), and keys
+// BookSim reads that change nothing fabemu models (accepted, said once).
+const std::set<std::string>& read_keys() {
+  static const std::set<std::string> keys{
+      "topology",       "k",          "n",           "c",
+      "x",              "y",          "xr",          "yr",
+      "routing_function", "router",   "num_vcs",     "vc_buf_size",
+      "vc_allocator",   "sw_allocator", "alloc_iters", "arb_type",
+      "use_noc_latency", "traffic",   "injection_process", "injection_rate",
+      "sim_type",       "warmup_periods", "sample_period", "max_samples",
+      "latency_thres",  "warmup_thres", "acc_warmup_thres", "stopping_thres",
+      "acc_stopping_thres", "seed",   "print_activity", "print_csv_results",
+      "watch_file",     "watch_packets", "watch_flits", "watch_out",
+      "stats_out",      "viewer_trace", "deadlock_warn_timeout", "measure_stats",
+      "pair_stats",     "perm_seed",
+  };
+  return keys;
+}
+
+[[noreturn]] void refuse(const BooksimEntry& e, const std::string& why) {
+  throw BooksimConfig::error_at(e, why);
+}
+
+// The entry that set key, or a stand-in naming the file when it was not set.
+BooksimEntry entry_of(const BooksimConfig& c, const std::string& key, const std::string& file) {
+  if (const BooksimEntry* e = c.find(key)) return *e;
+  BooksimEntry e;
+  e.key = key;
+  e.file = file;
+  e.raw = "(BookSim's default)";
+  return e;
+}
+
+void check_keys(const BooksimConfig& c) {
+  for (const BooksimEntry& e : c.entries()) {
+    if (read_keys().count(e.key)) continue;
+    const auto it = fixed_keys().find(e.key);
+    if (it == fixed_keys().end())
+      refuse(e, fmt::format("'{}' is not modelled by fabemu's BookSim import (docs/fabrics/"
+                            "booksim.md lists what is): remove it",
+                            e.key));
+  }
+  for (const auto& [key, rule] : fixed_keys()) {
+    const double v = c.get_double(key, rule.booksim_default);
+    if (std::fabs(v - rule.value) > 1e-9) {
+      const BooksimEntry* e = c.find(key);
+      const std::string msg =
+          fmt::format("{} = {:g} is not modelled ({}); fabemu models {} = {:g}", key, v, rule.why,
+                      key, rule.value);
+      if (e) refuse(*e, msg);
+      throw BooksimConfigError(c.entries().empty() ? "" : c.entries().front().file, 0,
+                               msg + " (BookSim's default: write " + key + " = " +
+                                   fmt::format("{:g}", rule.value) + "; in the file)");
+    }
+  }
+}
+
+int positive(const BooksimConfig& c, const std::string& key, int fallback, int most,
+             const std::string& file) {
+  const int v = c.get_int(key, fallback);
+  if (v < 1 || v > most)
+    refuse(entry_of(c, key, file), fmt::format("{} must be 1 to {} here, got {}", key, most, v));
+  return v;
+}
+
+struct Measure {
+  int warmup_cycles, measure_cycles;
+};
+
+Measure measurement(const BooksimConfig& c, const std::string& file, BooksimSpec* out) {
+  const std::string sim = c.get_string("sim_type", "latency");
+  if (sim != "latency" && sim != "throughput")
+    refuse(entry_of(c, "sim_type", file),
+           "sim_type " + sim + " is not modelled: use latency or throughput");
+  out->sim_type = sim;
+  out->latency_thres = c.get_double("latency_thres", 500.0);
+  const int warmup = c.get_int("warmup_periods", kDefaultWarmup);
+  const int sample = positive(c, "sample_period", kDefaultSample, 10000000, file);
+  const int samples = positive(c, "max_samples", kDefaultMaxSamples, 100000, file);
+  if (warmup < 0 || warmup >= samples)
+    refuse(entry_of(c, "warmup_periods", file),
+           fmt::format("warmup_periods must be 0 to max_samples - 1 ({}), got {}", samples - 1,
+                       warmup));
+  out->notes.push_back(fmt::format(
+      "BookSim stops sampling once its figures converge (warmup_thres, stopping_thres); "
+      "fabemu runs {} warm-up periods and all {} further periods of {} cycles",
+      warmup, samples - warmup, sample));
+  return {warmup * sample, (samples - warmup) * sample};
+}
+
+std::string traffic_pattern(const BooksimConfig& c, const std::string& topology,
+                            const std::string& file, int nodes, BooksimSpec* out) {
+  const BooksimEntry e = entry_of(c, "traffic", file);
+  const BooksimCall call = c.get_call("traffic", "uniform");
+  if (call.name == "uniform") {
+    out->notes.push_back(
+        "BookSim's uniform traffic sends to the source itself too (1 destination in " +
+        std::to_string(nodes) + "); fabemu's does not");
+    return "uniform";
+  }
+  if (call.name == "bitcomp") {
+    if (nodes & (nodes - 1)) refuse(e, "bitcomp needs a power-of-two node count");
+    return "bitcomp";  // ~src: the same node whichever way the digits are numbered
+  }
+  if (call.name == "tornado" && topology == "torus") return "tornado";
+  if (call.name == "neighbor" && topology == "flatfly") return "neighbor";
+  refuse(e, "traffic " + call.name + " is not imported for topology " + topology +
+                " (its destinations depend on BookSim's node numbering, which fabemu's fabric "
+                "does not share yet): use uniform, bitcomp" +
+                (topology == "torus" ? ", tornado" : ", neighbor"));
+}
+
+void common_router_keys(const BooksimConfig& c, const std::string& file, BooksimSpec* out) {
+  if (c.get_string("router", "iq") != "iq")
+    refuse(entry_of(c, "router", file), "only BookSim's iq router is modelled: router = iq");
+  for (const char* k : {"vc_allocator", "sw_allocator"})
+    if (c.get_string(k, "islip") != "islip")
+      refuse(entry_of(c, k, file),
+             std::string(k) + " " + c.get_string(k, "islip") +
+                 " is not modelled (separable allocators are not built): use islip");
+  if (c.get_string("injection_process", "bernoulli") != "bernoulli")
+    refuse(entry_of(c, "injection_process", file),
+           "injection_process " + c.get_string("injection_process", "") +
+               " is not modelled: use bernoulli");
+  if (c.get_int("alloc_iters", 1) != 1)
+    out->notes.push_back(
+        "BookSim's iq router does not read alloc_iters (it makes its allocators without the "
+        "configuration): fabemu runs one iSLIP iteration, as BookSim does");
+}
+
+}  // namespace
+
+BooksimSpec booksim_to_spec(const BooksimConfig& c) {
+  const std::string file = c.entries().empty() ? std::string("<booksim>") : c.entries().front().file;
+  check_keys(c);
+  BooksimSpec out;
+  common_router_keys(c, file, &out);
+  const std::string topology = c.get_string("topology", "torus");
+  const int vcs = positive(c, "num_vcs", kDefaultVcs, 8, file);
+  const int vc_buf = positive(c, "vc_buf_size", kDefaultVcBuf, 4096, file);
+  const double rate = c.get_double("injection_rate", 0.1);
+  if (!(rate > 0 && rate <= 1))
+    refuse(entry_of(c, "injection_rate", file), "injection_rate must be above 0 and at most 1");
+  const Measure m = measurement(c, file, &out);
+  const int seed = c.get_int("seed", 0);
+  std::string y;
+  if (topology == "torus") {
+    const int k = positive(c, "k", kDefaultK, 255, file);
+    const int n = c.get_int("n", kDefaultN);
+    if (n != 3)
+      refuse(entry_of(c, "n", file),
+             fmt::format("n = {}: fabemu's torus family is three-dimensional; set n = 3", n));
+    if (c.get_string("routing_function", "none") != "dim_order")
+      refuse(entry_of(c, "routing_function", file),
+             "routing_function " + c.get_string("routing_function", "none") +
+                 " is not modelled on the torus: use dim_order");
+    if (vcs < 2)
+      refuse(entry_of(c, "num_vcs", file), "dim_order needs at least 2 VCs (a dateline class each)");
+    if (c.get_int("use_noc_latency", 1) != 0)
+      refuse(entry_of(c, "use_noc_latency", file),
+             "use_noc_latency 1 (BookSim's default) lengthens the torus channels by their "
+             "placement, which is not modelled: set use_noc_latency = 0");
+    const int nodes = k * k * k;
+    const std::string pattern = traffic_pattern(c, topology, file, nodes, &out);
+    // One cycle = one packet of 2 flits of 0.5 ns (docs/fabrics/booksim.md).
+    out.cycle_ns = 1.0;
+    y = fmt::format(
+        "profile: t3e\ntopology:\n  family: torus\n  dims: [{k}, {k}, {k}]\nrouting: dim_order\n"
+        "vcs:\n  count: {vcs}\n  buffer_units: {buf}\n"
+        "router:\n  switch_allocator: islip\n  straight_ns: 3\n  turn_ns: 3\n  endpoint_ns: 4\n"
+        "packet:\n  header_units: 1\n"
+        "link:\n  lanes: 1\n  lane_gbps: 140\n  wire_ns: 2\n",
+        fmt::arg("k", k), fmt::arg("vcs", vcs), fmt::arg("buf", 2 * vc_buf));
+    y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  sizes: [8]\n  slot_units: 2\n",
+                     pattern, rate);
+  } else if (topology == "flatfly") {
+    const int k = positive(c, "k", kDefaultK, 64, file);
+    const int n = c.get_int("n", kDefaultN);
+    const int conc = c.get_int("c", 1);
+    if (n != 1)
+      refuse(entry_of(c, "n", file), fmt::format("n = {}: only the one-dimensional flatfly (a k-ary 2-flat) is imported; set n = 1", n));
+    if (conc != k)
+      refuse(entry_of(c, "c", file),
+             fmt::format("c = {}: fabemu's k-ary 2-flat has k endpoints per router; set c = {}",
+                         conc, k));
+    const std::string rf = c.get_string("routing_function", "none");
+    static const std::map<std::string, std::string> routings{
+        {"ran_min", "ran_min"}, {"valiant", "val"}, {"ugal", "ugal"}};
+    const auto it = routings.find(rf);
+    if (it == routings.end())
+      refuse(entry_of(c, "routing_function", file),
+             "routing_function " + rf + " is not modelled on the flatfly: use ran_min, valiant or ugal");
+    if (rf == "ugal")
+      out.notes.push_back(
+          "fabemu's ugal is the flattened butterfly paper's (decided at the head of the input "
+          "buffer), not BookSim's (decided once at the source on credits)");
+    const std::string pattern = traffic_pattern(c, topology, file, k * k, &out);
+    // One cycle = one 19-phit packet on a YARC link; a hop is BookSim's 4
+    // cycles as the pipeline's 2 (switch allocation and crossbar), the
+    // wire's 1 and the VC allocation cycle (docs/fabrics/booksim.md).
+    out.cycle_ns = 30.4;
+    y = fmt::format(
+        "profile: flatfly\ntopology:\n  family: flatfly\n  k: {k}\n  n: 2\nrouting: {r}\n"
+        "vcs:\n  count: {vcs}\n  buffer_units: {buf}\n  injection: rotate\n"
+        "router:\n  switch_allocator: islip\n  latency_ns: 60.8\nlink:\n  wire_ns: 30.4\n",
+        fmt::arg("k", k), fmt::arg("r", it->second), fmt::arg("vcs", vcs),
+        fmt::arg("buf", 19 * vc_buf));
+    y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  slot_units: 19\n", pattern, rate);
+  } else {
+    refuse(entry_of(c, "topology", file),
+           "topology " + topology + " is not imported yet: use torus or flatfly");
+  }
+  y += fmt::format("run:\n  seed: {}\n  warmup_ns: {}\n  measure_ns: {}\n", seed > 0 ? seed : 1,
+                   m.warmup_cycles * out.cycle_ns, m.measure_cycles * out.cycle_ns);
+  out.yaml = "# From the BookSim2 configuration " + file + " (fabemu run --booksim)\n" + y;
+  return out;
+}
+
+std::string booksim_results(const nlohmann::json& r, const BooksimSpec& s) {
+  const double cyc = s.cycle_ns;
+  const auto lat = [&](const char* block, const char* f) {
+    return r.value(block, nlohmann::json::object()).value(f, 0.0) / cyc;
+  };
+  std::string o;
+  const double mean = lat("latency_ns", "mean");
+  if (s.sim_type == "latency" && mean > s.latency_thres) {
+    o += fmt::format("Average latency for class 0 exceeded {:g} cycles. Aborting simulation.\n",
+                     s.latency_thres);
+    o += "Simulation unstable, ending ...\n";
+  } else {
+    const double offered = r.value("offered_load", 0.0), accepted = r.value("accepted_load", 0.0);
+    const double entered = r.value("entered_load", offered);
+    const double hops = r.value("hops", nlohmann::json::object()).value("mean", 0.0);
+    o += "====== Overall Traffic Statistics ======\n====== Traffic class 0 ======\n";
+    const auto three = [&](const char* name, const char* block) {
+      o += fmt::format("{} average = {:g} (1 samples)\n", name, lat(block, "mean"));
+      o += fmt::format("\tminimum = {:g} (1 samples)\n", lat(block, "min"));
+      o += fmt::format("\tmaximum = {:g} (1 samples)\n", lat(block, "max"));
+    };
+    three("Packet latency", "latency_ns");
+    three("Network latency", "network_latency_ns");
+    three("Flit latency", "latency_ns");  // one-flit packets
+    o += fmt::format("Injected packet rate average = {:g} (1 samples)\n", entered);
+    o += fmt::format("Accepted packet rate average = {:g} (1 samples)\n", accepted);
+    o += fmt::format("Injected flit rate average = {:g} (1 samples)\n", entered);
+    o += fmt::format("Accepted flit rate average = {:g} (1 samples)\n", accepted);
+    o += "Injected packet size average = 1 (1 samples)\n";
+    o += "Accepted packet size average = 1 (1 samples)\n";
+    // BookSim counts routers, the last one included; fabemu links between them.
+    o += fmt::format("Hops average = {:g} (1 samples)\n", hops + 1);
+  }
+  const double wall = r.value("performance", nlohmann::json::object()).value("wall_s", 0.0);
+  o += fmt::format("Total run time {:g}\n", wall);
+  return o;
+}
+
+}  // namespace fabemu

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# fabemu run --booksim / check --booksim: BookSim2's own configuration
+# files (topologies/booksim/*.cfg, the configurations of
+# shared/reference/booksim-torus.md and booksim-flatfly.md) read and run,
+# BookSim's result lines printed and within 5% of BookSim2's figures:
+#   torus 4x4x4 dim_order, injection_rate 0.3: latency 19.27 cycles;
+#     saturation (sim_type throughput, rate 1.0) 0.6541
+#   flatfly 32-ary 2-flat ran_min, rate 0.1: latency 10.00 cycles
+# and what fabemu does not model refused at its FILE:LINE, exit 2.
+# Usage: booksim_import.sh FABEMU_BINARY SOURCE_DIR  (about 15 s)
+set -euo pipefail
+fabemu=${1:?usage: booksim_import.sh FABEMU_BINARY SOURCE_DIR}
+src=${2:?usage: booksim_import.sh FABEMU_BINARY SOURCE_DIR}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+torus="$src/topologies/booksim/torus-4x4x4.cfg"
+flatfly="$src/topologies/booksim/flatfly-32x2.cfg"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# The value of BookSim's result line NAME ("NAME = X (1 samples)").
+value() { sed -n "s/^$2 = \([-0-9.e+]*\).*/\1/p" "$1" | head -1; }
+within() {  # WHAT GOT WANT: within 5%
+  if python3 -c "import sys; g, w = float('$2'), float('$3'); sys.exit(0 if abs(g / w - 1) <= 0.05 else 1)"; then
+    echo "OK   $1: $2 (BookSim2 $3)"
+  else
+    fail "$1: $2, BookSim2 $3"
+  fi
+}
+
+"$fabemu" check --booksim "$torus" >"$out/check.txt" || fail "check --booksim exited $?"
+grep -q ": ok (" "$out/check.txt" || fail "check prints no ok line"
+grep -q "routing: dim_order" "$out/check.txt" || fail "check prints no translated spec"
+
+"$fabemu" run --booksim "$torus" --quiet >"$out/t03.txt" 2>"$out/t03.err"
+for line in "====== Overall Traffic Statistics ======" "Packet latency average = " \
+    "Accepted packet rate average = " "Hops average = " "Total run time "; do
+  grep -q "^$line" "$out/t03.txt" || fail "no '$line' line"
+done
+within "torus latency at 0.3 (cycles)" "$(value "$out/t03.txt" "Packet latency average")" 19.27
+within "torus accepted at 0.3" "$(value "$out/t03.txt" "Accepted packet rate average")" 0.3
+grep -q "note: BookSim's uniform traffic sends to the source itself" "$out/t03.err" ||
+  fail "the self-traffic difference is not noted"
+
+"$fabemu" run --booksim "$torus" --booksim-set injection_rate=1.0 \
+  --booksim-set sim_type=throughput --quiet >"$out/tsat.txt" 2>/dev/null
+within "torus saturation" "$(value "$out/tsat.txt" "Accepted packet rate average")" 0.6541
+
+"$fabemu" run --booksim "$flatfly" --quiet >"$out/f01.txt" 2>/dev/null
+within "flatfly ran_min latency at 0.1 (cycles)" \
+  "$(value "$out/f01.txt" "Packet latency average")" 10.00
+
+# Refusals: a key fabemu does not model, at its line; an unknown key.
+sed 's/packet_size = 1;/packet_size = 4;/' "$torus" >"$out/ps4.cfg"
+set +e
+"$fabemu" run --booksim "$out/ps4.cfg" --quiet >/dev/null 2>"$out/ps4.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "packet_size = 4 exited $rc, want 2"
+grep -q "ps4.cfg:11: 'packet_size = 4'.*wormhole" "$out/ps4.err" || fail "packet_size refusal: $(cat "$out/ps4.err")"
+printf 'topology = torus; k = 4; n = 3;\nfrobnicate = 3;\n' >"$out/unknown.cfg"
+set +e
+"$fabemu" check --booksim "$out/unknown.cfg" >/dev/null 2>"$out/unknown.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "an unknown key exited $rc, want 2"
+grep -q "unknown.cfg:2: 'frobnicate = 3'" "$out/unknown.err" || fail "unknown key: $(cat "$out/unknown.err")"
+
+echo "$fails failed"
+[ "$fails" = 0 ]

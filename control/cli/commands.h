@@ -4,6 +4,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "control/analysis/route_sample.h"
@@ -17,6 +18,9 @@ struct RunOptions;  // control/run/runner.h
 
 // A spec file and the --set overrides that go with it.
 struct SpecArgs {
+  SpecArgs() = default;
+  SpecArgs(std::string spec_file, std::vector<std::string> spec_sets)
+      : file(std::move(spec_file)), sets(std::move(spec_sets)) {}
   std::string file;
   std::vector<std::string> sets;
   // --booksim FILE: a BookSim2 configuration instead of a spec file

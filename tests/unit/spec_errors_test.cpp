@@ -168,7 +168,7 @@ TEST(SpecErrors, EndpointMappedTwice) {
 TEST(SpecErrors, RoutingMustExistForTheFamily) {
   SpecError e = error_of("routing: minimal\n");
   expect_at(e, "routing", 1, 10);
-  EXPECT_NE(e.message().find("set routing to one of adaptive, dimension_order, direction_order"),
+  EXPECT_NE(e.message().find("set routing to one of adaptive, dim_order, dimension_order, direction_order"),
             std::string::npos)
       << e.what();
 

@@ -23,12 +23,12 @@ struct FixedKey {
 };
 const std::map<std::string, FixedKey>& fixed_keys() {
   static const std::map<std::string, FixedKey> keys{
-      {"routing_delay", {0, 1, "fabemu's iSLIP router routes ahead (lookahead routing); set routing_delay = 0"}},
+      {"routing_delay", {0, 1, "fabemu's iSLIP router routes ahead (lookahead routing)"}},
       {"vc_alloc_delay", {1, 1, "the VC allocator takes one cycle in fabemu's iSLIP router"}},
       {"sw_alloc_delay", {1, 1, "the switch allocator takes one cycle in fabemu's iSLIP router"}},
       {"st_prepare_delay", {0, 0, "the crossbar is one stage in fabemu's iSLIP router"}},
       {"st_final_delay", {1, 1, "the crossbar is one stage in fabemu's iSLIP router"}},
-      {"credit_delay", {1, 0, "credits take one cycle to process in fabemu's iSLIP router; set credit_delay = 1"}},
+      {"credit_delay", {1, 0, "credits take one cycle to process in fabemu's iSLIP router"}},
       {"input_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
       {"output_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
       {"internal_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
@@ -92,14 +92,14 @@ void check_keys(const BooksimConfig& c) {
   for (const auto& [key, rule] : fixed_keys()) {
     const double v = c.get_double(key, rule.booksim_default);
     if (std::fabs(v - rule.value) > 1e-9) {
-      const BooksimEntry* e = c.find(key);
-      const std::string msg =
-          fmt::format("{} = {:g} is not modelled ({}); fabemu models {} = {:g}", key, v, rule.why,
-                      key, rule.value);
-      if (e) refuse(*e, msg);
-      throw BooksimConfigError(c.entries().empty() ? "" : c.entries().front().file, 0,
-                               msg + " (BookSim's default: write " + key + " = " +
-                                   fmt::format("{:g}", rule.value) + "; in the file)");
+      if (const BooksimEntry* e = c.find(key))
+        refuse(*e, fmt::format("{} = {:g} is not modelled ({}); fabemu models {} = {:g}", key, v,
+                               rule.why, key, rule.value));
+      throw BooksimConfigError(
+          c.entries().empty() ? "" : c.entries().front().file, 0,
+          fmt::format("{} is not set, so BookSim's default {:g} would apply, which fabemu does "
+                      "not model ({}): write {} = {:g}; in the file",
+                      key, v, rule.why, key, rule.value));
     }
   }
 }

@@ -104,7 +104,8 @@ std::string link_retry_problem(const Spec& spec, const Fabric& sliced) {
 }
 
 // A run from a BookSim2 configuration: the run, then BookSim's result lines
-// from its JSON report (--json's file, or a temporary one).
+// from its JSON report (--json's file, or a temporary one), on standard
+// output (standard error when the report itself goes there, --json -).
 int run_booksim(const Spec& spec, const RunOptions& opts, const BooksimSpec& booksim,
                 std::ostream& out, std::ostream& err) {
   RunOptions o = opts;
@@ -133,7 +134,8 @@ int run_booksim(const Spec& spec, const RunOptions& opts, const BooksimSpec& boo
     err << "fabemu run: --booksim: the run wrote no report to read BookSim's lines from\n";
     return status ? status : kExitRunFailed;
   }
-  out << booksim_results(report, booksim);
+  // With --json - standard output is the report's alone.
+  (opts.json_out == "-" ? err : out) << booksim_results(report, booksim);
   return status;
 }
 

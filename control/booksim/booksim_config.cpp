@@ -4,16 +4,17 @@
 #include "control/booksim/booksim_config.h"
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <sstream>
 #include <utility>
 
+#include "control/booksim/booksim_numbers.h"
 #include "control/spec/spec_error.h"  // printable()
 
 namespace fabemu {
+
+using namespace booksim_numbers;
 
 namespace {
 
@@ -41,83 +42,10 @@ bool is_open(char c) { return c == '(' || c == '{'; }
 bool is_close(char c) { return c == ')' || c == '}'; }
 char closer_of(char open) { return open == '(' ? ')' : '}'; }
 
-std::string quoted(std::string_view s) { return "'" + printable(s) + "'"; }
-std::string quoted(char c) { return quoted(std::string_view(&c, 1)); }
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
-}
-
-// --- Numbers, as BookSim's lexer tells them --------------------------------
-
-// -?[0-9]+
-bool is_integer_text(std::string_view s) {
-  if (!s.empty() && s.front() == '-') s.remove_prefix(1);
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!is_digit(c)) return false;
-  return true;
-}
-
-size_t count_digits(std::string_view s, size_t from) {
-  size_t n = 0;
-  while (from + n < s.size() && is_digit(s[from + n])) ++n;
-  return n;
-}
-
-// -?([0-9]*\.)?[0-9]+([eE][+-]?[0-9]+)? with a point or an exponent: a
-// point needs digits after it ("5." is not a number to BookSim).
-bool is_float_text(std::string_view s) {
-  size_t i = (!s.empty() && s.front() == '-') ? 1 : 0;
-  size_t whole = count_digits(s, i);
-  i += whole;
-  bool point = i < s.size() && s[i] == '.';
-  if (point) {
-    size_t frac = count_digits(s, i + 1);
-    if (frac == 0) return false;
-    i += 1 + frac;
-  } else if (whole == 0) {
-    return false;
-  }
-  bool exponent = i < s.size() && (s[i] == 'e' || s[i] == 'E');
-  if (exponent) {
-    ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    size_t digits = count_digits(s, i);
-    if (digits == 0) return false;
-    i += digits;
-  }
-  return i == s.size() && (point || exponent);
-}
-
-// Starts the way a number does, so that a name it cannot be (BookSim would
-// split "5x" into 5 and x, a syntax error).
-bool looks_numeric(std::string_view s) {
-  size_t i = (!s.empty() && s.front() == '-') ? 1 : 0;
-  if (i >= s.size()) return false;
-  return is_digit(s[i]) || (s[i] == '.' && i + 1 < s.size() && is_digit(s[i + 1]));
-}
-
-std::string not_a_number_message(std::string_view s) {
-  if (s.size() > 1 && s.back() == '.' && is_integer_text(s.substr(0, s.size() - 1))) {
-    std::string whole(s.substr(0, s.size() - 1));
-    return quoted(s) + " is not a number to BookSim; write " + whole + ".0 or " + whole;
-  }
-  return quoted(s) +
-         " is neither a number (BookSim reads integers such as 8 and decimals such as 0.5 or "
-         "1e-3) nor a name (a name starts with a letter)";
-}
-
-bool parse_int(std::string_view s, int* out) {
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && end == s.data() + s.size();
-}
-
-bool parse_double(std::string_view s, double* out) {
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && end == s.data() + s.size();
 }
 
 // --- Brackets --------------------------------------------------------------
@@ -518,114 +446,6 @@ BooksimConfigError BooksimConfig::error_at(const BooksimEntry& entry, const std:
   std::string where = entry.from_override() ? override_where(entry.override_arg) : entry.file;
   return BooksimConfigError(where, entry.line,
                             "'" + entry.key + " = " + printable(entry.raw) + "': " + message);
-}
-
-namespace {
-
-// "element 'x': " when a list's element is at fault, to point at it.
-std::string element_prefix(const BooksimEntry& e, std::string_view text) {
-  return text == e.raw ? "" : "element " + quoted(text) + ": ";
-}
-
-int entry_int(const BooksimEntry& e, std::string_view text) {
-  if (!is_integer_text(text))
-    throw BooksimConfig::error_at(
-        e, element_prefix(e, text) + e.key + " takes an integer" +
-               (is_float_text(text) ? ", without a point or exponent" : "") + ", as " + e.key +
-               " = 8;");
-  int value = 0;
-  if (!parse_int(text, &value))
-    throw BooksimConfig::error_at(e, quoted(text) + " is too large: BookSim's integers run from " +
-                                         std::to_string(std::numeric_limits<int>::min()) + " to " +
-                                         std::to_string(std::numeric_limits<int>::max()));
-  return value;
-}
-
-double entry_double(const BooksimEntry& e, std::string_view text) {
-  double value = 0;
-  if (!(is_integer_text(text) || is_float_text(text)))
-    throw BooksimConfig::error_at(
-        e, element_prefix(e, text) + e.key + " takes a number, as " + e.key + " = 0.5;");
-  if (!parse_double(text, &value))
-    throw BooksimConfig::error_at(e, quoted(text) + " is too large for a number");
-  return value;
-}
-
-void refuse_list(const BooksimEntry& e, const char* what) {
-  if (e.kind == BooksimValueKind::kList)
-    throw BooksimConfig::error_at(
-        e, e.key + " takes a single " + std::string(what) + " here, not a list");
-}
-
-void refuse_number(const BooksimEntry& e) {
-  if (e.kind == BooksimValueKind::kInteger || e.kind == BooksimValueKind::kFloat)
-    throw BooksimConfig::error_at(e, e.key + " takes a name (such as uniform), not a number");
-}
-
-// A list's elements, or the single value as one.
-std::vector<std::string> elements_of(const BooksimEntry& e) {
-  return e.kind == BooksimValueKind::kList ? e.elements : std::vector<std::string>{e.raw};
-}
-
-}  // namespace
-
-int BooksimConfig::get_int(std::string_view key, int fallback) const {
-  const BooksimEntry* e = find(key);
-  if (!e) return fallback;
-  refuse_list(*e, "integer");
-  return entry_int(*e, e->raw);
-}
-
-double BooksimConfig::get_double(std::string_view key, double fallback) const {
-  const BooksimEntry* e = find(key);
-  if (!e) return fallback;
-  refuse_list(*e, "number");
-  return entry_double(*e, e->raw);
-}
-
-std::string BooksimConfig::get_string(std::string_view key, const std::string& fallback) const {
-  const BooksimEntry* e = find(key);
-  if (!e) return fallback;
-  refuse_number(*e);
-  return e->raw;
-}
-
-std::vector<int> BooksimConfig::get_int_list(std::string_view key,
-                                             const std::vector<int>& fallback) const {
-  const BooksimEntry* e = find(key);
-  if (!e) return fallback;
-  std::vector<int> values;
-  for (const std::string& element : elements_of(*e)) values.push_back(entry_int(*e, element));
-  return values;
-}
-
-std::vector<double> BooksimConfig::get_double_list(std::string_view key,
-                                                   const std::vector<double>& fallback) const {
-  const BooksimEntry* e = find(key);
-  if (!e) return fallback;
-  std::vector<double> values;
-  for (const std::string& element : elements_of(*e)) values.push_back(entry_double(*e, element));
-  return values;
-}
-
-std::vector<std::string> BooksimConfig::get_string_list(
-    std::string_view key, const std::vector<std::string>& fallback) const {
-  const BooksimEntry* e = find(key);
-  if (!e) return fallback;
-  refuse_number(*e);
-  return elements_of(*e);
-}
-
-BooksimCall BooksimConfig::get_call(std::string_view key, std::string_view fallback) const {
-  const BooksimEntry* e = find(key);
-  if (!e) return parse_booksim_call(fallback);
-  refuse_list(*e, "name");
-  refuse_number(*e);
-  try {
-    return parse_booksim_call(e->raw);
-  } catch (const std::invalid_argument& err) {
-    throw error_at(*e, err.what());
-  }
 }
 
 }  // namespace fabemu

@@ -195,6 +195,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
   std::string y;
   if (topology == "torus") {
     const int k = positive(c, "k", kDefaultK, 255, file);
+    if (k < 2) refuse(entry_of(c, "k", file), "k must be at least 2: a ring or router row of one has no links");
     const int n = c.get_int("n", kDefaultN);
     if (n != 3)
       refuse(entry_of(c, "n", file),
@@ -224,6 +225,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
                      pattern, rate);
   } else if (topology == "flatfly") {
     const int k = positive(c, "k", kDefaultK, 64, file);
+    if (k < 2) refuse(entry_of(c, "k", file), "k must be at least 2: a ring or router row of one has no links");
     const int n = c.get_int("n", kDefaultN);
     const int conc = c.get_int("c", 1);
     if (n != 1)

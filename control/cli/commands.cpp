@@ -16,6 +16,7 @@
 #include "control/analysis/analysis.h"
 #include "control/barrier/barrier_tree.h"
 #include "control/booksim/booksim_import.h"
+#include "control/cli/booksim_run.h"
 #include "control/cli/cli.h"
 #include "control/cli/describe_faults.h"
 #include "control/cli/output.h"
@@ -103,42 +104,6 @@ std::string link_retry_problem(const Spec& spec, const Fabric& sliced) {
   return router < 0 ? std::string() : retry_timeout_problem(worst, router, port);
 }
 
-// A run from a BookSim2 configuration: the run, then BookSim's result lines
-// from its JSON report (--json's file, or a temporary one), on standard
-// output (standard error when the report itself goes there, --json -).
-int run_booksim(const Spec& spec, const RunOptions& opts, const BooksimSpec& booksim,
-                std::ostream& out, std::ostream& err) {
-  RunOptions o = opts;
-  std::string temp;
-  if (o.json_out.empty() || o.json_out == "-") {
-    char path[] = "/tmp/fabemu-booksim-XXXXXX";
-    const int fd = mkstemp(path);
-    if (fd < 0) {
-      err << "fabemu run: --booksim: cannot make a temporary file for the report: "
-          << std::strerror(errno) << "\n";
-      return kExitRunFailed;
-    }
-    close(fd);
-    temp = path;
-    o.json_out = temp;
-  }
-  const int status = run_command(spec, o);
-  std::ifstream in(o.json_out);
-  nlohmann::json report;
-  if (in) report = nlohmann::json::parse(in, nullptr, false);
-  if (!temp.empty()) {
-    if (opts.json_out == "-" && !report.is_discarded()) out << report.dump(2) << "\n";
-    std::remove(temp.c_str());
-  }
-  if (report.is_discarded() || !report.is_object()) {
-    err << "fabemu run: --booksim: the run wrote no report to read BookSim's lines from\n";
-    return status ? status : kExitRunFailed;
-  }
-  // With --json - standard output is the report's alone.
-  (opts.json_out == "-" ? err : out) << booksim_results(report, booksim);
-  return status;
-}
-
 // Loads the spec, from its file or from a BookSim2 configuration (whose
 // translation goes to *booksim when given); on failure prints the error and
 // returns false.
@@ -152,12 +117,8 @@ bool load(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* book
       *spec = load_spec(args.file, args.sets);
       return true;
     }
-    BooksimConfig config;
-    config.read_file(args.booksim);
-    for (const std::string& s : args.booksim_sets) config.apply_override(s);
-    BooksimSpec b = booksim_to_spec(config);
-    for (const std::string& note : b.notes) err << "fabemu: BookSim: note: " << note << "\n";
-    *spec = load_spec_text(b.yaml, args.sets, args.booksim);
+    BooksimSpec b;
+    *spec = load_booksim_spec(args, &b, err);
     if (booksim) *booksim = std::move(b);
     return true;
   } catch (const BooksimConfigError& e) {
@@ -167,7 +128,7 @@ bool load(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* book
   } catch (const std::exception& e) {
     // load_spec promises SpecError only; anything else is still a spec that
     // must not start.
-    err << args.file << ": " << e.what() << "\n";
+    err << (args.booksim.empty() ? args.file : args.booksim) << ": " << e.what() << "\n";
   }
   return false;
 }

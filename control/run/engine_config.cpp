@@ -73,6 +73,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.pattern = spec_detail::pattern_of(spec.traffic.pattern);  // a name the loader accepted
   c.load = spec.traffic.load;
   c.slot_units = static_cast<uint32_t>(spec.traffic.slot_units);
+  c.to_self = spec.traffic.to_self;
   c.batch_size =
       spec.traffic.process != "bernoulli" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
   c.single_batch = spec.traffic.process == "single_batch";
@@ -121,6 +122,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
                                                : PhaseSync::none;
   c.phase_messages = static_cast<uint32_t>(spec.traffic.phase_messages);
   c.alternate_injection = spec.traffic.response_priority == "alternate";
+  if (spec.vcs.injection == "free") c.inject_free_vcs = static_cast<uint8_t>(fabric.num_vcs);
   if (c.phases != PhaseSync::none) c.barrier = barrier_config(spec, fabric);
   return c;
 }

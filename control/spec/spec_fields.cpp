@@ -254,9 +254,9 @@ const std::vector<Field>& fields() {
     {"vcs.count", "int", "VCs", T3E " §1 (5 VCs); " BW " §4.2 (request, response); " FB " §3.1 (VAL: one VC per phase)",
      "virtual channels per port; the routing algorithm bounds it",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.count = static_cast<int>(c.integer(n, 1, kMaxVcs)); }},
-    {"vcs.injection", "string", "", "class: fabemu default; rotate: BookSim2's sources (the next VC after the last they used)",
-     "the VC a source injects each packet on, into its router's input buffer: class (its traffic class's first VC, where the routing starts it) or rotate (its class's VCs in turn, packet by packet, so the router's input from the endpoint has them all); flatfly min, min_ad, val, ugal, ugal_s, clos_ad (ran_min always rotates over every VC)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.injection = c.one_of(n, {"class", "rotate"}); }, "flatfly"},
+    {"vcs.injection", "string", "", "class: fabemu default; rotate: BookSim2's sources in turn; free: BookSim2's trafficmanager (the next VC after the last used that has room)",
+     "the VC a source injects each packet on, into its router's input buffer: class (its traffic class's first VC, where the routing starts it), rotate (its class's VCs in turn, packet by packet, so the router's input from the endpoint has them all; flatfly min, min_ad, val, ugal, ugal_s, clos_ad; BookSim's routings, which start a packet on any VC, always rotate over every VC) or free (as BookSim2's sources choose: the first VC after the one used last whose router buffer has room for the packet, so that a full VC does not hold the source up; BookSim's routings only: flatfly ran_min, valiant_booksim, ugal_booksim, torus dim_order)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.injection = c.one_of(n, {"class", "rotate", "free"}); }, "torus, flatfly"},
     {"vcs.buffer_units", "int", "flow units", T3E " §1 (12 flits); " BW " §4.2 (256 phits); " FB " §3.2 (32 single-flit packets per port: 16 of 19 phits per VC)",
      "input buffer per port and VC; must hold a whole packet (virtual cut-through)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }},
@@ -269,7 +269,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order, dimension_order, adaptive; clos: updown, adaptive; flatfly: min, ran_min, val, min_ad, ugal, ugal_s, clos_ad; hypercube: ecube; butterfly: dest; fat_hypercube: spider_tables",
+     "routing algorithm for the family: torus: direction_order, dimension_order, adaptive; clos: updown, adaptive; flatfly: min, ran_min, val, min_ad, ugal, ugal_s, clos_ad, valiant_booksim, ugal_booksim; hypercube: ecube; butterfly: dest; fat_hypercube: spider_tables",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.
@@ -297,6 +297,9 @@ const std::vector<Field>& fields() {
     {"traffic.slot_units", "int", "flow units", "fabemu default: 1; BookSim2: a cycle (one packet's units)",
      "a source's Bernoulli trial every this many injection-link units: 1 (fabemu: nearly a Poisson stream for long packets) or a packet's units (BookSim2's injection: at most one packet generated per cycle); 1..4096",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.slot_units = static_cast<int>(c.integer(n, 1, 4096)); }},
+    {"traffic.to_self", "bool", "", "fabemu default: false; BookSim2: true (its uniform draws any of the N nodes)",
+     "whether uniform traffic (and hotspot's uniform part) may pick the source itself as destination: false (any other endpoint) or true (any endpoint, as BookSim2's uniform; such a packet goes into its router and straight out again); the fixed patterns (transpose, bitcomp, tornado, neighbor, permutation, flatfly_worst) are not changed by it",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.to_self = c.boolean(n); }},
     {"traffic.sizes", "list of int or {bytes, weight}", "bytes", T3E " Table 3 (vector put, 8 words); " BW " §4.1 (32-byte write)",
      "message payload mix, e.g. [64] or [{bytes: 8, weight: 3}, {bytes: 64, weight: 1}]",
      read_sizes},

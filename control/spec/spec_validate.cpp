@@ -80,6 +80,7 @@ void SpecValidator::validate(Spec& s) const {
                       join(reg.routing_names(s.topology.family))));
   validate_router_model(s, *routing);
   validate_switch_allocator(s, *routing);
+  validate_injection_vc(s, *routing);
   if (s.traffic.adaptive_fraction < 1.0 && s.routing != "adaptive")
     blame({"traffic.adaptive_fraction", "routing"},
           fmt::format("traffic.adaptive_fraction {} marks packets for adaptive routing, but "
@@ -400,6 +401,25 @@ void SpecValidator::validate_switch_allocator(const Spec& s, const RoutingInfo& 
                       "router.switch_allocator",
                       chosen.name, s.routing, printable(s.topology.family), chosen.where));
   check_choice(s, chosen);
+}
+
+// vcs.injection free chooses among every VC, which only a routing that
+// starts packets on any VC allows; rotate is the flatfly classes' rotation
+// (the torus's dim_order rotates over every VC whatever the key says).
+void SpecValidator::validate_injection_vc(const Spec& s, const RoutingInfo& routing) const {
+  if (s.vcs.injection == "free" && !routing.injects_on_any_vc)
+    blame({"vcs.injection", "routing"},
+          fmt::format("vcs.injection free lets a source start a packet on any VC, but routing '{}' "
+                      "starts each traffic class on VCs of its own: use it with BookSim's routings "
+                      "(flatfly ran_min, valiant_booksim, ugal_booksim; torus dim_order), or set "
+                      "vcs.injection class or rotate",
+                      printable(s.routing)));
+  if (s.vcs.injection == "rotate" && s.topology.family == "torus" && !routing.injects_on_any_vc)
+    blame({"vcs.injection", "routing"},
+          fmt::format("vcs.injection rotate turns over a traffic class's VCs, which torus "
+                      "routing '{}' assigns itself: remove the key, or use routing dim_order "
+                      "(which rotates over every VC)",
+                      printable(s.routing)));
 }
 
 // What the port bindings need from the rest of the spec (clashes between

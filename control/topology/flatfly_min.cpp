@@ -24,6 +24,7 @@ FABEMU_REGISTER_ROUTING([] {
       "router.switch_allocator islip)",
       1);
   r.max_vcs = kMaxVcs;
+  r.injects_on_any_vc = true;
   return r;
 }());
 

@@ -82,6 +82,9 @@ struct RoutingInfo {
   // It has an engine on the cycle-synchronous allocator too
   // (router.switch_allocator islip, router/input_queued_islip.h).
   bool islip = false;
+  // A source may start a packet on any VC (BookSim2's routings: dim_order,
+  // ran_min), so vcs.injection free may choose among them all.
+  bool injects_on_any_vc = false;
   std::function<std::unique_ptr<EngineBase>(const Spec&, const Fabric&, const EngineConfig&)>
       make_engine;
   // Programs tables for `fabric` (this topology, e.g. with faults marked)

@@ -32,7 +32,8 @@ TorusBooksimTables program_booksim_dor_tables(const Spec& spec, const Fabric& fa
   return t;
 }
 
-FABEMU_REGISTER_ROUTING(policy_routing<TorusBooksimDor>(
+FABEMU_REGISTER_ROUTING([] {
+  RoutingInfo r = policy_routing<TorusBooksimDor>(
     "torus", "dim_order",
     "BookSim2's dim_order: X, then Y, then Z, each the shorter way round (ties at random); "
     "a packet entering a dimension above its destination's ordinate uses the upper half of the "
@@ -41,7 +42,10 @@ FABEMU_REGISTER_ROUTING(policy_routing<TorusBooksimDor>(
     [](const Fabric& f) {
       return f.routers.size() * 3 + f.endpoints.size() * sizeof(T3eDest) +
              sizeof(TorusBooksimTables);
-    }));
+    });
+  r.injects_on_any_vc = true;
+  return r;
+}());
 
 }  // namespace
 

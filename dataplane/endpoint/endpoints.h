@@ -76,6 +76,7 @@ struct EndpointParams {
   uint32_t reassembly_slots = 0;  // per processor; 0: no message spans packets
   uint32_t barrier_units = 0;     // BSUs per node the phases rotate over (traffic.phases)
   bool alternate_injection = false;  // TrafficConfig's, here beside the hot path's other reads
+  uint8_t inject_free_vcs = 0;       // TrafficConfig's (vcs.injection free), likewise
   const DeliveryHook* on_deliver = nullptr;  // tests' per-packet hook (may be empty)
   // Traffic: Bernoulli trials, one per injection-link unit time (gen_slot_ps),
   // each succeeding with p = load / (mean units per message), so that the
@@ -163,6 +164,9 @@ class Endpoints {
                     bool measured, ps_t gen_ps, uint32_t header_units = 0);
   template <class H> void build_packet(H& h, rte_mbuf* m, const uint8_t* payload);
   template <class H> void try_inject(H& h, uint32_t e);
+  static constexpr uint8_t kNoVc = 0xFF;
+  uint8_t free_vc(const Nic& ep, uint32_t e, uint8_t routed, uint32_t units, ps_t now,
+                  ps_t* wake) const;
   uint32_t choose_slice(uint32_t p, uint8_t cls, uint16_t hash, const uint32_t* placed) const;
   template <class H> void arm_wake(H& h, uint32_t e, ps_t t) {
     Nic& ep = ep_[e];

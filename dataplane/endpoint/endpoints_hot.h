@@ -233,10 +233,10 @@ void Endpoints::try_inject(H& h, uint32_t e) {
       q.head_vc = pm.vc;
       q.head_state = SourceQueue::kHeadKnown;
     }
-    const uint8_t v = q.head_vc;
     const uint32_t units = q.head_units;
     ps_t wake = kNever;
-    if (!credits_[size_t(e) * nv + v].available(units, now, &wake)) {
+    const uint8_t v = p_.inject_free_vcs ? free_vc(ep, e, q.head_vc, units, now, &wake) : q.head_vc;
+    if (v == kNoVc || !credits_[size_t(e) * nv + v].available(units, now, &wake)) {
       if (!(q.head_state & SourceQueue::kHeadStalled)) {  // once per packet
         q.head_state |= SourceQueue::kHeadStalled;
         h.stats().links[ep.link].credit_stalls++;
@@ -253,6 +253,10 @@ void Endpoints::try_inject(H& h, uint32_t e) {
       }
       *meta(m) = q.front_meta();
       build_packet(h, m, synthetic_payload());
+    }
+    if (p_.inject_free_vcs) {  // the packet goes on the VC chosen for it
+      meta(m)->vc = v;
+      ep.last_vc = v;
     }
     q.pop();
     if (!phase_.empty() && qi == 0 && q.len == 0 && phase_[e].join_pending) [[unlikely]] {
@@ -282,6 +286,24 @@ void Endpoints::try_inject(H& h, uint32_t e) {
     if (ep.queued()) arm_wake(h, e, ep.inj_free);
     return;
   }
+}
+
+// vcs.injection free, as BookSim2's sources choose: of the block of
+// inject_free_vcs VCs that holds the routing's VC (a traffic class's), the
+// first after the one last used whose router input has room for the packet
+// (BookSim: not full, for one flit; here all its units, for cut-through).
+// kNoVc when none has: *wake is lowered to the first credits' arrival.
+inline uint8_t Endpoints::free_vc(const Nic& ep, uint32_t e, uint8_t routed, uint32_t units,
+                                  ps_t now, ps_t* wake) const {
+  const uint32_t n = p_.inject_free_vcs;
+  const uint32_t base = routed >= n ? n : 0;  // at most two classes' blocks
+  uint32_t v = ep.last_vc >= base && ep.last_vc < base + n ? ep.last_vc : base + n - 1;
+  const CreditCounter* cr = &credits_[size_t(e) * p_.nv];
+  for (uint32_t k = 0; k < n; k++) {
+    v = v + 1 == base + n ? base : v + 1;
+    if (cr[v].available(units, now, wake)) return static_cast<uint8_t>(v);
+  }
+  return kNoVc;
 }
 
 // The proposal's recovery step 4 ("in-transit messages move from the

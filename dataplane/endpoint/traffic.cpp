@@ -18,6 +18,7 @@ bool TrafficPattern::init(const Fabric& f, const TrafficConfig& cfg, uint64_t se
   n_ = f.processors();  // with network slices: between processors (slice 0's endpoints)
   hotspot_ = cfg.hotspot;
   hotspot_fraction_ = cfg.hotspot_fraction;
+  to_self_ = cfg.to_self;
   if ((pattern_ == Pattern::hotspot) && hotspot_ >= n_) {
     *err = "traffic.hotspot " + std::to_string(hotspot_) + " is not an endpoint (fabric has " +
            std::to_string(n_) + ")";

@@ -41,6 +41,8 @@ struct TrafficConfig {
   // A Bernoulli trial every this many injection-link units (BookSim2: one
   // per cycle of one packet; fabemu: one per unit).
   uint32_t slot_units = 1;
+  // Uniform destinations include the source itself (BookSim2's uniform).
+  bool to_self = false;
   bool single_batch = false;    // one batch per endpoint at time 0, then nothing
   std::vector<uint32_t> size_bytes{64};
   std::vector<double> size_weight{1.0};
@@ -60,6 +62,11 @@ struct TrafficConfig {
   // The injection link takes the request and response queues in turn
   // rather than responses first (traffic.response_priority alternate).
   bool alternate_injection = false;
+  // vcs.injection free (BookSim2's sources): a source puts each packet on
+  // the first VC with room, of its class's block of this many VCs, after
+  // the VC it used last (endpoints_hot.h, Endpoints::free_vc); 0: on the
+  // VC its routing gives.
+  uint8_t inject_free_vcs = 0;
   PhaseSync phases = PhaseSync::none;
   uint32_t phase_messages = 0;  // per processor and phase
 };
@@ -143,6 +150,7 @@ class TrafficPattern {
 
  private:
   uint32_t uniform(uint32_t src, Rng& rng) const {
+    if (to_self_) return rng.below(n_);
     if (n_ < 2) return src;
     uint32_t d = rng.below(n_ - 1);  // any endpoint but the source
     return d >= src ? d + 1 : d;
@@ -151,6 +159,7 @@ class TrafficPattern {
   uint32_t n_ = 0;
   uint32_t hotspot_ = 0;
   double hotspot_fraction_ = 0;
+  bool to_self_ = false;
   std::vector<uint32_t> fixed_;
   // flatfly_worst: the endpoints grouped by router (routers in id order), and
   // per endpoint where in by_router_ the next router's group is.

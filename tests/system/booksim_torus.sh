@@ -11,13 +11,14 @@
 #     traffic (every packet 3 hops: 18 cycles) and on the 1-hop packets of
 #     neighbor traffic (10 cycles), as the minimum latency of each run;
 #   - saturation (offered 1.0) within 5% of BookSim's 0.6541;
-#   - mean latency within 5% of BookSim's at loads 0.02 .. 0.3, in cycles
-#     (BookSim's include source queueing, as fabemu's latency_ns does);
-#     0.4 .. 0.6 printed, not asserted: fabemu queues 5-11% more there, not
-#     yet explained (docs/fabrics/booksim.md).
-# BookSim's uniform includes the source itself (1 of 64 destinations);
-# fabemu's does not, which puts 0.19 cycles (4 x 0.048 hops) on fabemu's
-# zero-load mean. Usage: booksim_torus.sh FABEMU_BINARY SOURCE_DIR (about 30 s)
+#   - mean latency within 5% of BookSim's at every stable load, 0.02 .. 0.6,
+#     in cycles (BookSim's include source queueing, as fabemu's latency_ns
+#     does). fabemu stays above BookSim by 1.6-4.9% from load 0.2 on (seeds
+#     2-4 put 0.6 at +4.7% to +5.6%): docs/fabrics/booksim.md.
+# As BookSim's, the uniform traffic includes the source itself
+# (traffic.to_self) and a source puts a packet on the next VC with room
+# (vcs.injection free). Usage: booksim_torus.sh FABEMU_BINARY SOURCE_DIR
+# (about 30 s)
 set -euo pipefail
 fabemu=${1:?usage: booksim_torus.sh FABEMU_BINARY SOURCE_DIR}
 src=${2:?usage: booksim_torus.sh FABEMU_BINARY SOURCE_DIR}
@@ -60,11 +61,7 @@ booksim = {"0.02": 18.14, "0.1": 18.31, "0.2": 18.70, "0.3": 19.27, "0.4": 20.40
 for load, want in booksim.items():
     j = report("load-" + load)
     got = j["latency_ns"]["mean"]
-    if float(load) <= 0.3:
-        check(f"mean latency at load {load} (cycles)", got, want, abs(got / want - 1) <= 0.05)
-    else:  # open: fabemu queues more than BookSim here (docs/fabrics/booksim.md)
-        print(f"{'mean latency at load ' + load + ' (cycles)':44} fabemu {got:9.4f}  BookSim2 "
-              f"{want:9.4f}  info {100 * (got / want - 1):+.1f}%")
+    check(f"mean latency at load {load} (cycles)", got, want, abs(got / want - 1) <= 0.05)
     acc = j["accepted_load"]
     check(f"accepted at load {load}", acc, float(load), abs(acc / float(load) - 1) <= 0.05)
 print("FAIL" if fails else "PASS", f"({fails} failed)")

@@ -230,17 +230,20 @@ TEST(DeliveryProperty, IslipReproductionsDeliverEveryPacket) {
       {booksim, {"topology.k=16", "traffic.load=0.1"}},
       {booksim, {"traffic.load=0.3", "run.seed=4", "run.workers=2"}},
       // UGAL at saturation (the file's load 1.0) with 4 and 8 VCs.
-      {booksim, {"topology.k=8", "routing=ugal", "vcs.count=4", "run.workers=2"}},
-      {booksim, {"topology.k=8", "routing=ugal", "vcs.count=8", "run.workers=2"}},
+      {booksim, {"topology.k=8", "routing=ugal", "vcs.count=4", "vcs.injection=rotate", "run.workers=2"}},
+      {booksim, {"topology.k=8", "routing=ugal", "vcs.count=8", "vcs.injection=rotate", "run.workers=2"}},
+      // BookSim's own UGAL and Valiant, at saturation, on VC halves.
+      {booksim, {"topology.k=8", "routing=ugal_booksim", "vcs.count=4", "run.workers=2"}},
+      {booksim, {"topology.k=8", "routing=valiant_booksim", "vcs.count=8", "run.workers=2"}},
       {booksim,
-       {"topology.k=3", "topology.n=3", "routing=ugal_s", "vcs.count=4", "traffic.load=0.3",
+       {"topology.k=3", "topology.n=3", "routing=ugal_s", "vcs.count=4", "vcs.injection=rotate", "traffic.load=0.3",
         "run.seed=19", "run.workers=2", "run.warmup_ns=0", "run.measure_ns=10000",
         "run.check_invariants=true"}},
       {booksim,
-       {"topology.k=2", "topology.n=4", "routing=val", "vcs.count=4", "traffic.load=0.2",
+       {"topology.k=2", "topology.n=4", "routing=val", "vcs.count=4", "vcs.injection=rotate", "traffic.load=0.2",
         "run.seed=22", "run.warmup_ns=0", "run.measure_ns=10000", "run.check_invariants=true"}},
       {booksim,
-       {"topology.k=4", "routing=val", "vcs.count=4", "traffic.load=0.2", "run.seed=22",
+       {"topology.k=4", "routing=val", "vcs.count=4", "vcs.injection=rotate", "traffic.load=0.2", "run.seed=22",
         "run.warmup_ns=0", "run.measure_ns=30000", "run.check_invariants=true"}},
   };
   for (const Config& c : cases) expect_every_packet_delivered(c, spec_of(c.file, c.sets));

@@ -31,6 +31,7 @@ const ProfileDefaults& fabemu_defaults() {
       {"traffic.process", "bernoulli"},
       {"traffic.batch_size", "1"},
       {"traffic.slot_units", "1"},
+      {"traffic.to_self", "false"},
       {"traffic.reply_fraction", "0.0"},
       {"traffic.reply_bytes", "8"},
       {"traffic.t3e_packets", "[]"},

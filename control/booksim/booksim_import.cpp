@@ -138,15 +138,10 @@ Measure measurement(const BooksimConfig& c, const std::string& file, BooksimSpec
 }
 
 std::string traffic_pattern(const BooksimConfig& c, const std::string& topology,
-                            const std::string& file, int nodes, BooksimSpec* out) {
+                            const std::string& file, int nodes) {
   const BooksimEntry e = entry_of(c, "traffic", file);
   const BooksimCall call = c.get_call("traffic", "uniform");
-  if (call.name == "uniform") {
-    out->notes.push_back(
-        "BookSim's uniform traffic sends to the source itself too (1 destination in " +
-        std::to_string(nodes) + "); fabemu's does not");
-    return "uniform";
-  }
+  if (call.name == "uniform") return "uniform";  // with traffic.to_self, as BookSim's draws
   if (call.name == "bitcomp") {
     if (nodes & (nodes - 1)) refuse(e, "bitcomp needs a power-of-two node count");
     return "bitcomp";  // ~src: the same node whichever way the digits are numbered
@@ -157,6 +152,11 @@ std::string traffic_pattern(const BooksimConfig& c, const std::string& topology,
                 " (its destinations depend on BookSim's node numbering, which fabemu's fabric "
                 "does not share yet): use uniform, bitcomp" +
                 (topology == "torus" ? ", tornado" : ", neighbor"));
+}
+
+// BookSim's uniform draws any of the N nodes, the source too.
+std::string to_self(const std::string& pattern) {
+  return pattern == "uniform" ? "  to_self: true\n" : "";
 }
 
 void common_router_keys(const BooksimConfig& c, const std::string& file, BooksimSpec* out) {
@@ -211,18 +211,18 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
              "use_noc_latency 1 (BookSim's default) lengthens the torus channels by their "
              "placement, which is not modelled: set use_noc_latency = 0");
     const int nodes = k * k * k;
-    const std::string pattern = traffic_pattern(c, topology, file, nodes, &out);
+    const std::string pattern = traffic_pattern(c, topology, file, nodes);
     // One cycle = one packet of 2 flits of 0.5 ns (docs/fabrics/booksim.md).
     out.cycle_ns = 1.0;
     y = fmt::format(
         "profile: t3e\ntopology:\n  family: torus\n  dims: [{k}, {k}, {k}]\nrouting: dim_order\n"
-        "vcs:\n  count: {vcs}\n  buffer_units: {buf}\n"
+        "vcs:\n  count: {vcs}\n  buffer_units: {buf}\n  injection: free\n"
         "router:\n  switch_allocator: islip\n  straight_ns: 3\n  turn_ns: 3\n  endpoint_ns: 4\n"
         "packet:\n  header_units: 1\n"
         "link:\n  lanes: 1\n  lane_gbps: 140\n  wire_ns: 2\n",
         fmt::arg("k", k), fmt::arg("vcs", vcs), fmt::arg("buf", 2 * vc_buf));
-    y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  sizes: [8]\n  slot_units: 2\n",
-                     pattern, rate);
+    y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  sizes: [8]\n  slot_units: 2\n{}",
+                     pattern, rate, to_self(pattern));
   } else if (topology == "flatfly") {
     const int k = positive(c, "k", kDefaultK, 64, file);
     if (k < 2) refuse(entry_of(c, "k", file), "k must be at least 2: a ring or router row of one has no links");
@@ -236,27 +236,30 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
                          conc, k));
     const std::string rf = c.get_string("routing_function", "none");
     static const std::map<std::string, std::string> routings{
-        {"ran_min", "ran_min"}, {"valiant", "val"}, {"ugal", "ugal"}};
+        {"ran_min", "ran_min"}, {"valiant", "valiant_booksim"}, {"ugal", "ugal_booksim"}};
     const auto it = routings.find(rf);
     if (it == routings.end())
       refuse(entry_of(c, "routing_function", file),
              "routing_function " + rf + " is not modelled on the flatfly: use ran_min, valiant or ugal");
-    if (rf == "ugal")
-      out.notes.push_back(
-          "fabemu's ugal is the flattened butterfly paper's (decided at the head of the input "
-          "buffer), not BookSim's (decided once at the source on credits)");
-    const std::string pattern = traffic_pattern(c, topology, file, k * k, &out);
+    if (rf != "ran_min" && vcs % 2)
+      refuse(entry_of(c, "num_vcs", file),
+             fmt::format("num_vcs = {}: {} splits the VCs into two halves, which with an odd "
+                         "count share the middle VC and can deadlock: use an even num_vcs "
+                         "such as {}",
+                         vcs, rf, vcs + 1));
+    const std::string pattern = traffic_pattern(c, topology, file, k * k);
     // One cycle = one 19-phit packet on a YARC link; a hop is BookSim's 4
     // cycles as the pipeline's 2 (switch allocation and crossbar), the
     // wire's 1 and the VC allocation cycle (docs/fabrics/booksim.md).
     out.cycle_ns = 30.4;
     y = fmt::format(
         "profile: flatfly\ntopology:\n  family: flatfly\n  k: {k}\n  n: 2\nrouting: {r}\n"
-        "vcs:\n  count: {vcs}\n  buffer_units: {buf}\n  injection: rotate\n"
+        "vcs:\n  count: {vcs}\n  buffer_units: {buf}\n  injection: free\n"
         "router:\n  switch_allocator: islip\n  latency_ns: 60.8\nlink:\n  wire_ns: 30.4\n",
         fmt::arg("k", k), fmt::arg("r", it->second), fmt::arg("vcs", vcs),
         fmt::arg("buf", 19 * vc_buf));
-    y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  slot_units: 19\n", pattern, rate);
+    y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  slot_units: 19\n{}", pattern, rate,
+                     to_self(pattern));
   } else {
     refuse(entry_of(c, "topology", file),
            "topology " + topology + " is not imported yet: use torus or flatfly");

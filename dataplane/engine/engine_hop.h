@@ -112,6 +112,16 @@ inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t a
     rte_pktmbuf_free(m);
     return;
   }
+  if constexpr (requires(RoutingContext& ctx, PacketMeta& pm) {
+                  R::on_enter(*w.tables.tables, ctx, int32_t{}, uint8_t{}, pm);
+                }) {  // a decision as the packet enters (routing_policy.h)
+    const uint32_t lr = rt.router_of_channel(c);
+    const size_t q0 = size_t(rt.output(lr, 0)) * nv_;
+    RoutingContext ctx{&w.route_rng[lr],
+                       QueueView(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0])};
+    R::on_enter(*w.tables.tables, ctx, f_.table_router(w.routers[lr]),
+                static_cast<uint8_t>(rt.port_of_channel(c)), *meta(m));
+  }
   QEntry e{};
   e.m = m;
   e.arrive = arrive;

@@ -34,6 +34,13 @@
 //   // with that reason. DropReason::count: not refused (unroutable).
 //   static DropReason refusal(const Tables&, int32_t router, uint8_t in_port,
 //                             const PacketMeta& m);
+//   // Optional: the packet enters input in_port of `router` (its upstream
+//   // link granted it; it has not yet waited in the buffer): a decision
+//   // taken as the packet arrives rather than at the head of the buffer
+//   // (BookSim2's lookahead routing at the source router, which UGAL's
+//   // choice depends on). May write m.route[]; may read ctx as route() does.
+//   static void on_enter(const Tables&, RoutingContext& ctx, int32_t router,
+//                        uint8_t in_port, PacketMeta& m);
 //   // Optional: how the router's inputs see each other's adaptive decisions
 //   // (Allocator below). Without it: sequential.
 //   static Allocator allocator(const Tables&);
@@ -185,6 +192,8 @@ bool trace_route_into(const typename R::Tables& t, const Fabric& f, PacketMeta m
   const size_t limit = 4 * f.routers.size() + 8;
   RouteCandidates rc;
   while (path.size() < limit) {
+    if constexpr (requires { R::on_enter(t, ctx, router, in_port, m); })
+      R::on_enter(t, ctx, router, in_port, m);
     rc.count = 0;
     R::route(t, ctx, router, in_port, m, rc);
     if (rc.count == 0) break;

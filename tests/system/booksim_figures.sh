@@ -5,16 +5,18 @@
 # allocators with one iteration, 2 VCs x 16 flits, one-flit packets,
 # injection rate 1.0, uniform and neighbor traffic. fabemu runs
 # topologies/flatfly-32x2-booksim.yaml (router.switch_allocator islip,
-# vcs.injection rotate) at offered load 1.0 on uniform and neighbor (slot j
+# vcs.injection free, traffic.to_self) at offered load 1.0 on uniform and neighbor (slot j
 # of router r to slot j of r+1: a fixed permutation, as BookSim's
 # neighbor({32,2,1})), 1000 cycles of warm-up and 1000 measured (a cycle is
 # one packet, 30.4 ns), seed 1. Asserted within 5% of BookSim's accepted
 # rate (flits/node/cycle):
 #   MIN (BookSim ran_min, fabemu ran_min)  uniform 0.557, worst case 0.0312
-#   VAL (valiant, val)                     uniform 0.260, worst case 0.345
+#   VAL (valiant, valiant_booksim)         uniform 0.260, worst case 0.345
+#   UGAL (ugal, ugal_booksim)              uniform 0.365
 #   MIN's mean latency at loads 0.1 and 0.5 in cycles (BookSim2: 10.00, 16.44)
-# Printed, not asserted: UGAL 0.365 / 0.0360, whose decision rule differs
-# from fabemu's (docs/fabrics/flattened-butterfly.md, "fabemu against BookSim2").
+# Printed, not asserted: UGAL's worst case 0.0360 (fabemu 0.024: BookSim
+# decides as a packet enters the source router, fabemu at the head of its
+# buffer; docs/fabrics/booksim.md), and the paper's val and ugal beside.
 # And the mechanism, exactly, on a 4-ary 2-flat under neighbor traffic
 # (the 4 endpoints of a router share one channel to the next): an output
 # VC allocated to one packet at a time, held for two cycles, carries half a
@@ -27,10 +29,13 @@ src=${2:?usage: booksim_figures.sh FABEMU_BINARY SOURCE_DIR}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-for r in ran_min val ugal; do
+for r in ran_min valiant_booksim ugal_booksim val ugal; do
   for p in uniform neighbor; do
+    inj=free
+    case $r in val | ugal) inj=rotate ;; esac  # the paper's: a VC class each leg
     "$fabemu" run "$src/topologies/flatfly-32x2-booksim.yaml" --quiet --json "$out/$r-$p.json" \
-      --set routing="$r" --set traffic.pattern="$p" --set run.progress_s=0 >/dev/null
+      --set routing="$r" --set vcs.injection=$inj --set traffic.pattern="$p" \
+      --set run.progress_s=0 >/dev/null
   done
 done
 
@@ -39,9 +44,11 @@ for l in 0.1 0.5; do
     --set traffic.load="$l" --set run.progress_s=0 >/dev/null
 done
 for r in min ran_min; do
+  inj=free
+  [ "$r" = min ] && inj=rotate
   for a in islip per_output; do
     "$fabemu" run "$src/topologies/flatfly-32x2-booksim.yaml" --quiet --json "$out/k4-$r-$a.json" \
-      --set topology.k=4 --set routing="$r" --set router.switch_allocator="$a" \
+      --set topology.k=4 --set routing="$r" --set vcs.injection=$inj --set router.switch_allocator="$a" \
       --set traffic.pattern=neighbor --set run.progress_s=0 >/dev/null
   done
 done
@@ -53,13 +60,17 @@ d = sys.argv[1]
 booksim = {
     ("ran_min", "uniform"): (0.557, 1.969, True),
     ("ran_min", "neighbor"): (0.0312, 2.000, True),
-    ("val", "uniform"): (0.260, 2.877, True),
-    ("val", "neighbor"): (0.345, 2.937, True),
+    ("valiant_booksim", "uniform"): (0.260, 2.877, True),
+    ("valiant_booksim", "neighbor"): (0.345, 2.937, True),
+    ("ugal_booksim", "uniform"): (0.365, 2.034, True),
+    ("ugal_booksim", "neighbor"): (0.0360, 2.633, False),
+    ("val", "uniform"): (0.260, 2.877, False),
+    ("val", "neighbor"): (0.345, 2.937, False),
     ("ugal", "uniform"): (0.365, 2.034, False),
     ("ugal", "neighbor"): (0.0360, 2.633, False),
 }
 fails = 0
-print(f"{'routing':8} {'pattern':9} {'fabemu':>7} {'BookSim2':>8} {'ratio':>6}"
+print(f"{'routing':15} {'pattern':9} {'fabemu':>7} {'BookSim2':>8} {'ratio':>6}"
       f" {'routers/pkt':>11} {'BookSim2':>8} {'match eff':>9}")
 for (r, p), (ref, ref_routers, asserted) in booksim.items():
     j = json.load(open(os.path.join(d, f"{r}-{p}.json")))
@@ -69,7 +80,7 @@ for (r, p), (ref, ref_routers, asserted) in booksim.items():
     fails += asserted and not ok
     verdict = ("OK" if ok else "FAIL") if asserted else "info"
     eff = j.get("switch_allocation", {}).get("matching_efficiency", 0)
-    print(f"{r:8} {p:9} {v:7.4f} {ref:8.4f} {ratio:6.3f} {1 + j['hops']['mean']:11.3f}"
+    print(f"{r:15} {p:9} {v:7.4f} {ref:8.4f} {ratio:6.3f} {1 + j['hops']['mean']:11.3f}"
           f" {ref_routers:8.3f} {eff:9.3f}  {verdict}")
 for load, ref in (("0.1", 10.00), ("0.5", 16.44)):
     cyc = json.load(open(os.path.join(d, f"lat-{load}.json")))["latency_ns"]["mean"] / 30.4

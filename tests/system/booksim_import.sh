@@ -39,8 +39,8 @@ for line in "====== Overall Traffic Statistics ======" "Packet latency average =
 done
 within "torus latency at 0.3 (cycles)" "$(value "$out/t03.txt" "Packet latency average")" 19.27
 within "torus accepted at 0.3" "$(value "$out/t03.txt" "Accepted packet rate average")" 0.3
-grep -q "note: BookSim's uniform traffic sends to the source itself" "$out/t03.err" ||
-  fail "the self-traffic difference is not noted"
+grep -q "to_self: true" "$out/check.txt" || fail "uniform is not translated with traffic.to_self"
+grep -q "injection: free" "$out/check.txt" || fail "the sources do not choose VCs as BookSim's"
 
 "$fabemu" run --booksim "$torus" --booksim-set injection_rate=1.0 \
   --booksim-set sim_type=throughput --quiet >"$out/tsat.txt" 2>/dev/null
@@ -49,6 +49,21 @@ within "torus saturation" "$(value "$out/tsat.txt" "Accepted packet rate average
 "$fabemu" run --booksim "$flatfly" --quiet >"$out/f01.txt" 2>/dev/null
 within "flatfly ran_min latency at 0.1 (cycles)" \
   "$(value "$out/f01.txt" "Packet latency average")" 10.00
+
+# BookSim's valiant and ugal are imported as themselves, not as the paper's.
+"$fabemu" check --booksim "$flatfly" --booksim-set routing_function=valiant >"$out/fval.txt" ||
+  fail "check --booksim valiant exited $?"
+grep -q "routing: valiant_booksim" "$out/fval.txt" || fail "valiant is not imported as valiant_booksim"
+"$fabemu" check --booksim "$flatfly" --booksim-set routing_function=ugal >"$out/fugal.txt" ||
+  fail "check --booksim ugal exited $?"
+grep -q "routing: ugal_booksim" "$out/fugal.txt" || fail "ugal is not imported as ugal_booksim"
+set +e
+"$fabemu" check --booksim "$flatfly" --booksim-set routing_function=valiant \
+  --booksim-set num_vcs=3 >/dev/null 2>"$out/odd.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "valiant with num_vcs = 3 exited $rc, want 2"
+grep -q "num_vcs = 3.*even" "$out/odd.err" || fail "odd num_vcs refusal: $(cat "$out/odd.err")"
 
 # Refusals: a key fabemu does not model, at its line; an unknown key.
 sed 's/packet_size = 1;/packet_size = 4;/' "$torus" >"$out/ps4.cfg"

@@ -20,6 +20,7 @@
 #include "control/spec/spec_loader.h"
 #include "control/topology/registry.h"
 #include "dataplane/routing/flatfly_val.h"
+#include "tests/support/flatfly_digits.h"
 #include "tests/support/run_collect.h"
 #include "tests/support/trace_pairs.h"
 
@@ -31,21 +32,6 @@ Spec flatfly_spec(int k, int n, const std::string& routing = "min") {
       "profile: flatfly\n",
       {"topology.k=" + std::to_string(k), "topology.n=" + std::to_string(n), "routing=" + routing},
       "t.yaml");
-}
-
-int64_t ipow(int64_t k, int e) {
-  int64_t v = 1;
-  for (int i = 0; i < e; ++i) v *= k;
-  return v;
-}
-
-// Router r's digit in dimension d (0-based: the paper's dimension d + 1).
-int digit(int64_t r, int d, int k) { return static_cast<int>((r / ipow(k, d)) % k); }
-
-int differing_digits(int64_t a, int64_t b, int k, int dims) {
-  int n = 0;
-  for (int d = 0; d < dims; ++d) n += digit(a, d, k) != digit(b, d, k);
-  return n;
 }
 
 // The paper's sizes: a few shapes, the 32-ary 2-flat of section 3.2 and the

@@ -28,7 +28,6 @@ const std::map<std::string, FixedKey>& fixed_keys() {
       {"sw_alloc_delay", {1, 1, "the switch allocator takes one cycle in fabemu's iSLIP router"}},
       {"st_prepare_delay", {0, 0, "the crossbar is one stage in fabemu's iSLIP router"}},
       {"st_final_delay", {1, 1, "the crossbar is one stage in fabemu's iSLIP router"}},
-      {"credit_delay", {1, 0, "credits take one cycle to process in fabemu's iSLIP router"}},
       {"input_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
       {"output_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
       {"internal_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
@@ -61,7 +60,7 @@ const std::set<std::string>& read_keys() {
       "acc_stopping_thres", "seed",   "print_activity", "print_csv_results",
       "watch_file",     "watch_packets", "watch_flits", "watch_out",
       "stats_out",      "viewer_trace", "deadlock_warn_timeout", "measure_stats",
-      "pair_stats",     "perm_seed",
+      "pair_stats",     "perm_seed",  "credit_delay",
   };
   return keys;
 }
@@ -159,6 +158,27 @@ std::string to_self(const std::string& pattern) {
   return pattern == "uniform" ? "  to_self: true\n" : "";
 }
 
+// BookSim's credit_delay as link.credit_delay_ns: the cycles a credit
+// takes beyond what fabemu's link gives it already. A torus link of the
+// translated spec returns a packet's credits in 3 cycles (its 2-cycle wire
+// after the packet's last flit), BookSim's loop with credit_delay 1; a
+// flatfly link (one cycle of wire) in 2, BookSim's with credit_delay 0.
+std::string credit_delay(const BooksimConfig& c, const std::string& file,
+                         const std::string& topology, double cycle_ns) {
+  const int base = topology == "torus" ? 1 : 0;
+  const int delay = c.get_int("credit_delay", 0);  // BookSim's default
+  if (delay < base || delay > 1000) {
+    const std::string why = fmt::format(
+        "credit_delay = {}: on the {} fabemu's credits come back as BookSim's do with "
+        "credit_delay {} at the least; use {} to 1000",
+        delay, topology, base, base);
+    if (c.find("credit_delay")) refuse(entry_of(c, "credit_delay", file), why);
+    refuse(entry_of(c, "credit_delay", file),
+           "credit_delay is not set, so BookSim's default 0 would apply: " + why);
+  }
+  return delay > base ? fmt::format("  credit_delay_ns: {}\n", (delay - base) * cycle_ns) : "";
+}
+
 void common_router_keys(const BooksimConfig& c, const std::string& file, BooksimSpec* out) {
   if (c.get_string("router", "iq") != "iq")
     refuse(entry_of(c, "router", file), "only BookSim's iq router is modelled: router = iq");
@@ -221,6 +241,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
         "packet:\n  header_units: 1\n"
         "link:\n  lanes: 1\n  lane_gbps: 140\n  wire_ns: 2\n",
         fmt::arg("k", k), fmt::arg("vcs", vcs), fmt::arg("buf", 2 * vc_buf));
+    y += credit_delay(c, file, topology, out.cycle_ns);
     y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  sizes: [8]\n  slot_units: 2\n{}",
                      pattern, rate, to_self(pattern));
   } else if (topology == "flatfly") {
@@ -258,6 +279,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
         "router:\n  switch_allocator: islip\n  latency_ns: 60.8\nlink:\n  wire_ns: 30.4\n",
         fmt::arg("k", k), fmt::arg("r", it->second), fmt::arg("vcs", vcs),
         fmt::arg("buf", 19 * vc_buf));
+    y += credit_delay(c, file, topology, out.cycle_ns);
     y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  slot_units: 19\n{}", pattern, rate,
                      to_self(pattern));
   } else {

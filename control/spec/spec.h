@@ -97,6 +97,7 @@ struct Spec {
     int phit_bits = 14;          // phit width in bits
     int phits_per_unit = 5;      // flow-control unit (flit) in phits; 1 = phit is the flit
     double wire_ns = 5.0;        // SerDes + wire latency per link
+    double credit_delay_ns = 0;  // a credit's way back beyond the wire (BookSim's credit_delay)
     double router_rate = 1.0;    // router-to-router links' rate, a fraction of the above
     bool retry = false;          // link-level retry (go-back-N, CRC) on router-to-router links
     int retry_window = 0;        // packets unacknowledged; 0: cover the time-out

@@ -1,5 +1,6 @@
 #include "control/topology/fabric_parts.h"
 
+#include <cmath>
 #include <utility>
 
 #include "dataplane/codec/codec.h"
@@ -15,6 +16,7 @@ Fabric fabric_frame(const Spec& spec, std::string name, std::string topology) {
   for (int v = 0; v < kMaxVcs; ++v)
     f.vc_buffer_units[v] = v < f.num_vcs ? static_cast<uint32_t>(spec.vcs.buffer_units) : 0;
   f.lanes = static_cast<uint32_t>(spec.link.lanes);
+  f.credit_delay_ps = static_cast<ps_t>(std::llround(spec.link.credit_delay_ns * 1000.0));
   f.lanes_lower_half = spec.link.width_negotiation == "lower_half";
   f.unit_bits = static_cast<uint32_t>(spec.link.phit_bits * spec.link.phits_per_unit);
   f.unit_name = spec.link.phits_per_unit == 1 ? "phit" : "flit";

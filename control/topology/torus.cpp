@@ -89,6 +89,7 @@ Fabric build_torus(const Spec& spec) {
                                                                  : spec.vcs.adaptive_buffer_units)
                       : 0;
   f.lanes = static_cast<uint32_t>(spec.link.lanes);
+  f.credit_delay_ps = static_cast<ps_t>(std::llround(spec.link.credit_delay_ns * 1000.0));
   f.lanes_lower_half = spec.link.width_negotiation == "lower_half";
   f.unit_bits = static_cast<uint32_t>(spec.link.phit_bits * spec.link.phits_per_unit);
   f.unit_name = "flit";

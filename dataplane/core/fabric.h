@@ -81,6 +81,9 @@ struct Fabric {
   // time is for all of them; a lane out of service narrows the link
   // (dataplane/link/lanes.h).
   uint32_t lanes = 1;
+  // link.credit_delay_ns: credits take this beyond the wire on their way
+  // back upstream (BookSim2's credit_delay).
+  ps_t credit_delay_ps = 0;
   // link.width_negotiation lower_half: a link runs on all its lanes or on
   // the lower half (dataplane/link/lanes.h usable_lanes).
   bool lanes_lower_half = false;

@@ -61,7 +61,8 @@ struct InLink {
   uint16_t up_worker = 0;
   uint32_t up_output = 0;   // sender's output index (on its worker)
   ChannelKind channel{};    // where the sender is (zero: on this core)
-  ps_t up_wire_ps = 0;      // credits travel the reverse direction of the link
+  ps_t up_wire_ps = 0;      // credits travel the reverse direction of the link (its
+                            // wire, plus link.credit_delay_ns)
   ps_t unit_ps = 0;         // one flow unit on the link into this input
   uint32_t stats = 0;       // the link whose occupancy this buffer reports
   bool dead = false;        // a fault: what arrives is discarded (link_faults.h)

@@ -74,7 +74,7 @@ bool wire_links(const LinkWiring& lw, int worker, const std::vector<int32_t>& ro
       InLink& in = inputs[o];
       if (fp.endpoint >= 0) {
         in.up_endpoint = fp.endpoint;
-        in.up_wire_ps = f.endpoints[fp.endpoint].wire_ps;
+        in.up_wire_ps = f.endpoints[fp.endpoint].wire_ps + f.credit_delay_ps;
         in.unit_ps = f.endpoints[fp.endpoint].unit_ps;
         in.stats = lw.index->ep_link[fp.endpoint];
       } else if (fp.peer_router >= 0) {
@@ -83,7 +83,7 @@ bool wire_links(const LinkWiring& lw, int worker, const std::vector<int32_t>& ro
         in.up_worker = router_worker[fp.peer_router];
         in.channel = channel_kind(worker, in.up_worker);
         in.up_output = router_local[fp.peer_router] * max_ports + in.up_port;
-        in.up_wire_ps = f.routers[fp.peer_router].ports[fp.peer_port].wire_ps;
+        in.up_wire_ps = f.routers[fp.peer_router].ports[fp.peer_port].wire_ps + f.credit_delay_ps;
         in.unit_ps = f.routers[fp.peer_router].ports[fp.peer_port].unit_ps;
         in.stats = lw.index->out_link[size_t(fp.peer_router) * max_ports + fp.peer_port];
       }

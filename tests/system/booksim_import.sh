@@ -50,6 +50,18 @@ within "torus saturation" "$(value "$out/tsat.txt" "Accepted packet rate average
 within "flatfly ran_min latency at 0.1 (cycles)" \
   "$(value "$out/f01.txt" "Packet latency average")" 10.00
 
+# credit_delay: the flatfly's one-cycle link gets one more cycle of credit
+# delay for BookSim's credit_delay = 1; the torus, whose link returns
+# credits as BookSim's credit_delay 1 does, cannot go below it.
+"$fabemu" check --booksim "$flatfly" >"$out/fcheck.txt" || fail "check --booksim flatfly exited $?"
+grep -q "credit_delay_ns: 30.4" "$out/fcheck.txt" || fail "credit_delay = 1 is not a cycle of credit delay"
+set +e
+"$fabemu" check --booksim "$torus" --booksim-set credit_delay=0 >/dev/null 2>"$out/cd0.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "torus credit_delay = 0 exited $rc, want 2"
+grep -q "credit_delay = 0" "$out/cd0.err" || fail "credit_delay refusal: $(cat "$out/cd0.err")"
+
 # BookSim's valiant and ugal are imported as themselves, not as the paper's.
 "$fabemu" check --booksim "$flatfly" --booksim-set routing_function=valiant >"$out/fval.txt" ||
   fail "check --booksim valiant exited $?"

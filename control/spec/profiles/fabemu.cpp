@@ -10,6 +10,7 @@ const ProfileDefaults& fabemu_defaults() {
   static const ProfileDefaults table{
       {"topology.slices", "1"},
       {"link.router_rate", "1"},
+      {"link.credit_delay_ns", "0"},
       {"link.retry", "false"},
       {"link.retry_window", "0"},
       {"link.retry_timeout_ns", "0"},

@@ -145,12 +145,12 @@ std::string traffic_pattern(const BooksimConfig& c, const std::string& topology,
     if (nodes & (nodes - 1)) refuse(e, "bitcomp needs a power-of-two node count");
     return "bitcomp";  // ~src: the same node whichever way the digits are numbered
   }
-  if (call.name == "tornado" && topology == "torus") return "tornado";
+  if (call.name == "tornado" && topology != "flatfly") return "tornado";
   if (call.name == "neighbor" && topology == "flatfly") return "neighbor";
   refuse(e, "traffic " + call.name + " is not imported for topology " + topology +
                 " (its destinations depend on BookSim's node numbering, which fabemu's fabric "
                 "does not share yet): use uniform, bitcomp" +
-                (topology == "torus" ? ", tornado" : ", neighbor"));
+                (topology != "flatfly" ? ", tornado" : ", neighbor"));
 }
 
 // BookSim's uniform draws any of the N nodes, the source too.
@@ -165,7 +165,7 @@ std::string to_self(const std::string& pattern) {
 // flatfly link (one cycle of wire) in 2, BookSim's with credit_delay 0.
 std::string credit_delay(const BooksimConfig& c, const std::string& file,
                          const std::string& topology, double cycle_ns) {
-  const int base = topology == "torus" ? 1 : 0;
+  const int base = topology != "flatfly" ? 1 : 0;
   const int delay = c.get_int("credit_delay", 0);  // BookSim's default
   if (delay < base || delay > 1000) {
     const std::string why = fmt::format(
@@ -213,34 +213,41 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
   const Measure m = measurement(c, file, &out);
   const int seed = c.get_int("seed", 0);
   std::string y;
-  if (topology == "torus") {
+  if (topology == "torus" || topology == "mesh") {
+    // BookSim's k-ary n-cube (kncube): n dimensions of k routers, one node
+    // each; the mesh without the wrap links.
+    const bool mesh = topology == "mesh";
     const int k = positive(c, "k", kDefaultK, 255, file);
     if (k < 2) refuse(entry_of(c, "k", file), "k must be at least 2: a ring or router row of one has no links");
     const int n = c.get_int("n", kDefaultN);
-    if (n != 3)
+    if (n < 1 || n > 3)
       refuse(entry_of(c, "n", file),
-             fmt::format("n = {}: fabemu's torus family is three-dimensional; set n = 3", n));
+             fmt::format("n = {}: fabemu's {} has one to three dimensions; set n = 1, 2 or 3", n,
+                         topology));
     if (c.get_string("routing_function", "none") != "dim_order")
       refuse(entry_of(c, "routing_function", file),
              "routing_function " + c.get_string("routing_function", "none") +
-                 " is not modelled on the torus: use dim_order");
-    if (vcs < 2)
-      refuse(entry_of(c, "num_vcs", file), "dim_order needs at least 2 VCs (a dateline class each)");
+                 " is not modelled on the " + topology + ": use dim_order");
+    if (!mesh && vcs < 2)
+      refuse(entry_of(c, "num_vcs", file), "dim_order needs at least 2 VCs on the torus (a dateline class each)");
     if (c.get_int("use_noc_latency", 1) != 0)
       refuse(entry_of(c, "use_noc_latency", file),
-             "use_noc_latency 1 (BookSim's default) lengthens the torus channels by their "
-             "placement, which is not modelled: set use_noc_latency = 0");
-    const int nodes = k * k * k;
+             "use_noc_latency 1 (BookSim's default) lengthens the " + topology +
+                 "'s channels by their placement, which is not modelled: set use_noc_latency = 0");
+    int nodes = 1;
+    for (int d = 0; d < n; ++d) nodes *= k;
     const std::string pattern = traffic_pattern(c, topology, file, nodes);
+    const auto dim = [&](int d) { return d < n ? k : 1; };
     // One cycle = one packet of 2 flits of 0.5 ns (docs/fabrics/booksim.md).
     out.cycle_ns = 1.0;
     y = fmt::format(
-        "profile: t3e\ntopology:\n  family: torus\n  dims: [{k}, {k}, {k}]\nrouting: dim_order\n"
+        "profile: t3e\ntopology:\n  family: torus\n  dims: [{}, {}, {}]\n{}routing: dim_order\n"
         "vcs:\n  count: {vcs}\n  buffer_units: {buf}\n  injection: free\n"
         "router:\n  switch_allocator: islip\n  straight_ns: 3\n  turn_ns: 3\n  endpoint_ns: 4\n"
         "packet:\n  header_units: 1\n"
         "link:\n  lanes: 1\n  lane_gbps: 140\n  wire_ns: 2\n",
-        fmt::arg("k", k), fmt::arg("vcs", vcs), fmt::arg("buf", 2 * vc_buf));
+        dim(0), dim(1), dim(2), mesh ? "  wrap: false\n" : "", fmt::arg("vcs", vcs),
+        fmt::arg("buf", 2 * vc_buf));
     y += credit_delay(c, file, topology, out.cycle_ns);
     y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  sizes: [8]\n  slot_units: 2\n{}",
                      pattern, rate, to_self(pattern));
@@ -284,7 +291,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
                      to_self(pattern));
   } else {
     refuse(entry_of(c, "topology", file),
-           "topology " + topology + " is not imported yet: use torus or flatfly");
+           "topology " + topology + " is not imported yet: use torus, mesh or flatfly");
   }
   y += fmt::format("run:\n  seed: {}\n  warmup_ns: {}\n  measure_ns: {}\n", seed > 0 ? seed : 1,
                    m.warmup_cycles * out.cycle_ns, m.measure_cycles * out.cycle_ns);

@@ -78,6 +78,7 @@ struct Spec {
   struct Topology {
     std::string family;  // "torus" (t3e) | "clos" (yarc) | "flatfly" | "hypercube" | ...
     std::array<int, 3> dims{4, 4, 4};    // torus kx, ky, kz
+    bool wrap = true;                    // torus: wrap links (false: a mesh, BookSim's mesh)
     int rank = 1;                        // clos tree rank: 1, 2 or 3
     bool sidelinks = false;              // clos rank 1.5 or 2.5: rank + 0.5 (spec topology.rank)
     int endpoints = 32;                  // clos endpoints

@@ -65,20 +65,23 @@ const std::vector<Field>& fields() {
      "topology family, as registered by the builders: torus, clos, flatfly, hypercube, butterfly, fat_hypercube, mesh3d",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.family = c.text(n); }},
     {"topology.dims", "[int, int, int]", "routers", T3E " §1 (up to 8x32x8); " MS " Figure 7a (27 x 16 x 24)",
-     "torus or mesh3d size kx, ky, kz; each at least 2",
+     "torus or mesh3d size kx, ky, kz; a dimension of 1 has no links (a torus of [8, 8, 1] is BookSim's 8-ary 2-cube)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {
        c.expect_list(n, "three sizes [kx, ky, kz]");
        if (n.size() != 3)
          c.fail(n, fmt::format("got {} sizes: give three, [kx, ky, kz]", n.size()));
        for (size_t i = 0; i < 3; ++i) {
          const int64_t k = c.item(i).integer(n[i], std::numeric_limits<int32_t>::min(), kIntMax);
-         if (k < 2)
-           c.item(i).fail(n[i], fmt::format("a torus dimension of {} has no links: give at least 2", k));
+         if (k < 1)
+           c.item(i).fail(n[i], fmt::format("got {}: a dimension has at least 1 router", k));
          if (k > kMaxTorusRadix)
            c.item(i).fail(n[i], fmt::format("got {}: a dimension of more than {} routers is not supported", k, kMaxTorusRadix));
          s.topology.dims[i] = static_cast<int>(k);
        }
      }, "torus, mesh3d"},
+    {"topology.wrap", "bool", "", "BookSim2 (topology = mesh: the k-ary n-cube without its wrap links)",
+     "torus: link each ring's last router back to its first (true, a torus); false: a mesh, each dimension a line (routing dim_order only)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.topology.wrap = c.boolean(n); }, "torus"},
     {"topology.rank", "number", "", BW " §2.2 (R1: 32 processors; R1.5: 288; R2: 1024; R2.5: 4.5K; R3: 16K, 32K at most)",
      "clos rank: 1 (one router, up to 32 endpoints), 1.5 (2 to 9 rank-1 routers joined by sidelinks, 33..288), 2 (33..1024), 2.5 (2 to 9 R2 subtrees of 512 joined by sidelinks, 513..4608) or 3 (R2 subtrees of 512, or of 1024 above 16K, joined by rank-3 routers, 513..32768)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) {

@@ -62,6 +62,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"profile", [](const Spec& s) -> json { return s.profile; }},
     {"topology.family", [](const Spec& s) -> json { return s.topology.family; }},
     {"topology.dims", [](const Spec& s) -> json { return s.topology.dims; }},
+    {"topology.wrap", [](const Spec& s) -> json { return s.topology.wrap; }},
     {"topology.rank", [](const Spec& s) -> json {
        return s.topology.sidelinks ? json(s.topology.rank + 0.5) : json(s.topology.rank); }},
     {"topology.endpoints", [](const Spec& s) -> json { return s.topology.endpoints; }},

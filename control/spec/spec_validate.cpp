@@ -81,6 +81,12 @@ void SpecValidator::validate(Spec& s) const {
   validate_router_model(s, *routing);
   validate_switch_allocator(s, *routing);
   validate_injection_vc(s, *routing);
+  if (s.topology.family == "torus" && !s.topology.wrap && !routing->routes_mesh)
+    blame({"topology.wrap", "routing"},
+          fmt::format("topology.wrap false makes a mesh, but routing '{}' needs the torus's wrap "
+                      "links: use routing dim_order (BookSim's dimension order on a mesh), or "
+                      "remove topology.wrap",
+                      printable(s.routing)));
   if (s.traffic.adaptive_fraction < 1.0 && s.routing != "adaptive")
     blame({"traffic.adaptive_fraction", "routing"},
           fmt::format("traffic.adaptive_fraction {} marks packets for adaptive routing, but "

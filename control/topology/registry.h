@@ -85,6 +85,9 @@ struct RoutingInfo {
   // A source may start a packet on any VC (BookSim2's routings: dim_order,
   // ran_min), so vcs.injection free may choose among them all.
   bool injects_on_any_vc = false;
+  // It routes a torus family fabric without wrap links (topology.wrap
+  // false: a mesh); the others need the rings.
+  bool routes_mesh = false;
   std::function<std::unique_ptr<EngineBase>(const Spec&, const Fabric&, const EngineConfig&)>
       make_engine;
   // Programs tables for `fabric` (this topology, e.g. with faults marked)

@@ -79,7 +79,8 @@ Fabric build_torus(const Spec& spec) {
   const ps_t wire = wire_ps(spec);
 
   Fabric f;
-  f.name = fmt::format("t3e {}x{}x{}", k[0], k[1], k[2]);
+  const bool wrap = spec.topology.wrap;
+  f.name = fmt::format("{} {}x{}x{}", wrap ? "t3e" : "mesh", k[0], k[1], k[2]);
   f.topology = "torus";
   f.routing = spec.routing;
   f.num_vcs = spec.vcs.count;
@@ -112,6 +113,8 @@ Fabric build_torus(const Spec& spec) {
           FabricPort& p = r.ports[d];
           p.label = static_cast<uint8_t>(d);
           if (k[dim] == 1) continue;
+          // A mesh has no link out of a line's ends.
+          if (!wrap && (t3e_plus(d) ? c[dim] == k[dim] - 1 : c[dim] == 0)) continue;
           std::array<int, 3> nc = c;
           nc[dim] = (c[dim] + (t3e_plus(d) ? 1 : k[dim] - 1)) % k[dim];
           p.peer_router = torus_router_id(k, nc[0], nc[1], nc[2]);
@@ -125,13 +128,23 @@ Fabric build_torus(const Spec& spec) {
   return f;
 }
 
+namespace {
+
+// Links one way across a cut through every ring (line) of a dimension of k:
+// cutting a ring crosses two links of it, a mesh's line one.
+int64_t cut_links(const Spec& spec, int64_t routers, int k) {
+  return (spec.topology.wrap ? 2 : 1) * routers / k;
+}
+
+}  // namespace
+
 int64_t torus_bisection_links(const Spec& spec, const Fabric& fabric) {
   const std::array<int, 3> k = spec.topology.dims;
   const int64_t n = static_cast<int64_t>(k[0]) * k[1] * k[2];
   int64_t best = -1;
   for (int d = 0; d < 3; ++d) {
     if (k[d] < 2) continue;
-    const int64_t links = 2 * n / k[d];
+    const int64_t links = cut_links(spec, n, k[d]);
     if (best < 0 || links < best) best = links;
   }
   return best < 0 ? 0 : best;
@@ -143,10 +156,11 @@ std::vector<BisectionCut> torus_bisection_cuts(const Spec& spec, const Fabric& f
   const int64_t best = torus_bisection_links(spec, fabric);
   std::vector<BisectionCut> cuts;
   for (int d = 0; d < 3; ++d) {
-    if (k[d] < 2 || 2 * n / k[d] != best) continue;
+    if (k[d] < 2 || cut_links(spec, n, k[d]) != best) continue;
     // Each ring cut in two places, half a ring apart: an even ring has k/2
-    // such cuts (offset o and o + k/2 are the same), an odd one k.
-    const int offsets = k[d] % 2 ? k[d] : k[d] / 2;
+    // such cuts (offset o and o + k/2 are the same), an odd one k. A mesh's
+    // line is cut once, in its middle.
+    const int offsets = !spec.topology.wrap ? 1 : k[d] % 2 ? k[d] : k[d] / 2;
     for (int o = 0; o < offsets; ++o) {
       BisectionCut side(fabric.routers.size());
       for (size_t r = 0; r < side.size(); ++r)
@@ -342,7 +356,7 @@ namespace {
 
 const char* kTorusSummary =
     "kx x ky x kz bidirectional 3D torus of Cray T3E routers (ports 0..5: +X +Y +Z -X -Y -Z, "
-    "6..: PEs)";
+    "6..: PEs); a dimension of 1 makes it 2D or 1D, topology.wrap false a mesh";
 
 int64_t torus_endpoint_count(const Spec& s) {
   int64_t n = s.topology.endpoints_per_router;

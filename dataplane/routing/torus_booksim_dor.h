@@ -16,6 +16,8 @@
 //    acyclic per class, so any nv >= 2 is deadlock-free.
 //  - At the destination router the packet leaves on any VC (into the
 //    endpoint), and a source may put it on any VC (vcs.injection rotate).
+// On a mesh (topology.wrap false) it is BookSim's dim_order_mesh: each
+// dimension the one way there is, any VC at every hop (no ring, no cycle).
 // The router's VC allocator picks among the class's VCs
 // (router.switch_allocator islip: any free one; the event-driven router:
 // by credits).
@@ -55,6 +57,7 @@ struct TorusBooksimTables {
   std::array<ps_t, kMaxPorts> straight_ps{}, turn_ps{}, endpoint_ps{};
   // True when some ring has even k: its ties are drawn at random.
   bool draws = false;
+  bool mesh = false;  // no wrap links (topology.wrap false)
 };
 
 struct TorusBooksimDor {
@@ -109,6 +112,11 @@ struct TorusBooksimDor {
     int d;
     uint8_t cls;
     const uint8_t s = t.coord[static_cast<size_t>(router)][dim];
+    if (t.mesh) {  // the one way, on any VC
+      d = m.route[dim] > s ? dim : dim + 3;
+      for (uint8_t v = 0; v < t.vcs; v++) out.add(static_cast<uint8_t>(d), v);
+      return;
+    }
     if (in_port < kT3eDirections && t3e_dim(in_port) == dim) {
       d = t3e_opposite(in_port);  // going on round the same ring
       cls = m.route[3];

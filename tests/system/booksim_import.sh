@@ -6,6 +6,7 @@
 #   torus 4x4x4 dim_order, injection_rate 0.3: latency 19.27 cycles;
 #     saturation (sim_type throughput, rate 1.0) 0.6541
 #   flatfly 32-ary 2-flat ran_min, rate 0.1: latency 10.00 cycles
+# the mesh and 1- to 3-dimensional tori translated to the torus family,
 # and what fabemu does not model refused at its FILE:LINE, exit 2.
 # Usage: booksim_import.sh FABEMU_BINARY SOURCE_DIR  (about 15 s)
 set -euo pipefail
@@ -55,10 +56,8 @@ within "flatfly ran_min latency at 0.1 (cycles)" \
 # credits as BookSim's credit_delay 1 does, cannot go below it.
 "$fabemu" check --booksim "$flatfly" >"$out/fcheck.txt" || fail "check --booksim flatfly exited $?"
 grep -q "credit_delay_ns: 30.4" "$out/fcheck.txt" || fail "credit_delay = 1 is not a cycle of credit delay"
-set +e
-"$fabemu" check --booksim "$torus" --booksim-set credit_delay=0 >/dev/null 2>"$out/cd0.err"
-rc=$?
-set -e
+rc=0
+"$fabemu" check --booksim "$torus" --booksim-set credit_delay=0 >/dev/null 2>"$out/cd0.err" || rc=$?
 [ "$rc" = 2 ] || fail "torus credit_delay = 0 exited $rc, want 2"
 grep -q "credit_delay = 0" "$out/cd0.err" || fail "credit_delay refusal: $(cat "$out/cd0.err")"
 
@@ -69,27 +68,37 @@ grep -q "routing: valiant_booksim" "$out/fval.txt" || fail "valiant is not impor
 "$fabemu" check --booksim "$flatfly" --booksim-set routing_function=ugal >"$out/fugal.txt" ||
   fail "check --booksim ugal exited $?"
 grep -q "routing: ugal_booksim" "$out/fugal.txt" || fail "ugal is not imported as ugal_booksim"
-set +e
+rc=0
 "$fabemu" check --booksim "$flatfly" --booksim-set routing_function=valiant \
-  --booksim-set num_vcs=3 >/dev/null 2>"$out/odd.err"
-rc=$?
-set -e
+  --booksim-set num_vcs=3 >/dev/null 2>"$out/odd.err" || rc=$?
 [ "$rc" = 2 ] || fail "valiant with num_vcs = 3 exited $rc, want 2"
 grep -q "num_vcs = 3.*even" "$out/odd.err" || fail "odd num_vcs refusal: $(cat "$out/odd.err")"
 
+# BookSim's mesh and k-ary n-cubes of 1 to 3 dimensions: the torus family
+# with dimensions of 1, and without wrap links for the mesh.
+mesh="$src/topologies/booksim/mesh-8x8.cfg"
+"$fabemu" check --booksim "$mesh" >"$out/mcheck.txt" 2>/dev/null || fail "check --booksim mesh exited $?"
+grep -q "dims: \[8, 8, 1\]" "$out/mcheck.txt" || fail "the 8x8 mesh is not dims [8, 8, 1]"
+grep -q "wrap: false" "$out/mcheck.txt" || fail "the mesh keeps its wrap links"
+grep -q "mesh 8x8x1" "$out/mcheck.txt" || fail "the mesh is not built as one"
+"$fabemu" check --booksim "$torus" --booksim-set n=2 >"$out/t2.txt" 2>/dev/null || fail "n = 2 torus exited $?"
+grep -q "dims: \[4, 4, 1\]" "$out/t2.txt" || fail "the 4-ary 2-cube is not dims [4, 4, 1]"
+grep -q "wrap: false" "$out/t2.txt" && fail "the 4-ary 2-cube lost its wrap links"
+"$fabemu" check --booksim "$mesh" --booksim-set num_vcs=1 >/dev/null 2>&1 || fail "a mesh of 1 VC is refused"
+rc=0
+"$fabemu" check --booksim "$torus" --booksim-set n=4 >/dev/null 2>"$out/n4.err" || rc=$?
+[ "$rc" = 2 ] || fail "n = 4 exited $rc, want 2"
+grep -q "'n = 4'.*one to three dimensions" "$out/n4.err" || fail "n = 4 refusal: $(cat "$out/n4.err")"
+
 # Refusals: a key fabemu does not model, at its line; an unknown key.
 sed 's/packet_size = 1;/packet_size = 4;/' "$torus" >"$out/ps4.cfg"
-set +e
-"$fabemu" run --booksim "$out/ps4.cfg" --quiet >/dev/null 2>"$out/ps4.err"
-rc=$?
-set -e
+rc=0
+"$fabemu" run --booksim "$out/ps4.cfg" --quiet >/dev/null 2>"$out/ps4.err" || rc=$?
 [ "$rc" = 2 ] || fail "packet_size = 4 exited $rc, want 2"
 grep -q "ps4.cfg:11: 'packet_size = 4'.*wormhole" "$out/ps4.err" || fail "packet_size refusal: $(cat "$out/ps4.err")"
 printf 'topology = torus; k = 4; n = 3;\nfrobnicate = 3;\n' >"$out/unknown.cfg"
-set +e
-"$fabemu" check --booksim "$out/unknown.cfg" >/dev/null 2>"$out/unknown.err"
-rc=$?
-set -e
+rc=0
+"$fabemu" check --booksim "$out/unknown.cfg" >/dev/null 2>"$out/unknown.err" || rc=$?
 [ "$rc" = 2 ] || fail "an unknown key exited $rc, want 2"
 grep -q "unknown.cfg:2: 'frobnicate = 3'" "$out/unknown.err" || fail "unknown key: $(cat "$out/unknown.err")"
 

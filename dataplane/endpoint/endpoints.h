@@ -165,8 +165,7 @@ class Endpoints {
   template <class H> void build_packet(H& h, rte_mbuf* m, const uint8_t* payload);
   template <class H> void try_inject(H& h, uint32_t e);
   static constexpr uint8_t kNoVc = 0xFF;
-  uint8_t free_vc(const Nic& ep, uint32_t e, uint8_t routed, uint32_t units, ps_t now,
-                  ps_t* wake) const;
+  uint8_t free_vc(const Nic& ep, uint32_t e, uint32_t units, ps_t now, ps_t* wake) const;
   uint32_t choose_slice(uint32_t p, uint8_t cls, uint16_t hash, const uint32_t* placed) const;
   template <class H> void arm_wake(H& h, uint32_t e, ps_t t) {
     Nic& ep = ep_[e];

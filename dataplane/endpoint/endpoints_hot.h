@@ -235,7 +235,7 @@ void Endpoints::try_inject(H& h, uint32_t e) {
     }
     const uint32_t units = q.head_units;
     ps_t wake = kNever;
-    const uint8_t v = p_.inject_free_vcs ? free_vc(ep, e, q.head_vc, units, now, &wake) : q.head_vc;
+    const uint8_t v = p_.inject_free_vcs ? free_vc(ep, e, units, now, &wake) : q.head_vc;
     if (v == kNoVc || !credits_[size_t(e) * nv + v].available(units, now, &wake)) {
       if (!(q.head_state & SourceQueue::kHeadStalled)) {  // once per packet
         q.head_state |= SourceQueue::kHeadStalled;
@@ -288,19 +288,18 @@ void Endpoints::try_inject(H& h, uint32_t e) {
   }
 }
 
-// vcs.injection free, as BookSim2's sources choose: of the block of
-// inject_free_vcs VCs that holds the routing's VC (a traffic class's), the
-// first after the one last used whose router input has room for the packet
-// (BookSim: not full, for one flit; here all its units, for cut-through).
-// kNoVc when none has: *wake is lowered to the first credits' arrival.
-inline uint8_t Endpoints::free_vc(const Nic& ep, uint32_t e, uint8_t routed, uint32_t units,
-                                  ps_t now, ps_t* wake) const {
+// vcs.injection free, as BookSim2's sources choose: of the inject_free_vcs
+// VCs (every one), the first after the one last used whose router input
+// has room for the packet (BookSim: not full, for one flit; here all its
+// units, for cut-through). kNoVc when none has: *wake is lowered to the
+// first credits' arrival.
+inline uint8_t Endpoints::free_vc(const Nic& ep, uint32_t e, uint32_t units, ps_t now,
+                                  ps_t* wake) const {
   const uint32_t n = p_.inject_free_vcs;
-  const uint32_t base = routed >= n ? n : 0;  // at most two classes' blocks
-  uint32_t v = ep.last_vc >= base && ep.last_vc < base + n ? ep.last_vc : base + n - 1;
+  uint32_t v = ep.last_vc < n ? ep.last_vc : n - 1;
   const CreditCounter* cr = &credits_[size_t(e) * p_.nv];
   for (uint32_t k = 0; k < n; k++) {
-    v = v + 1 == base + n ? base : v + 1;
+    v = v + 1 == n ? 0 : v + 1;
     if (cr[v].available(units, now, wake)) return static_cast<uint8_t>(v);
   }
   return kNoVc;

@@ -168,6 +168,9 @@ class Engine final : public EngineCore {
   void enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, bool late = false);
   void setup_head(Worker& w, uint32_t c, ps_t not_before);
   bool compute_route(Worker& w, uint32_t c, const QEntry& e);
+  // The routing function's view of local router lr: its random stream and
+  // the state of its outputs' VCs now.
+  RoutingContext routing_context(Worker& w, uint32_t lr);
   void finish_route(Worker& w, uint32_t c, QEntry& e, ps_t not_before);
   QueueView selection_view(Worker& w, uint32_t lr);
   void snap_keep(Worker& w, uint32_t o, uint32_t v);

@@ -116,9 +116,7 @@ inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t a
                   R::on_enter(*w.tables.tables, ctx, int32_t{}, uint8_t{}, pm);
                 }) {  // a decision as the packet enters (routing_policy.h)
     const uint32_t lr = rt.router_of_channel(c);
-    const size_t q0 = size_t(rt.output(lr, 0)) * nv_;
-    RoutingContext ctx{&w.route_rng[lr],
-                       QueueView(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0])};
+    RoutingContext ctx = routing_context(w, lr);
     R::on_enter(*w.tables.tables, ctx, f_.table_router(w.routers[lr]),
                 static_cast<uint8_t>(rt.port_of_channel(c)), *meta(m));
   }
@@ -145,6 +143,13 @@ inline void Engine<R, L>::setup_head(Worker& w, uint32_t c, ps_t not_before) {
   finish_route(w, c, e, not_before);
 }
 
+template <class R, class L>
+inline RoutingContext Engine<R, L>::routing_context(Worker& w, uint32_t lr) {
+  const size_t q0 = size_t(w.router.output(lr, 0)) * nv_;
+  return RoutingContext{&w.route_rng[lr],
+                        QueueView(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0])};
+}
+
 // The routing function's candidates for the head of channel c, in w.rc.
 template <class R, class L>
 inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) {
@@ -155,9 +160,7 @@ inline bool Engine<R, L>::compute_route(Worker& w, uint32_t c, const QEntry& e) 
   w.rc.count = 0;
   w.rc.adaptive = false;
   w.rc.up_after_down = false;
-  const size_t q0 = size_t(rt.output(lr, 0)) * nv_;
-  RoutingContext ctx{&w.route_rng[lr],
-                     QueueView(&w.vcs[q0], nv_, cap_.data(), w.now, &w.pending[q0])};
+  RoutingContext ctx = routing_context(w, lr);
   R::route(*w.tables.tables, ctx, f_.table_router(r), static_cast<uint8_t>(rt.port_of_channel(c)),
            *pm, w.rc);
   if (w.rc.count == 0) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -136,26 +137,67 @@ Measure measurement(const BooksimConfig& c, const std::string& file, BooksimSpec
   return {warmup * sample, (samples - warmup) * sample};
 }
 
+// The traffic block's pattern lines for BookSim's traffic key. On the
+// k-ary n-cube (torus, mesh) the fixed patterns run on BookSim's node
+// numbers (traffic.numbering booksim); cube_endpoint gives fabemu's
+// endpoint of BookSim's node there (nullptr on the flatfly).
 std::string traffic_pattern(const BooksimConfig& c, const std::string& topology,
-                            const std::string& file, int nodes) {
+                            const std::string& file, int nodes,
+                            const std::function<int(int)>& cube_endpoint, BooksimSpec* out) {
   const BooksimEntry e = entry_of(c, "traffic", file);
   const BooksimCall call = c.get_call("traffic", "uniform");
-  if (call.name == "uniform") return "uniform";  // with traffic.to_self, as BookSim's draws
-  if (call.name == "bitcomp") {
-    if (nodes & (nodes - 1)) refuse(e, "bitcomp needs a power-of-two node count");
-    return "bitcomp";  // ~src: the same node whichever way the digits are numbered
+  const bool cube = cube_endpoint != nullptr;
+  const auto pattern = [&](const std::string& p) {
+    return fmt::format("  pattern: {}\n{}", p, cube ? "  numbering: booksim\n" : "");
+  };
+  // BookSim's uniform draws any of the N nodes, the source too.
+  if (call.name == "uniform") return "  pattern: uniform\n  to_self: true\n";
+  const bool bits = call.name == "bitcomp" || call.name == "transpose" ||
+                    call.name == "bitrev" || call.name == "shuffle";
+  if (bits && (nodes & (nodes - 1)))
+    refuse(e, fmt::format("{} needs a power-of-two node count, got {}", call.name, nodes));
+  if (call.name == "transpose" && cube && std::lround(std::log2(nodes)) % 2)
+    refuse(e, fmt::format("transpose needs an even power of two of nodes (its bits split in "
+                          "halves), got {}",
+                          nodes));
+  // ~src is the same node whichever way the digits are numbered.
+  if (call.name == "bitcomp") return pattern("bitcomp");
+  if (cube && (bits || call.name == "tornado" || call.name == "neighbor"))
+    return pattern(call.name);
+  if (call.name == "neighbor" && !cube) return "  pattern: neighbor\n";
+  if (call.name == "randperm") {
+    out->notes.push_back(
+        "traffic randperm: fabemu draws its own random permutation from run.seed "
+        "(traffic.pattern permutation), not the one of BookSim's perm_seed");
+    return "  pattern: permutation\n";
   }
-  if (call.name == "tornado" && topology != "flatfly") return "tornado";
-  if (call.name == "neighbor" && topology == "flatfly") return "neighbor";
+  if (call.name == "hotspot" && cube) {
+    // BookSim's first argument lists the hot nodes, the second their rates:
+    // hotspot({N}) or hotspot({{N},{R}}); one hot node takes all of it.
+    std::vector<BooksimArg> one;
+    if (!call.args.empty())
+      one = call.args[0].is_list() ? call.args[0].items : std::vector<BooksimArg>{call.args[0]};
+    if (one.size() != 1)
+      refuse(e, "hotspot is imported with one hot node, written hotspot({N}): fabemu's "
+                "hotspot pattern has one hot endpoint (BookSim picks a random one when none "
+                "is given)");
+    const int h = static_cast<int>(one[0].number);
+    if (one[0].is_list() || h < 0 || h >= nodes || h != one[0].number)
+      refuse(e, fmt::format("hotspot node {} is not a node: give 0 to {}", one[0].text,
+                            nodes - 1));
+    out->notes.push_back(fmt::format(
+        "traffic hotspot: every source sends to node {} (fabemu endpoint {}), except the hot "
+        "node itself, which sends uniformly (BookSim's sends to itself)",
+        h, cube_endpoint(h)));
+    return fmt::format("  pattern: hotspot\n  hotspot: {}\n  hotspot_fraction: 1\n",
+                       cube_endpoint(h));
+  }
   refuse(e, "traffic " + call.name + " is not imported for topology " + topology +
-                " (its destinations depend on BookSim's node numbering, which fabemu's fabric "
-                "does not share yet): use uniform, bitcomp" +
-                (topology != "flatfly" ? ", tornado" : ", neighbor"));
-}
-
-// BookSim's uniform draws any of the N nodes, the source too.
-std::string to_self(const std::string& pattern) {
-  return pattern == "uniform" ? "  to_self: true\n" : "";
+                (cube ? std::string(": use uniform, bitcomp, transpose, bitrev, shuffle, tornado, "
+                                    "neighbor, randperm or hotspot")
+                      : std::string(" (its destinations depend on BookSim's flatfly node "
+                                    "numbering, which fabemu's fabric does not share yet): use "
+                                    "uniform, bitcomp, neighbor or randperm")));
 }
 
 // BookSim's credit_delay as link.credit_delay_ns: the cycles a credit
@@ -236,8 +278,13 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
                  "'s channels by their placement, which is not modelled: set use_noc_latency = 0");
     int nodes = 1;
     for (int d = 0; d < n; ++d) nodes *= k;
-    const std::string pattern = traffic_pattern(c, topology, file, nodes);
     const auto dim = [&](int d) { return d < n ? k : 1; };
+    // BookSim's node x + k (y + k z) is fabemu's router (x ky + y) kz + z.
+    const auto endpoint = [&](int node) {
+      const int x = node % k, y = node / k % dim(1), z = node / k / dim(1) % dim(2);
+      return (x * dim(1) + y) * dim(2) + z;
+    };
+    const std::string pattern = traffic_pattern(c, topology, file, nodes, endpoint, &out);
     // One cycle = one packet of 2 flits of 0.5 ns (docs/fabrics/booksim.md).
     out.cycle_ns = 1.0;
     y = fmt::format(
@@ -249,8 +296,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
         dim(0), dim(1), dim(2), mesh ? "  wrap: false\n" : "", fmt::arg("vcs", vcs),
         fmt::arg("buf", 2 * vc_buf));
     y += credit_delay(c, file, topology, out.cycle_ns);
-    y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  sizes: [8]\n  slot_units: 2\n{}",
-                     pattern, rate, to_self(pattern));
+    y += fmt::format("traffic:\n{}  load: {}\n  sizes: [8]\n  slot_units: 2\n", pattern, rate);
   } else if (topology == "flatfly") {
     const int k = positive(c, "k", kDefaultK, 64, file);
     if (k < 2) refuse(entry_of(c, "k", file), "k must be at least 2: a ring or router row of one has no links");
@@ -275,7 +321,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
                          "count share the middle VC and can deadlock: use an even num_vcs "
                          "such as {}",
                          vcs, rf, vcs + 1));
-    const std::string pattern = traffic_pattern(c, topology, file, k * k);
+    const std::string pattern = traffic_pattern(c, topology, file, k * k, nullptr, &out);
     // One cycle = one 19-phit packet on a YARC link; a hop is BookSim's 4
     // cycles as the pipeline's 2 (switch allocation and crossbar), the
     // wire's 1 and the VC allocation cycle (docs/fabrics/booksim.md).
@@ -287,8 +333,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
         fmt::arg("k", k), fmt::arg("r", it->second), fmt::arg("vcs", vcs),
         fmt::arg("buf", 19 * vc_buf));
     y += credit_delay(c, file, topology, out.cycle_ns);
-    y += fmt::format("traffic:\n  pattern: {}\n  load: {}\n  slot_units: 19\n{}", pattern, rate,
-                     to_self(pattern));
+    y += fmt::format("traffic:\n{}  load: {}\n  slot_units: 19\n", pattern, rate);
   } else {
     refuse(entry_of(c, "topology", file),
            "topology " + topology + " is not imported yet: use torus, mesh or flatfly");

@@ -163,6 +163,7 @@ struct Spec {
     int batch_size = 1;                // messages per batch (batch process)
     int slot_units = 1;                // injection-link units per Bernoulli trial
     bool to_self = false;              // uniform draws the source too (BookSim2's)
+    std::string numbering = "fabemu";  // fixed patterns' node numbers: fabemu | booksim
     std::vector<PacketSize> sizes{{64, 1.0}};
     double reply_fraction = 0.0;       // fraction of messages that are requests expecting a reply
     uint32_t reply_bytes = 8;          // payload of each response

@@ -17,7 +17,8 @@ const std::vector<std::pair<std::string, Pattern>>& patterns() {
       {"uniform", Pattern::uniform},   {"transpose", Pattern::transpose},
       {"bitcomp", Pattern::bitcomp},   {"tornado", Pattern::tornado},
       {"hotspot", Pattern::hotspot},   {"permutation", Pattern::permutation},
-      {"neighbor", Pattern::neighbor}, {"flatfly_worst", Pattern::flatfly_worst}};
+      {"neighbor", Pattern::neighbor}, {"flatfly_worst", Pattern::flatfly_worst},
+      {"bitrev", Pattern::bitrev},     {"shuffle", Pattern::shuffle}};
   return v;
 }
 
@@ -288,7 +289,7 @@ const std::vector<Field>& fields() {
 
     // --- traffic: read by the synthetic sources.
     {"traffic.pattern", "string", "", "fabemu default",
-     "destinations: uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor, flatfly_worst (every endpoint of router i to a random endpoint of router i+1, the flattened butterfly paper's worst case)",
+     "destinations: uniform, transpose, bitcomp, bitrev (the bits of the endpoint number reversed), shuffle (its bits rotated left by one), tornado, hotspot, permutation, neighbor, flatfly_worst (every endpoint of router i to a random endpoint of router i+1, the flattened butterfly paper's worst case)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.pattern = c.one_of(n, pattern_names()); }},
     {"traffic.load", "number", "fraction", "fabemu default",
      "offered load per endpoint as a fraction of its injection bandwidth, 1e-6 to 1; 0: no "
@@ -304,8 +305,11 @@ const std::vector<Field>& fields() {
      "a source's Bernoulli trial every this many injection-link units: 1 (fabemu: nearly a Poisson stream for long packets) or a packet's units (BookSim2's injection: at most one packet generated per cycle); 1..4096",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.slot_units = static_cast<int>(c.integer(n, 1, 4096)); }},
     {"traffic.to_self", "bool", "", "fabemu default: false; BookSim2: true (its uniform draws any of the N nodes)",
-     "whether uniform traffic (and hotspot's uniform part) may pick the source itself as destination: false (any other endpoint) or true (any endpoint, as BookSim2's uniform; such a packet goes into its router and straight out again); the fixed patterns (transpose, bitcomp, tornado, neighbor, permutation, flatfly_worst) are not changed by it",
+     "whether uniform traffic (and hotspot's uniform part) may pick the source itself as destination: false (any other endpoint) or true (any endpoint, as BookSim2's uniform; such a packet goes into its router and straight out again); the fixed patterns (transpose, bitcomp, bitrev, shuffle, tornado, neighbor, permutation, flatfly_worst) are not changed by it",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.to_self = c.boolean(n); }},
+    {"traffic.numbering", "string", "", "fabemu default: fabemu; BookSim2: booksim (its k-ary n-cube numbers node x + kx (y + ky z))",
+     "the node numbers the fixed patterns work on: fabemu (the endpoint index; on the torus transpose swaps X and Y, tornado and neighbor work on coordinates and router ids) or booksim (the torus family with one endpoint per router: BookSim2's node numbers, x fastest, and its definitions: bitcomp, transpose, bitrev and shuffle on the bits, tornado and neighbor on each digit)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.traffic.numbering = c.one_of(n, {"fabemu", "booksim"}); }},
     {"traffic.sizes", "list of int or {bytes, weight}", "bytes", T3E " Table 3 (vector put, 8 words); " BW " §4.1 (32-byte write)",
      "message payload mix, e.g. [64] or [{bytes: 8, weight: 3}, {bytes: 64, weight: 1}]",
      read_sizes},

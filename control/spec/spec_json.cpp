@@ -127,6 +127,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"traffic.batch_size", [](const Spec& s) -> json { return s.traffic.batch_size; }},
     {"traffic.slot_units", [](const Spec& s) -> json { return s.traffic.slot_units; }},
     {"traffic.to_self", [](const Spec& s) -> json { return s.traffic.to_self; }},
+    {"traffic.numbering", [](const Spec& s) -> json { return s.traffic.numbering; }},
     {"traffic.sizes", sizes_json},
     {"traffic.reply_fraction", [](const Spec& s) -> json { return s.traffic.reply_fraction; }},
     {"traffic.reply_bytes", [](const Spec& s) -> json { return s.traffic.reply_bytes; }},

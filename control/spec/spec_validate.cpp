@@ -428,6 +428,7 @@ void SpecValidator::validate_with_fabric(const Spec& s, int64_t endpoints) const
     cfg.pattern = pattern;
     cfg.hotspot = static_cast<uint32_t>(s.traffic.hotspot);
     cfg.hotspot_fraction = s.traffic.hotspot_fraction;
+    cfg.booksim_numbering = s.traffic.numbering == "booksim";
     TrafficPattern tp;
     std::string err;
     if (!tp.init(f, cfg, &err))

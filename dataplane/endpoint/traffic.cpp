@@ -10,6 +10,64 @@ namespace {
 bool is_pow2(uint32_t n) { return n && !(n & (n - 1)); }
 uint32_t log2u(uint32_t n) { return 31 - __builtin_clz(n); }
 
+const char* pattern_name(Pattern p) {
+  switch (p) {
+    case Pattern::bitcomp: return "bitcomp";
+    case Pattern::transpose: return "transpose";
+    case Pattern::bitrev: return "bitrev";
+    default: return "shuffle";
+  }
+}
+
+bool bit_pattern(Pattern p) {
+  return p == Pattern::bitcomp || p == Pattern::transpose || p == Pattern::bitrev ||
+         p == Pattern::shuffle;
+}
+
+// Bit reversal and the perfect shuffle (a left rotation) of the log2(n)
+// bits of i.
+uint32_t bit_reverse(uint32_t i, uint32_t n) {
+  uint32_t r = 0;
+  for (; n > 1; n >>= 1, i >>= 1) r = (r << 1) | (i & 1);
+  return r;
+}
+uint32_t shuffle(uint32_t i, uint32_t n) {
+  const uint32_t shifted = i << 1;
+  return (shifted & (n - 1)) | ((shifted & n) ? 1 : 0);
+}
+
+// BookSim2's fixed patterns (its traffic.cpp, read, not copied) on its
+// node numbers: node = x + kx (y + ky z), the digits of its k-ary n-cube.
+// nodes is a power of two for the bit patterns (the caller checks).
+uint32_t booksim_destination(Pattern p, uint32_t node, uint32_t nodes,
+                             const std::array<int32_t, 3>& k) {
+  switch (p) {
+    case Pattern::bitcomp:
+      return ~node & (nodes - 1);
+    case Pattern::transpose: {  // the low half of the bits swapped with the high half
+      const uint32_t half = log2u(nodes) / 2, lo = (1u << half) - 1;
+      return ((node >> half) & lo) | ((node << half) & (lo << half));
+    }
+    case Pattern::bitrev:
+      return bit_reverse(node, nodes);
+    case Pattern::shuffle:
+      return shuffle(node, nodes);
+    case Pattern::tornado:
+    case Pattern::neighbor: {  // each digit on by (k + 1) / 2 - 1, or by 1
+      uint32_t result = 0, offset = 1;
+      for (int d = 0; d < 3; d++) {
+        const uint32_t kd = static_cast<uint32_t>(k[d]), digit = node / offset % kd;
+        const uint32_t by = p == Pattern::tornado ? (kd + 1) / 2 - 1 : 1;
+        result += offset * ((digit + by) % kd);
+        offset *= kd;
+      }
+      return result;
+    }
+    default:
+      return node;
+  }
+}
+
 }  // namespace
 
 bool TrafficPattern::init(const Fabric& f, const TrafficConfig& cfg, uint64_t seed,
@@ -45,9 +103,50 @@ bool TrafficPattern::init(const Fabric& f, const TrafficConfig& cfg, uint64_t se
     if (it == by_coord.end()) it = by_coord.find({c[0], c[1], c[2], 0});
     return it == by_coord.end() ? 0 : it->second;
   };
+  const bool node_pattern = bit_pattern(pattern_) || pattern_ == Pattern::tornado ||
+                            pattern_ == Pattern::neighbor;
+  // Bit patterns work on the bits of a node number (fabemu's own bitcomp
+  // and torus transpose need none).
+  const bool needs_bits = pattern_ == Pattern::bitrev || pattern_ == Pattern::shuffle ||
+                          (cfg.booksim_numbering && bit_pattern(pattern_)) ||
+                          (pattern_ == Pattern::transpose && !torus);
+  if (needs_bits && !is_pow2(n_)) {
+    *err = "traffic.pattern " + std::string(pattern_name(pattern_)) +
+           " needs a power-of-two endpoint count, got " + std::to_string(n_);
+    return false;
+  }
+  if (cfg.booksim_numbering && node_pattern) {
+    if (!torus || f.routers.size() != n_) {
+      *err = "traffic.numbering booksim numbers the nodes as BookSim2's k-ary n-cube does, one "
+             "per router of the torus family, but this fabric has " +
+             std::to_string(n_) + " endpoints on " + std::to_string(f.routers.size()) +
+             " routers of family " + f.topology;
+      return false;
+    }
+    if (pattern_ == Pattern::transpose && log2u(n_) % 2) {
+      *err = "traffic.pattern transpose on BookSim's numbering needs an even power of two of "
+             "nodes (its bits split in halves), got " + std::to_string(n_);
+      return false;
+    }
+    std::vector<uint32_t> node_of(n_), endpoint_of(n_);
+    for (uint32_t e = 0; e < n_; e++) {
+      const auto& c = f.routers[f.endpoints[e].router].coord;
+      node_of[e] = static_cast<uint32_t>(c[0] + k[0] * (c[1] + k[1] * c[2]));
+      endpoint_of[node_of[e]] = e;
+    }
+    for (uint32_t e = 0; e < n_; e++)
+      fixed_[e] = endpoint_of[booksim_destination(pattern_, node_of[e], n_, k)];
+    return true;
+  }
   switch (pattern_) {
     case Pattern::uniform:
     case Pattern::hotspot:
+      break;
+    case Pattern::bitrev:
+      for (uint32_t e = 0; e < n_; e++) fixed_[e] = bit_reverse(e, n_);
+      break;
+    case Pattern::shuffle:
+      for (uint32_t e = 0; e < n_; e++) fixed_[e] = shuffle(e, n_);
       break;
     case Pattern::transpose:
       if (torus) {
@@ -61,11 +160,6 @@ bool TrafficPattern::init(const Fabric& f, const TrafficConfig& cfg, uint64_t se
           fixed_[e] = at({c[1], c[0], c[2]}, slot[e]);
         }
       } else {
-        if (!is_pow2(n_)) {
-          *err = "traffic.pattern transpose needs a power-of-two endpoint count, got " +
-                 std::to_string(n_);
-          return false;
-        }
         const uint32_t b = log2u(n_), h = b / 2;
         for (uint32_t e = 0; e < n_; e++)
           fixed_[e] = b ? (((e << h) | (e >> (b - h))) & (n_ - 1)) : 0;

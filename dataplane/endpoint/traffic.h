@@ -14,7 +14,8 @@
 namespace fabemu {
 
 enum class Pattern : uint8_t {
-  uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor, flatfly_worst
+  uniform, transpose, bitcomp, tornado, hotspot, permutation, neighbor, flatfly_worst, bitrev,
+  shuffle
 };
 
 // A message of the size mix that is a request with a header of its own
@@ -43,6 +44,9 @@ struct TrafficConfig {
   uint32_t slot_units = 1;
   // Uniform destinations include the source itself (BookSim2's uniform).
   bool to_self = false;
+  // The fixed patterns work on BookSim2's node numbers (traffic.numbering
+  // booksim; the torus family: x fastest) rather than the endpoint index.
+  bool booksim_numbering = false;
   bool single_batch = false;    // one batch per endpoint at time 0, then nothing
   std::vector<uint32_t> size_bytes{64};
   std::vector<double> size_weight{1.0};
@@ -63,9 +67,9 @@ struct TrafficConfig {
   // rather than responses first (traffic.response_priority alternate).
   bool alternate_injection = false;
   // vcs.injection free (BookSim2's sources): a source puts each packet on
-  // the first VC with room, of its class's block of this many VCs, after
-  // the VC it used last (endpoints_hot.h, Endpoints::free_vc); 0: on the
-  // VC its routing gives.
+  // the first VC with room of this many (every VC) after the VC it used
+  // last (endpoints_hot.h, Endpoints::free_vc); 0: on the VC its routing
+  // gives.
   uint8_t inject_free_vcs = 0;
   PhaseSync phases = PhaseSync::none;
   uint32_t phase_messages = 0;  // per processor and phase

@@ -90,6 +90,29 @@ rc=0
 [ "$rc" = 2 ] || fail "n = 4 exited $rc, want 2"
 grep -q "'n = 4'.*one to three dimensions" "$out/n4.err" || fail "n = 4 refusal: $(cat "$out/n4.err")"
 
+# BookSim's traffic patterns: on the torus and the mesh they run on
+# BookSim's node numbers (traffic.numbering booksim).
+for p in transpose bitrev shuffle neighbor tornado; do
+  "$fabemu" check --booksim "$mesh" --booksim-set traffic=$p >"$out/p-$p.txt" 2>/dev/null ||
+    fail "traffic $p exited $?"
+  grep -q "pattern: $p" "$out/p-$p.txt" || fail "traffic $p is not imported as itself"
+  grep -q "numbering: booksim" "$out/p-$p.txt" || fail "traffic $p is not on BookSim's numbers"
+done
+"$fabemu" check --booksim "$torus" --booksim-set traffic=randperm >"$out/rp.txt" 2>"$out/rp.err" ||
+  fail "traffic randperm exited $?"
+grep -q "pattern: permutation" "$out/rp.txt" || fail "randperm is not a permutation"
+grep -q "note: traffic randperm" "$out/rp.err" || fail "randperm has no note: $(cat "$out/rp.err")"
+# BookSim's node 5 of the 4-ary 3-cube is (1, 1, 0): fabemu's endpoint (1 x 4 + 1) x 4 = 20.
+"$fabemu" check --booksim "$torus" --booksim-set 'traffic=hotspot({5})' >"$out/hs.txt" 2>/dev/null ||
+  fail "traffic hotspot({5}) exited $?"
+grep -q "hotspot: 20" "$out/hs.txt" || fail "hotspot node 5 is not endpoint 20"
+grep -q "hotspot_fraction: 1" "$out/hs.txt" || fail "hotspot does not take all the traffic"
+rc=0
+"$fabemu" check --booksim "$torus" --booksim-set 'traffic=hotspot({{1,2},{1,1}})' >/dev/null \
+  2>"$out/hs2.err" || rc=$?
+[ "$rc" = 2 ] || fail "two hotspots exited $rc, want 2"
+grep -q "one hot node" "$out/hs2.err" || fail "two hotspots: $(cat "$out/hs2.err")"
+
 # Refusals: a key fabemu does not model, at its line; an unknown key.
 sed 's/packet_size = 1;/packet_size = 4;/' "$torus" >"$out/ps4.cfg"
 rc=0

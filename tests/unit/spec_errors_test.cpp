@@ -185,7 +185,7 @@ TEST(SpecErrors, UnknownFamilyPatternProfile) {
       std::string::npos)
       << e.what();
 
-  e = error_of("traffic:\n  pattern: shuffle\n");
+  e = error_of("traffic:\n  pattern: butterfly\n");
   expect_at(e, "traffic.pattern", 2, 12);
   EXPECT_NE(e.message().find("uniform, transpose"), std::string::npos) << e.what();
 

@@ -61,7 +61,8 @@ const std::set<std::string>& read_keys() {
       "acc_stopping_thres", "seed",   "print_activity", "print_csv_results",
       "watch_file",     "watch_packets", "watch_flits", "watch_out",
       "stats_out",      "viewer_trace", "deadlock_warn_timeout", "measure_stats",
-      "pair_stats",     "perm_seed",  "credit_delay",
+      "pair_stats",     "perm_seed",  "credit_delay", "burst_alpha",
+      "burst_beta",     "burst_r1",
   };
   return keys;
 }
@@ -221,6 +222,34 @@ std::string credit_delay(const BooksimConfig& c, const std::string& file,
   return delay > base ? fmt::format("  credit_delay_ns: {}\n", (delay - base) * cycle_ns) : "";
 }
 
+// BookSim's on_off source as traffic.process on_off: of alpha (off to on),
+// beta (on to off) and r1 (an on source's rate), BookSim takes two,
+// from on_off({alpha, beta, r1}) or burst_alpha, burst_beta, burst_r1,
+// and derives the third; fabemu is given alpha and beta. "" for bernoulli.
+std::string injection_process(const BooksimConfig& c, const std::string& file, double rate) {
+  const BooksimCall call = c.get_call("injection_process", "bernoulli");
+  if (call.name != "on_off") return "";
+  const BooksimEntry e = entry_of(c, "injection_process", file);
+  const auto param = [&](size_t i, const char* key, double fallback) {
+    return i < call.args.size() ? call.args[i].number : c.get_double(key, fallback);
+  };
+  // BookSim's defaults: burst_alpha 0.5, burst_beta 0.5, burst_r1 -1 (derived).
+  double alpha = param(0, "burst_alpha", 0.5), beta = param(1, "burst_beta", 0.5);
+  const double r1 = param(2, "burst_r1", -1.0);
+  const int given = (alpha >= 0) + (beta >= 0) + (r1 >= 0);
+  if (given != 2)
+    refuse(e, fmt::format("on_off takes two of alpha, beta and r1 (a negative one is derived), "
+                          "got alpha {:g}, beta {:g}, r1 {:g}",
+                          alpha, beta, r1));
+  if (alpha < 0) alpha = beta * rate / (r1 - rate);
+  if (beta < 0) beta = alpha * (r1 - rate) / rate;
+  if (!(alpha > 0 && alpha <= 1) || !(beta >= 0 && beta < 1))
+    refuse(e, fmt::format("on_off needs 0 < alpha <= 1 and 0 <= beta < 1, which these give as "
+                          "alpha {:g}, beta {:g}",
+                          alpha, beta));
+  return fmt::format("  process: on_off\n  burst_alpha: {}\n  burst_beta: {}\n", alpha, beta);
+}
+
 void common_router_keys(const BooksimConfig& c, const std::string& file, BooksimSpec* out) {
   if (c.get_string("router", "iq") != "iq")
     refuse(entry_of(c, "router", file), "only BookSim's iq router is modelled: router = iq");
@@ -229,10 +258,10 @@ void common_router_keys(const BooksimConfig& c, const std::string& file, Booksim
       refuse(entry_of(c, k, file),
              std::string(k) + " " + c.get_string(k, "islip") +
                  " is not modelled (separable allocators are not built): use islip");
-  if (c.get_string("injection_process", "bernoulli") != "bernoulli")
+  const BooksimCall inject = c.get_call("injection_process", "bernoulli");
+  if (inject.name != "bernoulli" && inject.name != "on_off")
     refuse(entry_of(c, "injection_process", file),
-           "injection_process " + c.get_string("injection_process", "") +
-               " is not modelled: use bernoulli");
+           "injection_process " + inject.name + " is not modelled: use bernoulli or on_off");
   if (c.get_int("alloc_iters", 1) != 1)
     out->notes.push_back(
         "BookSim's iq router does not read alloc_iters (it makes its allocators without the "
@@ -296,7 +325,8 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
         dim(0), dim(1), dim(2), mesh ? "  wrap: false\n" : "", fmt::arg("vcs", vcs),
         fmt::arg("buf", 2 * vc_buf));
     y += credit_delay(c, file, topology, out.cycle_ns);
-    y += fmt::format("traffic:\n{}  load: {}\n  sizes: [8]\n  slot_units: 2\n", pattern, rate);
+    y += fmt::format("traffic:\n{}  load: {}\n  sizes: [8]\n  slot_units: 2\n{}", pattern, rate,
+                     injection_process(c, file, rate));
   } else if (topology == "flatfly") {
     const int k = positive(c, "k", kDefaultK, 64, file);
     if (k < 2) refuse(entry_of(c, "k", file), "k must be at least 2: a ring or router row of one has no links");
@@ -333,7 +363,8 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
         fmt::arg("k", k), fmt::arg("r", it->second), fmt::arg("vcs", vcs),
         fmt::arg("buf", 19 * vc_buf));
     y += credit_delay(c, file, topology, out.cycle_ns);
-    y += fmt::format("traffic:\n{}  load: {}\n  slot_units: 19\n", pattern, rate);
+    y += fmt::format("traffic:\n{}  load: {}\n  slot_units: 19\n{}", pattern, rate,
+                     injection_process(c, file, rate));
   } else {
     refuse(entry_of(c, "topology", file),
            "topology " + topology + " is not imported yet: use torus, mesh or flatfly");

@@ -78,6 +78,9 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.batch_size =
       spec.traffic.process != "bernoulli" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
   c.single_batch = spec.traffic.process == "single_batch";
+  c.on_off = spec.traffic.process == "on_off";
+  c.burst_alpha = spec.traffic.burst_alpha;
+  c.burst_beta = spec.traffic.burst_beta;
   c.size_bytes.clear();
   c.size_weight.clear();
   for (const auto& s : spec.traffic.sizes) {

@@ -164,6 +164,8 @@ struct Spec {
     int slot_units = 1;                // injection-link units per Bernoulli trial
     bool to_self = false;              // uniform draws the source too (BookSim2's)
     std::string numbering = "fabemu";  // fixed patterns' node numbers: fabemu | booksim
+    double burst_alpha = 0.5;          // process on_off: off to on, per slot (BookSim2's)
+    double burst_beta = 0.5;           // process on_off: on to off, per slot
     std::vector<PacketSize> sizes{{64, 1.0}};
     double reply_fraction = 0.0;       // fraction of messages that are requests expecting a reply
     uint32_t reply_bytes = 8;          // payload of each response

@@ -486,6 +486,14 @@ void SpecValidator::validate_generation(const Spec& s, const Fabric& f) const {
                       "any run (1e10 ns a phase): raise traffic.load, or lower "
                       "traffic.batch_size or the message sizes",
                       cfg.batch_size > 1 ? "batch" : "message", gap_s));
+  const double r1 = burst_on_probability(p, cfg);
+  if (cfg.on_off && r1 > 1)
+    blame({"traffic.load", "traffic.burst_alpha", "traffic.burst_beta"},
+          fmt::format("process on_off is on {:.3g} of the slots (burst_alpha / (burst_alpha + "
+                      "burst_beta)), so traffic.load {} would need an on source to start {:.3g} "
+                      "messages a slot: lower the load or burst_beta, or raise burst_alpha",
+                      s.traffic.burst_alpha / (s.traffic.burst_alpha + s.traffic.burst_beta),
+                      s.traffic.load, r1));
 }
 
 // Every packet the sources will make must encode in the profile's codec,

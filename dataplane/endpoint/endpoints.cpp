@@ -2,6 +2,18 @@
 
 namespace fabemu {
 
+void EndpointParams::set_generation(double p) {
+  gen = Geometric(p);
+  if (!traffic || !traffic->on_off) return;
+  const double beta = traffic->burst_beta;
+  burst_r1 = std::min(1.0, burst_on_probability(p, *traffic));
+  burst_wake = Geometric(traffic->burst_alpha);
+  // Each on slot: off with beta, else a message with r1.
+  const double event = beta + (1 - beta) * burst_r1;
+  burst_event = Geometric(event);
+  burst_off_share = event > 0 ? beta / event : 0;
+}
+
 bool EndpointParams::init(std::string* err) {
   const TrafficConfig& tc = *traffic;
   if (!pattern.init(*fabric, tc, seed, err)) return false;
@@ -80,7 +92,10 @@ void Endpoints::seed(TimingWheel& wheel, EventKind generate, EventKind join) {
     const uint32_t p = p_.fabric->processor(e);
     if (ep_[p].binding >= 0) continue;  // its traffic comes from its port
     if (!p_.generates[p]) continue;     // not one of traffic.sources
-    const ps_t first = tc.single_batch ? 0 : (ep.rng.geometric(p_.gen) - 1) * p_.gen_slot_ps;
+    // An on_off source starts on or off at random, as BookSim's.
+    if (tc.on_off) ep.burst_on = static_cast<uint8_t>(ep.rng.below(2));
+    const uint64_t slots = tc.on_off ? burst_slots(ep) : ep.rng.geometric(p_.gen);
+    const ps_t first = tc.single_batch ? 0 : (slots - 1) * p_.gen_slot_ps;
     wheel.push(event_at(first, generate, e));
   }
 }

@@ -83,6 +83,13 @@ struct EndpointParams {
   // offered load is the configured fraction of the injection bandwidth. The
   // engine gives p (traffic.h, generation_probability).
   Geometric gen;  // slots to the next message (per-slot probability)
+  // traffic.process on_off: slots until an off source turns on; until an on
+  // source turns off or generates, and the share of those that turn it off;
+  // its chance to generate (set_generation).
+  Geometric burst_wake, burst_event;
+  double burst_off_share = 0, burst_r1 = 0;
+  // gen, and the on_off figures, from p (traffic.h, generation_probability).
+  void set_generation(double p);
   // Derived by init(): destinations, message sizes, the trials' slot and
   // the payload one packet carries.
   TrafficPattern pattern;
@@ -166,6 +173,7 @@ class Endpoints {
   template <class H> void try_inject(H& h, uint32_t e);
   static constexpr uint8_t kNoVc = 0xFF;
   uint8_t free_vc(const Nic& ep, uint32_t e, uint32_t units, ps_t now, ps_t* wake) const;
+  uint64_t burst_slots(Nic& ep) const;
   uint32_t choose_slice(uint32_t p, uint8_t cls, uint16_t hash, const uint32_t* placed) const;
   template <class H> void arm_wake(H& h, uint32_t e, ps_t t) {
     Nic& ep = ep_[e];

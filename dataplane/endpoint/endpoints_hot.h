@@ -50,8 +50,8 @@ void Endpoints::on_generate(H& h, uint32_t e) {
   if (ph && ph->left == 0) [[unlikely]] {
     end_phase(h, e);
   } else if (!tc.single_batch) {
-    h.schedule(event_at(now + ep.rng.geometric(p_.gen) * p_.gen_slot_ps,
-                        H::kind(EndpointEvent::generate), e));
+    const uint64_t slots = tc.on_off ? burst_slots(ep) : ep.rng.geometric(p_.gen);
+    h.schedule(event_at(now + slots * p_.gen_slot_ps, H::kind(EndpointEvent::generate), e));
   }
   inject_processor(h, src);
 }
@@ -285,6 +285,24 @@ void Endpoints::try_inject(H& h, uint32_t e) {
     if (p_.alternate_injection) ep.inj_first = static_cast<uint8_t>(qi ^ 1);
     if (ep.queued()) arm_wake(h, e, ep.inj_free);
     return;
+  }
+}
+
+// traffic.process on_off, as BookSim2's source: slots until the next
+// message. Each slot the source's state moves first (off to on with
+// burst_alpha, on to off with burst_beta), then an on source generates
+// with burst_r1; the slots between events are drawn at once.
+inline uint64_t Endpoints::burst_slots(Nic& ep) const {
+  uint64_t slots = 0;
+  for (;;) {
+    if (!ep.burst_on) {
+      slots += ep.rng.geometric(p_.burst_wake);  // the slot it turns on, in which it may generate
+      ep.burst_on = 1;
+      if (ep.rng.unit() <= p_.burst_r1) return slots;
+    }
+    slots += ep.rng.geometric(p_.burst_event);
+    if (ep.rng.unit() > p_.burst_off_share) return slots;
+    ep.burst_on = 0;
   }
 }
 

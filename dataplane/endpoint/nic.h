@@ -183,6 +183,7 @@ struct Nic {
   uint64_t pkt_seq = 0;
   uint8_t inj_first = 1;    // the source queue the injection link looks at first (1: responses)
   uint8_t last_vc = 0xFF;   // vcs.injection free: the VC the last packet went on
+  uint8_t burst_on = 0;     // traffic.process on_off: the source is on
   // [0] requests, [1] responses (responses go first so a reply never waits
   // behind requests: the request-response deadlock).
   SourceQueue srcq[2];

@@ -48,6 +48,11 @@ struct TrafficConfig {
   // booksim; the torus family: x fastest) rather than the endpoint index.
   bool booksim_numbering = false;
   bool single_batch = false;    // one batch per endpoint at time 0, then nothing
+  // BookSim2's on_off process: each slot a source turns on with
+  // burst_alpha or off with burst_beta, and an on source generates with
+  // burst_on_probability (endpoints_hot.h, Endpoints::burst_slots).
+  bool on_off = false;
+  double burst_alpha = 0.5, burst_beta = 0.5;
   std::vector<uint32_t> size_bytes{64};
   std::vector<double> size_weight{1.0};
   double reply_fraction = 0.0;
@@ -120,6 +125,13 @@ inline double generation_probability(const PacketFormat& f, const TrafficConfig&
   if (mean_units <= 0) return 1.0;
   return std::min(1.0, t.load * std::max<uint32_t>(1, t.slot_units) / mean_units /
                           std::max<uint32_t>(1, t.batch_size));
+}
+
+// An on source's chance to generate in a slot, so that the mean over on
+// and off slots is p: on a share alpha / (alpha + beta) of the slots.
+// Above 1, the load cannot be reached with these bursts.
+inline double burst_on_probability(double p, const TrafficConfig& t) {
+  return p * (t.burst_alpha + t.burst_beta) / t.burst_alpha;
 }
 
 class TrafficPattern {

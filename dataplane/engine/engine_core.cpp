@@ -154,7 +154,7 @@ bool EngineCore::setup_traffic(std::string* err) {
         if (p.peer_router >= 0 && p.unit_ps) unit = std::min(unit, p.unit_ps);
     alloc_cycle_ps_ = std::max<ps_t>(1, unit * units);
   }
-  endpoints_.gen = Geometric(generation_probability(cfg_.format, cfg_));
+  endpoints_.set_generation(generation_probability(cfg_.format, cfg_));
   return true;
 }
 

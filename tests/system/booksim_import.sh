@@ -113,6 +113,17 @@ rc=0
 [ "$rc" = 2 ] || fail "two hotspots exited $rc, want 2"
 grep -q "one hot node" "$out/hs2.err" || fail "two hotspots: $(cat "$out/hs2.err")"
 
+# BookSim's on_off source: two of alpha, beta and r1, the third derived.
+"$fabemu" check --booksim "$torus" --booksim-set injection_process=on_off >"$out/oo.txt" 2>/dev/null ||
+  fail "on_off exited $?"
+grep -q "process: on_off" "$out/oo.txt" || fail "on_off is not traffic.process on_off"
+grep -q "burst_alpha: 0.5" "$out/oo.txt" || fail "on_off lost BookSim's default burst_alpha 0.5"
+# r1 0.75 at rate 0.25 with alpha 0.25: beta = 0.25 (0.75 - 0.25) / 0.25 = 0.5.
+"$fabemu" check --booksim "$torus" --booksim-set 'injection_process=on_off({0.25,-1,0.75})' \
+  --booksim-set injection_rate=0.25 >"$out/oo2.txt" 2>/dev/null ||
+  fail "on_off({0.25,-1,0.75}) exited $?"
+grep -q "burst_beta: 0.5" "$out/oo2.txt" || fail "on_off beta is not derived from r1"
+
 # Refusals: a key fabemu does not model, at its line; an unknown key.
 sed 's/packet_size = 1;/packet_size = 4;/' "$torus" >"$out/ps4.cfg"
 rc=0

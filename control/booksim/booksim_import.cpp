@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -32,17 +33,15 @@ const std::map<std::string, FixedKey>& fixed_keys() {
       {"input_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
       {"output_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
       {"internal_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
-      {"packet_size", {1, 1, "fabemu's routers are virtual cut-through: packets of several flits with wormhole flow control are not modelled"}},
       {"wait_for_tail_credit", {0, 0, "fabemu's iSLIP router frees an output VC when the tail is sent"}},
       {"classes", {1, 1, "fabemu's BookSim import runs one traffic class"}},
       {"sim_count", {1, 1, "fabemu runs one simulation per run"}},
       {"speculative", {0, 0, "speculative switch allocation is not modelled"}},
       {"noq", {0, 0, "next-hop output queueing is not modelled"}},
-      {"hold_switch_for_packet", {0, 0, "one-flit packets never hold the switch"}},
+      {"hold_switch_for_packet", {0, 0, "a packet's flits compete for the switch one by one in fabemu's iSLIP router"}},
       {"subnets", {1, 1, "one network"}},
       {"include_queuing", {1, 1, "fabemu's latency includes source queueing, as BookSim's default"}},
       {"use_read_write", {0, 0, "request/reply traffic is not imported"}},
-      {"injection_rate_uses_flits", {0, 0, "with one-flit packets it changes nothing"}},
   };
   return keys;
 }
@@ -62,7 +61,7 @@ const std::set<std::string>& read_keys() {
       "watch_file",     "watch_packets", "watch_flits", "watch_out",
       "stats_out",      "viewer_trace", "deadlock_warn_timeout", "measure_stats",
       "pair_stats",     "perm_seed",  "credit_delay", "burst_alpha",
-      "burst_beta",     "burst_r1",
+      "burst_beta",     "burst_r1",   "packet_size", "injection_rate_uses_flits",
   };
   return keys;
 }
@@ -278,12 +277,37 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
   const std::string topology = c.get_string("topology", "torus");
   const int vcs = positive(c, "num_vcs", kDefaultVcs, 8, file);
   const int vc_buf = positive(c, "vc_buf_size", kDefaultVcBuf, 4096, file);
-  const double rate = c.get_double("injection_rate", 0.1);
-  if (!(rate > 0 && rate <= 1))
+  const double rate_given = c.get_double("injection_rate", 0.1);
+  if (!(rate_given > 0 && rate_given <= 1))
     refuse(entry_of(c, "injection_rate", file), "injection_rate must be above 0 and at most 1");
+  // A packet of several flits is a fabemu message of as many one-flit
+  // packets, moved as one worm (router.flow_control wormhole).
+  const int flits = positive(c, "packet_size", 1, 64, file);
+  out.packet_size = flits;
+  // BookSim's injection_rate counts packets per node and cycle unless
+  // injection_rate_uses_flits; fabemu's load counts flits.
+  const bool rate_in_flits = c.get_int("injection_rate_uses_flits", 0) != 0;
+  const double rate = rate_in_flits ? rate_given / flits : rate_given;  // packets
+  double load = rate * flits;
+  if (load > 1) {
+    out.notes.push_back(fmt::format(
+        "injection_rate {:g} packets of {} flits offers {:g} flits per cycle, more than a node's "
+        "channel takes: fabemu offers 1 (a full channel; its sources saturate either way)",
+        rate, flits, load));
+    load = 1;
+  }
+  const std::string worm =
+      flits > 1 ? "  flow_control: wormhole   # BookSim's packets of several flits\n" : "";
+  const std::string queue =
+      flits > 1 ? fmt::format("  source_queue_packets: {}\n", std::max(256, 32 * flits)) : "";
   const Measure m = measurement(c, file, &out);
   const int seed = c.get_int("seed", 0);
   std::string y;
+  // (BookSim's kncube and flatfly read it; its default lengthens them.)
+  if (c.get_int("use_noc_latency", 1) != 0)
+    refuse(entry_of(c, "use_noc_latency", file),
+           "use_noc_latency 1 (BookSim's default) lengthens the " + topology +
+               "'s channels by their placement, which is not modelled: set use_noc_latency = 0");
   if (topology == "torus" || topology == "mesh") {
     // BookSim's k-ary n-cube (kncube): n dimensions of k routers, one node
     // each; the mesh without the wrap links.
@@ -301,10 +325,6 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
                  " is not modelled on the " + topology + ": use dim_order");
     if (!mesh && vcs < 2)
       refuse(entry_of(c, "num_vcs", file), "dim_order needs at least 2 VCs on the torus (a dateline class each)");
-    if (c.get_int("use_noc_latency", 1) != 0)
-      refuse(entry_of(c, "use_noc_latency", file),
-             "use_noc_latency 1 (BookSim's default) lengthens the " + topology +
-                 "'s channels by their placement, which is not modelled: set use_noc_latency = 0");
     int nodes = 1;
     for (int d = 0; d < n; ++d) nodes *= k;
     const auto dim = [&](int d) { return d < n ? k : 1; };
@@ -319,14 +339,15 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
     y = fmt::format(
         "profile: t3e\ntopology:\n  family: torus\n  dims: [{}, {}, {}]\n{}routing: dim_order\n"
         "vcs:\n  count: {vcs}\n  buffer_units: {buf}\n  injection: free\n"
-        "router:\n  switch_allocator: islip\n  straight_ns: 3\n  turn_ns: 3\n  endpoint_ns: 4\n"
-        "packet:\n  header_units: 1\n"
+        "router:\n  switch_allocator: islip\n  straight_ns: 3\n  turn_ns: 3\n  endpoint_ns: 4\n{worm}"
+        "packet:\n  header_units: 1\n  max_units: 2\n"
         "link:\n  lanes: 1\n  lane_gbps: 140\n  wire_ns: 2\n",
         dim(0), dim(1), dim(2), mesh ? "  wrap: false\n" : "", fmt::arg("vcs", vcs),
-        fmt::arg("buf", 2 * vc_buf));
+        fmt::arg("buf", 2 * vc_buf), fmt::arg("worm", worm));
     y += credit_delay(c, file, topology, out.cycle_ns);
-    y += fmt::format("traffic:\n{}  load: {}\n  sizes: [8]\n  slot_units: 2\n{}", pattern, rate,
-                     injection_process(c, file, rate));
+    // A flit: a packet of 8 payload bytes (2 units, one cycle).
+    y += fmt::format("traffic:\n{}  load: {}\n  sizes: [{}]\n  slot_units: 2\n{}", pattern, load,
+                     8 * flits, injection_process(c, file, rate));
   } else if (topology == "flatfly") {
     const int k = positive(c, "k", kDefaultK, 64, file);
     if (k < 2) refuse(entry_of(c, "k", file), "k must be at least 2: a ring or router row of one has no links");
@@ -359,18 +380,20 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
     y = fmt::format(
         "profile: flatfly\ntopology:\n  family: flatfly\n  k: {k}\n  n: 2\nrouting: {r}\n"
         "vcs:\n  count: {vcs}\n  buffer_units: {buf}\n  injection: free\n"
-        "router:\n  switch_allocator: islip\n  latency_ns: 60.8\nlink:\n  wire_ns: 30.4\n",
+        "router:\n  switch_allocator: islip\n  latency_ns: 60.8\n{worm}link:\n  wire_ns: 30.4\n",
         fmt::arg("k", k), fmt::arg("r", it->second), fmt::arg("vcs", vcs),
-        fmt::arg("buf", 19 * vc_buf));
+        fmt::arg("buf", 19 * vc_buf), fmt::arg("worm", worm));
     y += credit_delay(c, file, topology, out.cycle_ns);
-    y += fmt::format("traffic:\n{}  load: {}\n  slot_units: 19\n{}", pattern, rate,
+    // A flit: a 32-byte write, one 19-phit packet (the profile's).
+    y += fmt::format("traffic:\n{}  load: {}\n{}  slot_units: 19\n{}", pattern, load,
+                     flits > 1 ? fmt::format("  sizes: [{}]\n", 32 * flits) : std::string(),
                      injection_process(c, file, rate));
   } else {
     refuse(entry_of(c, "topology", file),
            "topology " + topology + " is not imported yet: use torus, mesh or flatfly");
   }
-  y += fmt::format("run:\n  seed: {}\n  warmup_ns: {}\n  measure_ns: {}\n", seed > 0 ? seed : 1,
-                   m.warmup_cycles * out.cycle_ns, m.measure_cycles * out.cycle_ns);
+  y += fmt::format("run:\n  seed: {}\n  warmup_ns: {}\n  measure_ns: {}\n{}", seed > 0 ? seed : 1,
+                   m.warmup_cycles * out.cycle_ns, m.measure_cycles * out.cycle_ns, queue);
   out.yaml = "# From the BookSim2 configuration " + file + " (fabemu run --booksim)\n" + y;
   return out;
 }
@@ -381,7 +404,11 @@ std::string booksim_results(const nlohmann::json& r, const BooksimSpec& s) {
     return r.value(block, nlohmann::json::object()).value(f, 0.0) / cyc;
   };
   std::string o;
-  const double mean = lat("latency_ns", "mean");
+  // A packet of several flits is a fabemu message: its latency is the
+  // message's (generation to the last flit), a flit's is a packet's.
+  const bool worms = s.packet_size > 1 && r.contains("message_latency_ns");
+  const char* packet_block = worms ? "message_latency_ns" : "latency_ns";
+  const double mean = lat(packet_block, "mean");
   if (s.sim_type == "latency" && mean > s.latency_thres) {
     o += fmt::format("Average latency for class 0 exceeded {:g} cycles. Aborting simulation.\n",
                      s.latency_thres);
@@ -396,15 +423,18 @@ std::string booksim_results(const nlohmann::json& r, const BooksimSpec& s) {
       o += fmt::format("\tminimum = {:g} (1 samples)\n", lat(block, "min"));
       o += fmt::format("\tmaximum = {:g} (1 samples)\n", lat(block, "max"));
     };
-    three("Packet latency", "latency_ns");
-    three("Network latency", "network_latency_ns");
-    three("Flit latency", "latency_ns");  // one-flit packets
-    o += fmt::format("Injected packet rate average = {:g} (1 samples)\n", entered);
-    o += fmt::format("Accepted packet rate average = {:g} (1 samples)\n", accepted);
+    // BookSim's: generation to the tail; the head's injection to the tail;
+    // each flit's own injection to its arrival.
+    three("Packet latency", packet_block);
+    three("Network latency", worms ? "message_network_latency_ns" : "network_latency_ns");
+    three("Flit latency", "network_latency_ns");
+    const double size = s.packet_size;
+    o += fmt::format("Injected packet rate average = {:g} (1 samples)\n", entered / size);
+    o += fmt::format("Accepted packet rate average = {:g} (1 samples)\n", accepted / size);
     o += fmt::format("Injected flit rate average = {:g} (1 samples)\n", entered);
     o += fmt::format("Accepted flit rate average = {:g} (1 samples)\n", accepted);
-    o += "Injected packet size average = 1 (1 samples)\n";
-    o += "Accepted packet size average = 1 (1 samples)\n";
+    o += fmt::format("Injected packet size average = {} (1 samples)\n", s.packet_size);
+    o += fmt::format("Accepted packet size average = {} (1 samples)\n", s.packet_size);
     // BookSim counts routers, the last one included; fabemu links between them.
     o += fmt::format("Hops average = {:g} (1 samples)\n", hops + 1);
   }

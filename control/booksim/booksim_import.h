@@ -22,6 +22,7 @@ struct BooksimSpec {
   double cycle_ns = 1.0;           // one BookSim cycle in the spec's time
   std::string sim_type = "latency";
   double latency_thres = 500.0;    // cycles: above it BookSim calls a latency run unstable
+  int packet_size = 1;             // flits per BookSim packet (a fabemu message's packets)
 };
 
 // Throws BooksimConfigError ("FILE:LINE: what, and what to do") on a key

@@ -56,6 +56,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.router.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.router.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
   c.router.islip_iterations = static_cast<uint32_t>(spec.router.islip_iterations);
+  c.router.wormhole = spec.router.flow_control == "wormhole";
   c.router.output_queue_units = static_cast<uint32_t>(spec.router.output_queue_units);
   c.router.tiles.on = spec.router.model == "yarc_tiled";
   c.router.tiles.degree = static_cast<uint32_t>(spec.router.subswitch_degree);
@@ -127,6 +128,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.phase_messages = static_cast<uint32_t>(spec.traffic.phase_messages);
   c.alternate_injection = spec.traffic.response_priority == "alternate";
   if (spec.vcs.injection == "free") c.inject_free_vcs = static_cast<uint8_t>(fabric.num_vcs);
+  c.wormhole = spec.router.flow_control == "wormhole";
   if (c.phases != PhaseSync::none) c.barrier = barrier_config(spec, fabric);
   return c;
 }

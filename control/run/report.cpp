@@ -182,6 +182,10 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
   j["dropped_packets"] = {{"total", dropped}, {"reasons", reasons}};
   j["latency_ns"] = histogram_ns(st.latency_ps);
   j["network_latency_ns"] = histogram_ns(st.network_latency_ps);
+  if (st.message_latency_ps.count) {  // messages of several packets
+    j["message_latency_ns"] = histogram_ns(st.message_latency_ps);
+    j["message_network_latency_ns"] = histogram_ns(st.message_network_latency_ps);
+  }
   j["hops"] = {{"mean", st.hops.mean()}, {"max", st.hops.count ? st.hops.max : 0}};
   if (st.islip_cycles)  // router.switch_allocator islip: how well the matching did
     j["switch_allocation"] = {

@@ -127,6 +127,9 @@ struct Spec {
     std::string allocator = "default";  // default (the routing's) | greedy | sequential
     std::string switch_allocator = "per_output";  // per_output | islip (input_queued_islip.h)
     int islip_iterations = 1;                     // islip: iterations per cycle
+    // islip: virtual_cut_through (a packet crosses whole) | wormhole (the
+    // packets of a message are the flits of one worm: input_queued_islip.h)
+    std::string flow_control = "virtual_cut_through";
     std::string model = "input_queued";  // input_queued | yarc_tiled (router/yarc_tiled.h)
     int subswitch_degree = 8;            // yarc_tiled: p of the p x p subswitches
     int row_buffer_units = 16;           // yarc_tiled: each row buffer VC, phits

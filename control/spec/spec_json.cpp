@@ -103,6 +103,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"router.allocator", [](const Spec& s) -> json { return s.router.allocator; }},
     {"router.switch_allocator", [](const Spec& s) -> json { return s.router.switch_allocator; }},
     {"router.islip_iterations", [](const Spec& s) -> json { return s.router.islip_iterations; }},
+    {"router.flow_control", [](const Spec& s) -> json { return s.router.flow_control; }},
     {"router.model", [](const Spec& s) -> json { return s.router.model; }},
     {"router.subswitch_degree", [](const Spec& s) -> json { return s.router.subswitch_degree; }},
     {"router.row_buffer_units", [](const Spec& s) -> json { return s.router.row_buffer_units; }},

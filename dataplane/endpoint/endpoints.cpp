@@ -43,6 +43,7 @@ bool EndpointParams::init(std::string* err) {
   gen_slot_ps = fabric->endpoints[0].unit_ps * std::max<uint32_t>(1, tc.slot_units);
   alternate_injection = tc.alternate_injection;
   inject_free_vcs = tc.inject_free_vcs;
+  wormhole = tc.wormhole;
   return true;
 }
 

@@ -77,6 +77,7 @@ struct EndpointParams {
   uint32_t barrier_units = 0;     // BSUs per node the phases rotate over (traffic.phases)
   bool alternate_injection = false;  // TrafficConfig's, here beside the hot path's other reads
   uint8_t inject_free_vcs = 0;       // TrafficConfig's (vcs.injection free), likewise
+  bool wormhole = false;             // TrafficConfig's (router.flow_control wormhole), likewise
   const DeliveryHook* on_deliver = nullptr;  // tests' per-packet hook (may be empty)
   // Traffic: Bernoulli trials, one per injection-link unit time (gen_slot_ps),
   // each succeeding with p = load / (mean units per message), so that the
@@ -172,7 +173,9 @@ class Endpoints {
   template <class H> void build_packet(H& h, rte_mbuf* m, const uint8_t* payload);
   template <class H> void try_inject(H& h, uint32_t e);
   static constexpr uint8_t kNoVc = 0xFF;
-  uint8_t free_vc(const Nic& ep, uint32_t e, uint32_t units, ps_t now, ps_t* wake) const;
+  uint8_t free_vc(const Nic& ep, uint32_t e, uint32_t units, ps_t now, ps_t* wake,
+                  uint8_t held = kNoVc) const;
+  uint8_t worm_vc(const Nic& ep, uint32_t e, int qi, uint32_t units, ps_t now, ps_t* wake) const;
   uint64_t burst_slots(Nic& ep) const;
   uint32_t choose_slice(uint32_t p, uint8_t cls, uint16_t hash, const uint32_t* placed) const;
   template <class H> void arm_wake(H& h, uint32_t e, ps_t t) {

@@ -232,10 +232,13 @@ void Endpoints::try_inject(H& h, uint32_t e) {
       q.head_units = pm.units;
       q.head_vc = pm.vc;
       q.head_state = SourceQueue::kHeadKnown;
+      if (p_.wormhole && pm.seg) q.head_state |= SourceQueue::kHeadFollows;
     }
     const uint32_t units = q.head_units;
     ps_t wake = kNever;
-    const uint8_t v = p_.inject_free_vcs ? free_vc(ep, e, units, now, &wake) : q.head_vc;
+    const uint8_t v = p_.wormhole           ? worm_vc(ep, e, qi, units, now, &wake)
+                      : p_.inject_free_vcs ? free_vc(ep, e, units, now, &wake)
+                                           : q.head_vc;
     if (v == kNoVc || !credits_[size_t(e) * nv + v].available(units, now, &wake)) {
       if (!(q.head_state & SourceQueue::kHeadStalled)) {  // once per packet
         q.head_state |= SourceQueue::kHeadStalled;
@@ -257,6 +260,10 @@ void Endpoints::try_inject(H& h, uint32_t e) {
     if (p_.inject_free_vcs) {  // the packet goes on the VC chosen for it
       meta(m)->vc = v;
       ep.last_vc = v;
+    }
+    if (p_.wormhole) {  // the rest of its message follows it on this VC
+      meta(m)->vc = v;
+      q.worm_vc = (meta(m)->flags & kPktLastSegment) ? SourceQueue::kNoWorm : v;
     }
     q.pop();
     if (!phase_.empty() && qi == 0 && q.len == 0 && phase_[e].join_pending) [[unlikely]] {
@@ -311,16 +318,30 @@ inline uint64_t Endpoints::burst_slots(Nic& ep) const {
 // has room for the packet (BookSim: not full, for one flit; here all its
 // units, for cut-through). kNoVc when none has: *wake is lowered to the
 // first credits' arrival.
-inline uint8_t Endpoints::free_vc(const Nic& ep, uint32_t e, uint32_t units, ps_t now,
-                                  ps_t* wake) const {
+inline uint8_t Endpoints::free_vc(const Nic& ep, uint32_t e, uint32_t units, ps_t now, ps_t* wake,
+                                  uint8_t held) const {
   const uint32_t n = p_.inject_free_vcs;
   uint32_t v = ep.last_vc < n ? ep.last_vc : n - 1;
   const CreditCounter* cr = &credits_[size_t(e) * p_.nv];
   for (uint32_t k = 0; k < n; k++) {
     v = v + 1 == n ? 0 : v + 1;
-    if (cr[v].available(units, now, wake)) return static_cast<uint8_t>(v);
+    if (v != held && cr[v].available(units, now, wake)) return static_cast<uint8_t>(v);
   }
   return kNoVc;
+}
+
+// router.flow_control wormhole, as BookSim2's sources send a packet's
+// flits: the first packet of a message takes a VC as it would without
+// (free_vc, or its routing's) but not one the other source queue's open
+// worm holds; the rest of the message follow it on that VC (the router
+// input's VC stays the worm's until its last packet).
+inline uint8_t Endpoints::worm_vc(const Nic& ep, uint32_t e, int qi, uint32_t units, ps_t now,
+                                  ps_t* wake) const {
+  const SourceQueue& q = ep.srcq[qi];
+  if (q.head_state & SourceQueue::kHeadFollows) return q.worm_vc;
+  const uint8_t held = ep.srcq[qi ^ 1].worm_vc;
+  if (p_.inject_free_vcs) return free_vc(ep, e, units, now, wake, held);
+  return q.head_vc == held ? kNoVc : q.head_vc;  // tried again when the other queue sends
 }
 
 // The proposal's recovery step 4 ("in-transit messages move from the
@@ -404,13 +425,18 @@ void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
     h.frame_segment(p, m);  // keeps the mbuf until the frame is whole
     return;
   }
-  const MessageReassembly::Result ra = ep_[p].reassembly.add(*pm);
+  ps_t first_inj = 0;
+  const MessageReassembly::Result ra = ep_[p].reassembly.add(*pm, &first_inj);
   if (ra == MessageReassembly::Result::overflow) {
     // The first segment found the table full: its message cannot be tracked.
     st.drops[static_cast<int>(DropReason::reassembly_overflow)]++;
   }
   if (ra == MessageReassembly::Result::complete) {
     st.delivered_messages++;
+    if (pm->nseg > 1 && (pm->flags & kPktMeasured)) {
+      st.message_latency_ps.add(t - pm->gen_ps);
+      st.message_network_latency_ps.add(t - first_inj);
+    }
     if (pm->flags & kPktNeedsReply) {
       const TrafficConfig& tc = *p_.traffic;
       uint32_t bytes = tc.reply_bytes, header = 0;

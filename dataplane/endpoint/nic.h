@@ -26,11 +26,20 @@ class MessageReassembly {
   void init(uint32_t slots) {
     key_.assign(slots, 0);
     count_.assign(slots, 0);
+    first_inj_.assign(slots, 0);
     used_ = 0;
   }
-  // Messages of several packets need init() first.
+  // Messages of several packets need init() first. *first_inj: when the
+  // message's first packet to arrive left its source (set on complete).
   Result add(const PacketMeta& pm) {
-    if (pm.nseg <= 1) return Result::complete;
+    ps_t first_inj;
+    return add(pm, &first_inj);
+  }
+  Result add(const PacketMeta& pm, ps_t* first_inj) {
+    if (pm.nseg <= 1) {
+      *first_inj = pm.inj_ps;
+      return Result::complete;
+    }
     if (key_.empty()) return Result::overflow;  // not initialised: counted, never UB
     const uint64_t key = ((uint64_t(pm.src) << 32) | pm.msg_seq) + 1;
     const uint32_t mask = static_cast<uint32_t>(key_.size()) - 1;
@@ -38,6 +47,7 @@ class MessageReassembly {
     for (uint32_t probe = 0; probe <= mask; probe++, h = (h + 1) & mask) {
       if (key_[h] == key) {
         if (++count_[h] < pm.nseg) return Result::partial;
+        *first_inj = first_inj_[h];
         erase(h, mask);
         return Result::complete;
       }
@@ -46,6 +56,7 @@ class MessageReassembly {
         if (used_ * 4 >= (mask + 1) * 3) return Result::overflow;
         key_[h] = key;
         count_[h] = 1;
+        first_inj_[h] = pm.inj_ps;
         used_++;
         return Result::partial;
       }
@@ -65,6 +76,7 @@ class MessageReassembly {
       if (((j - home(key_[j], mask)) & mask) >= ((j - hole) & mask)) {
         key_[hole] = key_[j];
         count_[hole] = count_[j];
+        first_inj_[hole] = first_inj_[j];
         key_[j] = 0;
         hole = j;
       }
@@ -73,6 +85,7 @@ class MessageReassembly {
   }
   std::vector<uint64_t> key_;
   std::vector<uint16_t> count_;
+  std::vector<ps_t> first_inj_;
   uint32_t used_ = 0;
 };
 
@@ -104,13 +117,18 @@ struct SourceQueue {
   uint32_t head = 0, len = 0;
   uint16_t head_units = 0;
   uint8_t head_vc = 0;
-  uint8_t head_state = 0;  // kHeadKnown | kHeadStalled; 0 after every pop
+  uint8_t head_state = 0;  // kHeadKnown | kHeadStalled | kHeadFollows; 0 after every pop
+  // router.flow_control wormhole: the VC of the message whose first packet
+  // has left and whose last has not (its worm holds it), else kNoWorm.
+  uint8_t worm_vc = 0xFF;
   std::vector<rte_mbuf*> ring;
   struct alignas(64) Slot {  // a cache line each
     PacketMeta pm;
   };
   std::unique_ptr<Slot[]> metas;  // per slot; not initialised: touched as used
   static constexpr uint8_t kHeadKnown = 1, kHeadStalled = 2;
+  static constexpr uint8_t kHeadFollows = 4;  // the head is not its message's first packet
+  static constexpr uint8_t kNoWorm = 0xFF;
   // Synthetic packets joining the first kBuildAhead places are built at once
   // (alternated runs, t3e 8x8x8 beyond saturation and flattened butterfly
   // 32x2 at load 0.5: building none ahead cost the butterfly about 9%, only
@@ -128,6 +146,7 @@ struct SourceQueue {
     metas.reset(new Slot[ring.size()]);
     head = len = 0;
     head_state = 0;
+    worm_vc = kNoWorm;
   }
   uint32_t mask() const { return static_cast<uint32_t>(ring.size()) - 1; }
   rte_mbuf* front() const { return ring[head]; }

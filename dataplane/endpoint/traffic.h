@@ -76,6 +76,9 @@ struct TrafficConfig {
   // last (endpoints_hot.h, Endpoints::free_vc); 0: on the VC its routing
   // gives.
   uint8_t inject_free_vcs = 0;
+  // router.flow_control wormhole: a message's packets leave on one VC, which
+  // its first holds for the rest (a source's open worm keeps its VC).
+  bool wormhole = false;
   PhaseSync phases = PhaseSync::none;
   uint32_t phase_messages = 0;  // per processor and phase
 };

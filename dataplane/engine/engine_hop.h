@@ -135,6 +135,12 @@ inline void Engine<R, L>::enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t a
 template <class R, class L>
 inline void Engine<R, L>::setup_head(Worker& w, uint32_t c, ps_t not_before) {
   QEntry& e = w.router.head(c);
+  // A model may route a head itself: a wormhole router's flits follow their
+  // worm's head (input_queued_islip.h).
+  if constexpr (requires(Hop& host) { w.router.route_follower(host, c, e, not_before); }) {
+    Hop host{*this, w};
+    if (w.router.route_follower(host, c, e, not_before)) return;
+  }
   if (!compute_route(w, c, e)) return;
   if (w.rc.adaptive && w.rc.count > 1 && e.arrive > w.now) {
     w.wheel.push(event_at(e.arrive, event_kind(RouterEvent::route), c));

@@ -14,6 +14,13 @@
 //   buffer has credits for them, request; iSLIP (arbiter/islip.h) over
 //   input and output ports matches them; winners cross, losers try again
 //   next cycle.
+//   Wormhole (router.flow_control wormhole): the packets of a message are
+//   the flits of one worm, one cycle each; VC allocation is for its head,
+//   which keeps the output VC until the tail has crossed; the flits behind
+//   it take that VC without routing, straight to switch allocation, so a
+//   worm's flits follow each other a cycle apart where credits allow and
+//   flits of worms on other VCs interleave with them on a link, as
+//   BookSim2's router moves multi-flit packets. Credits are per flit.
 // The buffers, requests and crossings are the input-queued router's; this
 // adds the output VC holders and the allocators' pointers, and runs the
 // cycle; choosing this model at compile time keeps the event-driven
@@ -23,6 +30,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "dataplane/core/packet_meta.h"
 #include "dataplane/router/arbiter/islip.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/router_event.h"
@@ -41,6 +49,8 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   void init(const RouterShape& s) {
     InputQueuedBuffers::init(s);
     init_islip(s.routers, s.max_ports, s.nv, s.config.islip_iterations);
+    wormhole_ = s.config.wormhole;
+    worm_.assign(wormhole_ ? channels() : 0, Worm{});
   }
 
   void init_islip(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t iterations) {
@@ -110,7 +120,30 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     if (h.out(output(at.router, e.out_port)).peer_router < 0)
       mask = static_cast<uint8_t>((1u << nv()) - 1);
     e.islip[kVcMask] = mask;
+    if (wormhole_) worm_[at.channel].pipeline = ready - e.arrive;  // its flits' too
     iq::head_routed(*this, h, at, e, ready, not_before);
+  }
+  // router.flow_control wormhole: the new head e of input channel c follows
+  // its worm's head, which holds an output VC, onto that VC with no routing
+  // and no VC allocation (BookSim2's body flits go straight to switch
+  // allocation). False: e is a worm's head, for the routing.
+  template <class H>
+  bool route_follower(H& h, uint32_t c, QEntry& e, ps_t not_before) {
+    if (!wormhole_ || !worm_[c].open) return false;
+    const Worm& w = worm_[c];
+    PacketMeta* pm = meta(e.m);
+    pm->out_port = w.port;
+    pm->out_vc = w.vc;
+    pm->out_note = w.note;  // the routing's state moves on as the head's did
+    e.out_port = w.port;
+    e.out_vc = w.vc;
+    e.routed = 1;
+    e.islip[kHoldsVc] = 1;
+    e.islip[kVcMask] = static_cast<uint8_t>(1u << w.vc);
+    iq::head_routed(*this, h,
+                    RoutedHead{c, router_of_channel(c), port_of_channel(c), vc_of_channel(c)}, e,
+                    e.arrive + w.pipeline, not_before);
+    return true;
   }
   // It looks at every output of a router at once, on a cycle.
   template <class H>
@@ -135,6 +168,16 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   }
 
  private:
+  // router.flow_control wormhole: per input channel, the worm whose head
+  // was allocated an output VC and whose tail has not crossed yet.
+  struct Worm {
+    ps_t pipeline = 0;  // the head's time through the router's pipeline
+    uint16_t note = 0;  // the head's route note
+    uint8_t port = 0, vc = 0;
+    uint8_t open = 0;
+  };
+  bool wormhole_ = false;
+  std::vector<Worm> worm_;  // [input channel]; empty without wormhole
   uint32_t iterations_ = 1;
   std::vector<IslipPointers> ptr_;  // [local router]
   std::vector<int32_t> holder_;     // [output * nv + vc]

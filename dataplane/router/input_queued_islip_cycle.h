@@ -59,7 +59,12 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
         const uint32_t po = static_cast<uint32_t>(rt.match[p]);
         const uint32_t v = rt.req_vc[p * IslipRouter::kMaxPorts + po];
         const uint32_t c = rt.channel(lr, p, v);
-        rt.holder(o0 + po, rt.head(c).out_vc) = IslipRouter::kFree;
+        const QEntry& crossing = rt.head(c);
+        // (A worm keeps its output VC until its last flit crosses.)
+        if (!wormhole_ || (meta(crossing.m)->flags & kPktLastSegment)) {
+          rt.holder(o0 + po, crossing.out_vc) = IslipRouter::kFree;
+          if (wormhole_) worm_[c].open = 0;
+        }
         rt.vc_pointer(o0 + p) = static_cast<uint8_t>(v + 1 == nv_ ? 0 : v + 1);
         iq::grant(rt, h, o0 + po, c);
       }
@@ -85,8 +90,14 @@ inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
         if (holder != IslipRouter::kFree) {
           // (A fault may have dropped the holder since.)
           const uint32_t hc = static_cast<uint32_t>(holder);
-          const QEntry& he = rt.head(hc);
-          if (rt.len(hc) && he.islip[kHoldsVc] && he.out_vc == v && o0 + he.out_port == o) continue;
+          if (wormhole_) {  // held by a worm until its tail crosses, arrived or not
+            const Worm& w = worm_[hc];
+            if (w.open && w.vc == v && o0 + w.port == o) continue;
+          } else {
+            const QEntry& he = rt.head(hc);
+            if (rt.len(hc) && he.islip[kHoldsVc] && he.out_vc == v && o0 + he.out_port == o)
+              continue;
+          }
           holder = IslipRouter::kFree;
         }
         const int32_t won = RoundRobinArbiter::pick(
@@ -107,6 +118,13 @@ inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
         e.islip[kHoldsVc] = 1;
         e.ready = now + h.cycle_ps();
         holder = static_cast<int32_t>(c);
+        if (wormhole_) {  // the worm's flits behind it follow on this VC
+          Worm& w = worm_[c];
+          w.port = e.out_port;
+          w.vc = static_cast<uint8_t>(v);
+          w.note = meta(e.m)->out_note;
+          w.open = 1;
+        }
         *next = std::min(*next, e.ready);
       }
     }

@@ -18,6 +18,8 @@ struct RouterConfig {
                                     // 0: router_sizing.h, output_queue_caps
   // router.switch_allocator islip (input_queued_islip.h): iterations per cycle.
   uint32_t islip_iterations = 1;
+  // router.flow_control wormhole (islip): a message's packets are one worm.
+  bool wormhole = false;
   // The YARC tiled router (router.model yarc_tiled; yarc_tiled.h): subswitch
   // degree and the row and column buffers per VC, in phits.
   struct Tiles {

@@ -43,6 +43,8 @@ void merge_workers(RunStats& out, const std::vector<WorkerResult>& workers) {
     out.capture_drops += s.capture_drops;
     out.latency_ps.merge(s.latency_ps);
     out.network_latency_ps.merge(s.network_latency_ps);
+    out.message_latency_ps.merge(s.message_latency_ps);
+    out.message_network_latency_ps.merge(s.message_network_latency_ps);
     out.hops.merge(s.hops);
     out.barrier.merge(s.barrier);
     out.invariant_checks += s.invariant_checks;

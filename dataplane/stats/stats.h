@@ -267,6 +267,10 @@ struct RunStats {
   std::vector<double> worker_edge_wait_s;
   LatencyHistogram latency_ps;         // measured packets, generation to tail delivery
   LatencyHistogram network_latency_ps; // injection (head leaves source) to tail delivery
+  // Measured messages of several packets, generation to their last packet's
+  // delivery (BookSim2's packet latency when its packets are fabemu's worms).
+  LatencyHistogram message_latency_ps;
+  LatencyHistogram message_network_latency_ps;  // ... from their first packet's injection
   LatencyHistogram hops;
   BarrierStats barrier;  // the barrier/eureka networks (dataplane/barrier/), when on
   std::vector<LinkStats> links;

@@ -16,18 +16,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 torus="$src/topologies/booksim/torus-4x4x4.cfg"
 flatfly="$src/topologies/booksim/flatfly-32x2.cfg"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# The value of BookSim's result line NAME ("NAME = X (1 samples)").
-value() { sed -n "s/^$2 = \([-0-9.e+]*\).*/\1/p" "$1" | head -1; }
-within() {  # WHAT GOT WANT: within 5%
-  if python3 -c "import sys; g, w = float('$2'), float('$3'); sys.exit(0 if abs(g / w - 1) <= 0.05 else 1)"; then
-    echo "OK   $1: $2 (BookSim2 $3)"
-  else
-    fail "$1: $2, BookSim2 $3"
-  fi
-}
+# shellcheck source=tests/system/lib/booksim_figures.sh
+source "$src/tests/system/lib/booksim_figures.sh"
 
 "$fabemu" check --booksim "$torus" >"$out/check.txt" || fail "check --booksim exited $?"
 grep -q ": ok (" "$out/check.txt" || fail "check prints no ok line"
@@ -124,12 +114,42 @@ grep -q "burst_alpha: 0.5" "$out/oo.txt" || fail "on_off lost BookSim's default 
   fail "on_off({0.25,-1,0.75}) exited $?"
 grep -q "burst_beta: 0.5" "$out/oo2.txt" || fail "on_off beta is not derived from r1"
 
-# Refusals: a key fabemu does not model, at its line; an unknown key.
+# packet_size 4: a BookSim packet is a fabemu message of 4 one-flit
+# packets moved as one worm; injection_rate counts packets (4 flits each)
+# unless injection_rate_uses_flits.
 sed 's/packet_size = 1;/packet_size = 4;/' "$torus" >"$out/ps4.cfg"
+"$fabemu" check --booksim "$out/ps4.cfg" --booksim-set injection_rate=0.05 >"$out/ps4.txt" ||
+  fail "packet_size = 4 check exited $?"
+grep -q "flow_control: wormhole" "$out/ps4.txt" || fail "packet_size = 4 is not wormhole"
+grep -q "sizes: \[32\]" "$out/ps4.txt" || fail "packet_size = 4 is not a message of 4 flits"
+grep -q "load: 0.2$" "$out/ps4.txt" || fail "0.05 packets of 4 flits is not a load of 0.2"
+"$fabemu" check --booksim "$out/ps4.cfg" --booksim-set injection_rate=0.2 \
+  --booksim-set injection_rate_uses_flits=1 >"$out/ps4f.txt" || fail "injection_rate_uses_flits exited $?"
+grep -q "load: 0.2$" "$out/ps4f.txt" || fail "injection_rate_uses_flits: 0.2 flits is not a load of 0.2"
+"$fabemu" run --booksim "$out/ps4.cfg" --booksim-set injection_rate=0.01 --quiet \
+  >"$out/ps4run.txt" 2>/dev/null
+[ "$(value "$out/ps4run.txt" "Injected packet size average")" = 4 ] || fail "packet size average is not 4"
+# At zero load a packet's tail trails its head by 3 cycles: its latency is
+# 3 cycles above a flit's (each from its own injection, as BookSim's).
+python3 -c "import sys; sys.exit(0 if abs($(value "$out/ps4run.txt" "Packet latency average") - $(value "$out/ps4run.txt" "Flit latency average") - 3) < 0.2 else 1)" ||
+  fail "packet latency is not its tail's: $(grep latency "$out/ps4run.txt")"
+
+# BookSim's default use_noc_latency = 1 lengthens the flatfly's channels
+# too: refused where it is not set to 0.
+sed 's/ use_noc_latency = 0;//' "$flatfly" >"$out/noc.cfg"
 rc=0
-"$fabemu" run --booksim "$out/ps4.cfg" --quiet >/dev/null 2>"$out/ps4.err" || rc=$?
-[ "$rc" = 2 ] || fail "packet_size = 4 exited $rc, want 2"
-grep -q "ps4.cfg:11: 'packet_size = 4'.*wormhole" "$out/ps4.err" || fail "packet_size refusal: $(cat "$out/ps4.err")"
+"$fabemu" check --booksim "$out/noc.cfg" >/dev/null 2>"$out/noc.err" || rc=$?
+[ "$rc" = 2 ] || fail "flatfly without use_noc_latency = 0 exited $rc, want 2"
+grep -q "use_noc_latency 1 (BookSim's default) lengthens the flatfly's channels" "$out/noc.err" ||
+  fail "use_noc_latency refusal: $(cat "$out/noc.err")"
+
+# Refusals: a key fabemu does not model, at its line; an unknown key.
+sed 's/packet_size = 1;/packet_size = 1; speculative = 1;/' "$torus" >"$out/spec.cfg"
+rc=0
+"$fabemu" run --booksim "$out/spec.cfg" --quiet >/dev/null 2>"$out/spec.err" || rc=$?
+[ "$rc" = 2 ] || fail "speculative = 1 exited $rc, want 2"
+grep -q "spec.cfg:11: 'speculative = 1'.*speculative switch allocation" "$out/spec.err" ||
+  fail "speculative refusal: $(cat "$out/spec.err")"
 printf 'topology = torus; k = 4; n = 3;\nfrobnicate = 3;\n' >"$out/unknown.cfg"
 rc=0
 "$fabemu" check --booksim "$out/unknown.cfg" >/dev/null 2>"$out/unknown.err" || rc=$?

@@ -55,6 +55,28 @@ TEST(MessageReassembly, CompleteAfterNsegSegmentsInAnyOrder) {
   EXPECT_EQ(r.add(segment(1, 5, 1, 2)), Result::complete);
 }
 
+// A whole message gives when its first packet to arrive was injected (its
+// network latency starts there), through the table's reshuffles on erase.
+TEST(MessageReassembly, CompleteGivesTheFirstArrivalsInjectionTime) {
+  MessageReassembly r;
+  r.init(4);
+  const auto at = [](PacketMeta pm, ps_t inj) {
+    pm.inj_ps = inj;
+    return pm;
+  };
+  ps_t first = 0;
+  EXPECT_EQ(r.add(at(segment(1, 0, 0, 1), 70), &first), Result::complete);
+  EXPECT_EQ(first, 70);
+  for (uint32_t m = 0; m < 3; m++)
+    EXPECT_EQ(r.add(at(segment(m, m, 1, 2), 100 + m), &first), Result::partial);
+  EXPECT_EQ(r.add(at(segment(0, 0, 0, 2), 500), &first), Result::complete);
+  EXPECT_EQ(first, 100);
+  for (uint32_t m = 2; m >= 1; m--) {  // the rest, after entries moved up
+    EXPECT_EQ(r.add(at(segment(m, m, 0, 2), 900), &first), Result::complete);
+    EXPECT_EQ(first, 100 + m);
+  }
+}
+
 TEST(MessageReassembly, OverflowWhenThreeQuartersFull) {
   MessageReassembly r;
   r.init(8);

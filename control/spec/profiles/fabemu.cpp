@@ -26,6 +26,7 @@ const ProfileDefaults& fabemu_defaults() {
       {"router.forward_progress_ns", "0"},
       {"router.switch_allocator", "per_output"},
       {"router.islip_iterations", "1"},
+      {"router.flow_control", "virtual_cut_through"},
       {"vcs.injection", "class"},
       {"traffic.pattern", "uniform"},
       {"traffic.load", "0.3"},

@@ -23,12 +23,14 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
       "output VC is allocated to one ready head, which may cross from the next cycle "
       "and holds the VC until it has; then iSLIP matches input ports to output ports "
       "among the heads that hold their VC and have credits, router.islip_iterations "
-      "times; losers try again next cycle";
+      "times; losers try again next cycle. router.flow_control wormhole moves a "
+      "message's packets as the flits of one worm, which holds its output VC until "
+      "its tail has crossed";
   i.reference =
       "BookSim2's iq router (vc_allocator = sw_allocator = islip, vc_alloc_delay = "
       "sw_alloc_delay = 1; Dally & Towles, Principles and Practices of "
       "Interconnection Networks, 19.3; McKeown, IEEE/ACM ToN 1999)";
-  i.own_keys = {"router.islip_iterations"};
+  i.own_keys = {"router.islip_iterations", "router.flow_control"};
   i.available = [](const RoutingInfo& r) { return r.islip; };
   i.where = "it is for flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, and torus dim_order";
   i.limits =
@@ -54,6 +56,12 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
           "link.retry is not modelled with router.switch_allocator islip (a packet excised "
           "after its VC was allocated would keep the VC): remove link.retry, or set "
           "router.switch_allocator: per_output"};
+    if (s.router.flow_control == "wormhole" && (!s.faults.empty() || !s.run.control_socket.empty()))
+      return SpecProblem{
+          {s.faults.empty() ? "run.control_socket" : "faults", "router.flow_control"},
+          "faults are not modelled with router.flow_control wormhole (a worm cut by a dead "
+          "link would hold its output VCs for ever): remove the faults, or set "
+          "router.flow_control: virtual_cut_through"};
     return SpecProblem{};
   };
 }

@@ -339,9 +339,10 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
     y = fmt::format(
         "profile: t3e\ntopology:\n  family: torus\n  dims: [{}, {}, {}]\n{}routing: dim_order\n"
         "vcs:\n  count: {vcs}\n  buffer_units: {buf}\n  injection: free\n"
-        "router:\n  switch_allocator: islip\n  straight_ns: 3\n  turn_ns: 3\n  endpoint_ns: 4\n{worm}"
+        "router:\n  switch_allocator: islip\n  straight_ns: 3\n  turn_ns: 3\n  endpoint_ns: 3\n{worm}"
         "packet:\n  header_units: 1\n  max_units: 2\n"
-        "link:\n  lanes: 1\n  lane_gbps: 140\n  wire_ns: 2\n",
+        "link:\n  lanes: 1\n  lane_gbps: 140\n  wire_ns: 2\n  injection_wire_ns: 1\n"
+        "  ejection_wire_ns: 2\n",
         dim(0), dim(1), dim(2), mesh ? "  wrap: false\n" : "", fmt::arg("vcs", vcs),
         fmt::arg("buf", 2 * vc_buf), fmt::arg("worm", worm));
     y += credit_delay(c, file, topology, out.cycle_ns);

@@ -99,6 +99,10 @@ struct Spec {
     int phits_per_unit = 5;      // flow-control unit (flit) in phits; 1 = phit is the flit
     double wire_ns = 5.0;        // SerDes + wire latency per link
     double credit_delay_ns = 0;  // a credit's way back beyond the wire (BookSim's credit_delay)
+    // torus: the wire of the links from the endpoints into their routers and
+    // back out (the T3E's PE links have none; BookSim2's channels do)
+    double injection_wire_ns = 0;
+    double ejection_wire_ns = 0;
     double router_rate = 1.0;    // router-to-router links' rate, a fraction of the above
     bool retry = false;          // link-level retry (go-back-N, CRC) on router-to-router links
     int retry_window = 0;        // packets unacknowledged; 0: cover the time-out

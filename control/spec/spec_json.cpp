@@ -80,6 +80,8 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"link.phits_per_unit", [](const Spec& s) -> json { return s.link.phits_per_unit; }},
     {"link.wire_ns", [](const Spec& s) -> json { return s.link.wire_ns; }},
     {"link.credit_delay_ns", [](const Spec& s) -> json { return s.link.credit_delay_ns; }},
+    {"link.injection_wire_ns", [](const Spec& s) -> json { return s.link.injection_wire_ns; }},
+    {"link.ejection_wire_ns", [](const Spec& s) -> json { return s.link.ejection_wire_ns; }},
     {"link.router_rate", [](const Spec& s) -> json { return s.link.router_rate; }},
     {"link.retry", [](const Spec& s) -> json { return s.link.retry; }},
     {"link.retry_window", [](const Spec& s) -> json { return s.link.retry_window; }},

@@ -77,6 +77,8 @@ Fabric build_torus(const Spec& spec) {
   const ps_t unit = unit_ps(spec);
   const ps_t channel = router_unit_ps(spec);
   const ps_t wire = wire_ps(spec);
+  const ps_t injection_wire = ns_to_ps(spec.link.injection_wire_ns);
+  const ps_t ejection_wire = ns_to_ps(spec.link.ejection_wire_ns);
 
   Fabric f;
   const bool wrap = spec.topology.wrap;
@@ -122,8 +124,11 @@ Fabric build_torus(const Spec& spec) {
           p.unit_ps = channel;
           p.wire_ps = wire;
         }
-        for (int j = 0; j < epr; ++j)
-          attach_endpoint(f, id * epr + j, id, kT3eFirstPePort + j, unit, 0, kTorusPeLabel);
+        for (int j = 0; j < epr; ++j) {
+          attach_endpoint(f, id * epr + j, id, kT3eFirstPePort + j, unit, ejection_wire,
+                          kTorusPeLabel);
+          f.endpoints[id * epr + j].wire_ps = injection_wire;  // the way in (the port's: out)
+        }
       }
   return f;
 }

@@ -11,6 +11,8 @@ const ProfileDefaults& fabemu_defaults() {
       {"topology.slices", "1"},
       {"link.router_rate", "1"},
       {"link.credit_delay_ns", "0"},
+      {"link.injection_wire_ns", "0"},
+      {"link.ejection_wire_ns", "0"},
       {"link.retry", "false"},
       {"link.retry_window", "0"},
       {"link.retry_timeout_ns", "0"},

@@ -221,13 +221,13 @@ const std::vector<Field>& fields() {
     // Values, help and source from the switch allocators' registrations.
     {"router.switch_allocator", "string", "", switch_allocator_source.c_str(),
      switch_allocator_help.c_str(),
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.switch_allocator = c.one_of(n, switch_allocators().names()); }, "flatfly, torus"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.switch_allocator = c.one_of(n, switch_allocators().names()); }, "flatfly, torus, hypercube, butterfly"},
     {"router.islip_iterations", "int", "", "BookSim2 alloc_iters (1 in its default router)",
      "router.switch_allocator islip: iSLIP iterations per cycle (the grant and accept pointers move in the first only); 1..8",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.islip_iterations = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly, torus"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.islip_iterations = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly, torus, hypercube, butterfly"},
     {"router.flow_control", "string", "", "BookSim2 packet_size > 1 (its iq router is wormhole); Dally & Towles 13.2",
      "router.switch_allocator islip: virtual_cut_through (a packet crosses a hop whole, with credits for all of it) or wormhole (the packets of a message are the flits of one worm: its head is allocated an output VC, which it holds until its tail has crossed; every other flit follows on that VC, a flit per cycle as credits allow)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.flow_control = c.one_of(n, {"virtual_cut_through", "wormhole"}); }, "flatfly, torus"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.flow_control = c.one_of(n, {"virtual_cut_through", "wormhole"}); }, "flatfly, torus, hypercube, butterfly"},
     // Values and help from the router models' registrations; the source
     // is the yarc profile default's.
     {"router.model", "string", "", BW " §3 (YARC: 8x8 tiles), §7.5 (wormhole inside), §7.6 (subswitch degree)",
@@ -271,8 +271,8 @@ const std::vector<Field>& fields() {
      "virtual channels per port; the routing algorithm bounds it",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.count = static_cast<int>(c.integer(n, 1, kMaxVcs)); }},
     {"vcs.injection", "string", "", "class: fabemu default; rotate: BookSim2's sources in turn; free: BookSim2's trafficmanager (the next VC after the last used that has room)",
-     "the VC a source injects each packet on, into its router's input buffer: class (its traffic class's first VC, where the routing starts it), rotate (its class's VCs in turn, packet by packet, so the router's input from the endpoint has them all; flatfly min, min_ad, val, ugal, ugal_s, clos_ad; BookSim's routings, which start a packet on any VC, always rotate over every VC) or free (as BookSim2's sources choose: the first VC after the one used last whose router buffer has room for the packet, so that a full VC does not hold the source up; BookSim's routings only: flatfly ran_min, valiant_booksim, ugal_booksim, torus dim_order)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.injection = c.one_of(n, {"class", "rotate", "free"}); }, "torus, flatfly"},
+     "the VC a source injects each packet on, into its router's input buffer: class (its traffic class's first VC, where the routing starts it), rotate (its class's VCs in turn, packet by packet, so the router's input from the endpoint has them all; flatfly min, min_ad, val, ugal, ugal_s, clos_ad; BookSim's routings, which start a packet on any VC, always rotate over every VC) or free (as BookSim2's sources choose: the first VC after the one used last whose router buffer has room for the packet, so that a full VC does not hold the source up; BookSim's routings only: flatfly ran_min, valiant_booksim, ugal_booksim, torus and hypercube dim_order, butterfly dest_tag)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.injection = c.one_of(n, {"class", "rotate", "free"}); }, "torus, flatfly, hypercube, butterfly"},
     {"vcs.buffer_units", "int", "flow units", T3E " §1 (12 flits); " BW " §4.2 (256 phits); " FB " §3.2 (32 single-flit packets per port: 16 of 19 phits per VC)",
      "input buffer per port and VC; must hold a whole packet (virtual cut-through)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.vcs.buffer_units = static_cast<int>(c.integer(n, 1, 1 << 20)); }},
@@ -285,7 +285,7 @@ const std::vector<Field>& fields() {
 
     // --- routing: resolved once through the Registry.
     {"routing", "string", "", T3E " §2.1; " BW " §5; " FB " §2.2",
-     "routing algorithm for the family: torus: direction_order, dimension_order, adaptive; clos: updown, adaptive; flatfly: min, ran_min, val, min_ad, ugal, ugal_s, clos_ad, valiant_booksim, ugal_booksim; hypercube: ecube; butterfly: dest; fat_hypercube: spider_tables",
+     "routing algorithm for the family: torus: direction_order, dimension_order, adaptive, dim_order; clos: updown, adaptive; flatfly: min, ran_min, val, min_ad, ugal, ugal_s, clos_ad, valiant_booksim, ugal_booksim; hypercube: ecube, dim_order; butterfly: dest, dest_tag; fat_hypercube: spider_tables",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.routing = c.text(n); }},
 
     // --- packet: read by the codecs and the traffic sources.

@@ -336,15 +336,19 @@ void SpecValidator::validate_injection_vc(const Spec& s, const RoutingInfo& rout
     blame({"vcs.injection", "routing"},
           fmt::format("vcs.injection free lets a source start a packet on any VC, but routing '{}' "
                       "starts each traffic class on VCs of its own: use it with BookSim's routings "
-                      "(flatfly ran_min, valiant_booksim, ugal_booksim; torus dim_order), or set "
+                      "(flatfly ran_min, valiant_booksim, ugal_booksim; torus and hypercube dim_order; "
+                      "butterfly dest_tag), or set "
                       "vcs.injection class or rotate",
                       printable(s.routing)));
-  if (s.vcs.injection == "rotate" && s.topology.family == "torus" && !routing.injects_on_any_vc)
+  if (s.vcs.injection == "rotate" &&
+      (s.topology.family == "torus" || s.topology.family == "butterfly") &&
+      !routing.injects_on_any_vc)
     blame({"vcs.injection", "routing"},
-          fmt::format("vcs.injection rotate turns over a traffic class's VCs, which torus "
-                      "routing '{}' assigns itself: remove the key, or use routing dim_order "
+          fmt::format("vcs.injection rotate turns over a traffic class's VCs, which {} "
+                      "routing '{}' assigns itself: remove the key, or use routing {} "
                       "(which rotates over every VC)",
-                      printable(s.routing)));
+                      s.topology.family, printable(s.routing),
+                      s.topology.family == "torus" ? "dim_order" : "dest_tag"));
 }
 
 // What the port bindings need from the rest of the spec (clashes between

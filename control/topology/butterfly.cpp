@@ -94,8 +94,15 @@ std::vector<BisectionCut> butterfly_bisection_cuts(const Spec& spec, const Fabri
 // The lower half of the rows against the upper half: for even k, k^n / 4
 // channels one way (32-ary 2-fly: 256, the flatfly's); the loops never cross.
 FABEMU_REGISTER_TOPOLOGY([] {
-  TopologyInfo t{"butterfly", kButterflySummary, build_butterfly, flatfly_bisection_links,
-                 butterfly_bisection_cuts, {}, {}, {}, nullptr};
+  TopologyInfo t{"butterfly",
+                 kButterflySummary,
+                 build_butterfly,
+                 flatfly_bisection_links,
+                 butterfly_bisection_cuts,
+                 {},
+                 {},
+                 {},
+                 nullptr};
   set_k_ary_n_size(t, butterfly_size_problem);
   return t;
 }());
@@ -110,6 +117,15 @@ FABEMU_REGISTER_ROUTING(policy_routing<ButterflyDest>(
     "one path per pair (Kim et al. 2007, section 3.3); requests VC 0, responses VC 1 when there "
     "are 2",
     2, 1, true, program_butterfly));
+
+// BookSim2's dest_tag_fly: the one path on any VC; with router.switch_allocator
+// islip, BookSim's router on its KNFly.
+FABEMU_REGISTER_ROUTING(booksim_any_vc_routing<ButterflyDestTag>(
+    "butterfly", "dest_tag",
+    "BookSim2's dest_tag_fly: the one path of dest, on any VC at every stage, requests and "
+    "responses alike; the router picks the VC (by credits, or the free one under "
+    "router.switch_allocator islip)",
+    program_butterfly));
 
 }  // namespace
 }  // namespace fabemu

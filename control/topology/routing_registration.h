@@ -38,8 +38,8 @@ template <class Policy>
 const EngineInstance& engine_for(const Spec& spec) {
   const std::string model = engine_model(spec);
   if (const EngineInstance* e = find_engine_instance(typeid(Policy), model)) return *e;
-  throw std::runtime_error("routing '" + spec.routing + "' has no engine on router model '" + model +
-                           "': list the model in FABEMU_ENGINES beside the routing policy");
+  throw std::runtime_error("routing '" + spec.routing + "' has no engine on router model '" +
+                           model + "': list the model in FABEMU_ENGINES beside the routing policy");
 }
 
 // The tables an engine runs by: a sliced fabric's are slice 0's, which every
@@ -92,6 +92,19 @@ RoutingInfo policy_routing(std::string family, std::string name, std::string sum
       return trace_route_into<Policy>(*t, fabric, m, path, *ports);
     };
   };
+  return r;
+}
+
+// BookSim2's routings of one path per pair (dimension order, a butterfly's
+// destination tag), as its routing functions give VCs: any VC at every
+// hop, any count, one enough; sources may start a packet on any VC
+// (vcs.injection free).
+template <class Policy, class Program>
+RoutingInfo booksim_any_vc_routing(std::string family, std::string name, std::string summary,
+                                   Program program) {
+  RoutingInfo r = policy_routing<Policy>(std::move(family), std::move(name), std::move(summary),
+                                         kMaxVcs, 1, true, program);
+  r.injects_on_any_vc = true;
   return r;
 }
 

@@ -40,15 +40,19 @@ struct ButterflyDest : FlatflyPolicyBase {
     m.vc = t.class_vc(m);
   }
 
-  static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t /*router*/, uint8_t in_port,
-                    const PacketMeta& m, RouteCandidates& out) {
+  // The output port of the stage the packet arrived in by in_port.
+  static uint8_t out_port(const Tables& t, uint8_t in_port, const PacketMeta& m) {
     const FlatflyDest& d = t.dest[m.dst];
     const int stage = in_port < t.conc ? 0 : t.port_dim[in_port] + 1;
+    return stage < t.dims
+               ? static_cast<uint8_t>(butterfly_port(t.conc, t.k, stage, t.digits(d.router)[stage]))
+               : d.port;
+  }
+
+  static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t /*router*/, uint8_t in_port,
+                    const PacketMeta& m, RouteCandidates& out) {
     out.adaptive = false;
-    out.add(stage < t.dims ? static_cast<uint8_t>(
-                                 butterfly_port(t.conc, t.k, stage, t.digits(d.router)[stage]))
-                           : d.port,
-            m.vc);
+    out.add(out_port(t, in_port, m), m.vc);
   }
 
   static bool routes_on_state(const Tables& /*t*/) { return false; }
@@ -57,7 +61,32 @@ struct ButterflyDest : FlatflyPolicyBase {
                          PacketMeta& /*m*/) {}
 };
 
+// BookSim2's dest_tag_fly (booksim2 routefunc.cpp) on its KNFly
+// (networks/fly.cpp): the same one path, but a packet may take any VC at
+// every stage and into its endpoint, as BookSim's routing functions give
+// VCs (no request and response classes). BookSim's stage s sets the
+// row's most significant digit first, fabemu's digit s: the two are the
+// same butterfly with the row digits read in reverse order, which the
+// BookSim import's node numbering accounts for (control/booksim).
+struct ButterflyDestTag : ButterflyDest {
+  // Into the first stage on the VCs in turn (vcs.injection free picks the
+  // next one with room instead, as BookSim's sources do).
+  static void on_inject(const Tables& t, const Fabric& /*f*/, PacketMeta& m) {
+    m.vc = static_cast<uint8_t>(m.id % t.vcs);
+  }
+
+  static void route(const Tables& t, RoutingContext& /*ctx*/, int32_t /*router*/, uint8_t in_port,
+                    const PacketMeta& m, RouteCandidates& out) {
+    const uint8_t port = out_port(t, in_port, m);
+    for (uint8_t v = 0; v < t.vcs; v++) out.add(port, v);
+    out.adaptive = out.count > 1;
+  }
+
+  static bool routes_on_state(const Tables& t) { return t.vcs > 1; }
+};
+
 }  // namespace fabemu
 
-// Its engines (FABEMU_ENGINES, route.h).
+// Their engines (FABEMU_ENGINES, route.h).
 FABEMU_ENGINES(ButterflyDest, input_queued)
+FABEMU_ENGINES(ButterflyDestTag, input_queued, input_queued_islip)

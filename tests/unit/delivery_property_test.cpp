@@ -82,7 +82,7 @@ std::string model_of(const Spec& s) {
                                           : s.router.model;
 }
 
-// The flattened butterfly (the only family of the iSLIP router): k-ary
+// The flattened butterfly on the iSLIP router or the per-output one: k-ary
 // n-flats of at most 81 endpoints, every routing, BookSim's timing or the
 // paper's router.
 Config flatfly(Draws& d, Model m) {
@@ -144,17 +144,30 @@ Config torus(Draws& d) {
   return c;
 }
 
-Config hypercube(Draws& d) {
-  return {"hypercube-4.yaml",
-          {set("topology.n", d.pick<int>({2, 3, 4, 5})),
-           set("topology.endpoints_per_router", d.pick<int>({1, 2, 4})),
-           set("vcs.count", d.pick<int>({1, 2}))}};
+// BookSim's routings of the hypercube and butterfly (dim_order, dest_tag:
+// any VC) on BookSim's router.
+void booksim_routing(Draws& d, Config& c, const std::string& routing) {
+  c.sets.back() = set("vcs.count", d.pick<int>({1, 2, 4, 8}));
+  c.sets.push_back("routing=" + routing);
+  c.sets.push_back("router.switch_allocator=islip");
+  c.sets.push_back("vcs.injection=" + d.pick<std::string>({"class", "free"}));
 }
 
-Config butterfly(Draws& d) {
+Config hypercube(Draws& d, Model m) {
+  Config c{"hypercube-4.yaml",
+           {set("topology.n", d.pick<int>({2, 3, 4, 5})),
+            set("topology.endpoints_per_router", d.pick<int>({1, 2, 4})),
+            set("vcs.count", d.pick<int>({1, 2}))}};
+  if (m == Model::islip) booksim_routing(d, c, "dim_order");
+  return c;
+}
+
+Config butterfly(Draws& d, Model m) {
   const auto [k, n] = d.pick<std::pair<int, int>>({{2, 2}, {2, 3}, {2, 4}, {4, 2}, {4, 3}, {8, 2}});
-  return {"butterfly-32x2.yaml",
-          {set("topology.k", k), set("topology.n", n), set("vcs.count", d.pick<int>({1, 2}))}};
+  Config c{"butterfly-32x2.yaml",
+           {set("topology.k", k), set("topology.n", n), set("vcs.count", d.pick<int>({1, 2}))}};
+  if (m == Model::islip) booksim_routing(d, c, "dest_tag");
+  return c;
 }
 
 // One configuration: the router model, a fabric it runs, then the traffic
@@ -168,10 +181,13 @@ Config draw_config(Draws& d) {
     c = f < 6    ? flatfly(d, model)
         : f < 10 ? clos(d, model)
         : f < 14 ? torus(d)
-        : f < 17 ? hypercube(d)
-                 : butterfly(d);
+        : f < 17 ? hypercube(d, model)
+                 : butterfly(d, model);
+  } else if (model == Model::islip) {
+    const int f = static_cast<int>(d.below(10));
+    c = f < 6 ? flatfly(d, model) : f < 8 ? hypercube(d, model) : butterfly(d, model);
   } else {
-    c = model == Model::islip ? flatfly(d, model) : clos(d, model);
+    c = clos(d, model);
   }
   const int load = d.chance(25) ? 100 : 5 * static_cast<int>(1 + d.below(19));  // 0.05..0.95
   c.sets.push_back(load == 100 ? "traffic.load=1.0"

@@ -32,10 +32,12 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
       "Interconnection Networks, 19.3; McKeown, IEEE/ACM ToN 1999)";
   i.own_keys = {"router.islip_iterations", "router.flow_control"};
   i.available = [](const RoutingInfo& r) { return r.islip; };
-  i.where = "it is for flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, and torus dim_order";
+  i.where =
+      "it is for flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, "
+      "torus dim_order, hypercube dim_order and butterfly dest_tag";
   i.limits =
-      "flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, torus dim_order; without switch speedup or "
-      "link.retry";
+      "flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, torus "
+      "dim_order, hypercube dim_order, butterfly dest_tag; without switch speedup or link.retry";
   i.check = [](const Spec& s, const WrittenFn&) {
     if (SpecProblem p = speedup_problem(
             s, "router.switch_allocator",

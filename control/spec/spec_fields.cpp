@@ -221,13 +221,13 @@ const std::vector<Field>& fields() {
     // Values, help and source from the switch allocators' registrations.
     {"router.switch_allocator", "string", "", switch_allocator_source.c_str(),
      switch_allocator_help.c_str(),
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.switch_allocator = c.one_of(n, switch_allocators().names()); }, "flatfly, torus, hypercube, butterfly"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.switch_allocator = c.one_of(n, switch_allocators().names()); }, "flatfly, torus, hypercube, butterfly, clos"},
     {"router.islip_iterations", "int", "", "BookSim2 alloc_iters (1 in its default router)",
      "router.switch_allocator islip: iSLIP iterations per cycle (the grant and accept pointers move in the first only); 1..8",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.islip_iterations = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly, torus, hypercube, butterfly"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.islip_iterations = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly, torus, hypercube, butterfly, clos"},
     {"router.flow_control", "string", "", "BookSim2 packet_size > 1 (its iq router is wormhole); Dally & Towles 13.2",
      "router.switch_allocator islip: virtual_cut_through (a packet crosses a hop whole, with credits for all of it) or wormhole (the packets of a message are the flits of one worm: its head is allocated an output VC, which it holds until its tail has crossed; every other flit follows on that VC, a flit per cycle as credits allow)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.flow_control = c.one_of(n, {"virtual_cut_through", "wormhole"}); }, "flatfly, torus, hypercube, butterfly"},
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.flow_control = c.one_of(n, {"virtual_cut_through", "wormhole"}); }, "flatfly, torus, hypercube, butterfly, clos"},
     // Values and help from the router models' registrations; the source
     // is the yarc profile default's.
     {"router.model", "string", "", BW " §3 (YARC: 8x8 tiles), §7.5 (wormhole inside), §7.6 (subswitch degree)",

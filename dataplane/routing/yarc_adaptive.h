@@ -47,4 +47,4 @@ struct YarcAdaptive : YarcUpDown {
 }  // namespace fabemu
 
 // Its engines (FABEMU_ENGINES, route.h).
-FABEMU_ENGINES(YarcAdaptive, input_queued, yarc_tiled)
+FABEMU_ENGINES(YarcAdaptive, input_queued, input_queued_islip, yarc_tiled)

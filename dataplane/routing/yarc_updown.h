@@ -202,4 +202,4 @@ struct YarcUpDown {
 }  // namespace fabemu
 
 // Its engines (FABEMU_ENGINES, route.h).
-FABEMU_ENGINES(YarcUpDown, input_queued, yarc_tiled, output_queued_ideal)
+FABEMU_ENGINES(YarcUpDown, input_queued, input_queued_islip, yarc_tiled, output_queued_ideal)

@@ -109,7 +109,7 @@ Config flatfly(Draws& d, Model m) {
   return c;
 }
 
-// The folded Clos of YARC routers, ranks 1, 1.5 and 2, on either model.
+// The folded Clos of YARC routers, ranks 1, 1.5 and 2, on any model.
 Config clos(Draws& d, Model m) {
   Config c{"yarc-r1-32.yaml", {}};
   switch (d.below(3)) {
@@ -129,6 +129,7 @@ Config clos(Draws& d, Model m) {
     c.sets.push_back(set("router.subswitch_degree", d.pick<int>({4, 8, 16})));
   else
     c.sets.push_back("router.model=input_queued");
+  if (m == Model::islip) c.sets.push_back("router.switch_allocator=islip");
   return c;
 }
 
@@ -185,7 +186,10 @@ Config draw_config(Draws& d) {
                  : butterfly(d, model);
   } else if (model == Model::islip) {
     const int f = static_cast<int>(d.below(10));
-    c = f < 6 ? flatfly(d, model) : f < 8 ? hypercube(d, model) : butterfly(d, model);
+    c = f < 5   ? flatfly(d, model)
+        : f < 7 ? hypercube(d, model)
+        : f < 9 ? butterfly(d, model)
+                : clos(d, model);
   } else {
     c = clos(d, model);
   }
@@ -246,21 +250,24 @@ TEST(DeliveryProperty, IslipReproductionsDeliverEveryPacket) {
       {booksim, {"topology.k=16", "traffic.load=0.1"}},
       {booksim, {"traffic.load=0.3", "run.seed=4", "run.workers=2"}},
       // UGAL at saturation (the file's load 1.0) with 4 and 8 VCs.
-      {booksim, {"topology.k=8", "routing=ugal", "vcs.count=4", "vcs.injection=rotate", "run.workers=2"}},
-      {booksim, {"topology.k=8", "routing=ugal", "vcs.count=8", "vcs.injection=rotate", "run.workers=2"}},
+      {booksim,
+       {"topology.k=8", "routing=ugal", "vcs.count=4", "vcs.injection=rotate", "run.workers=2"}},
+      {booksim,
+       {"topology.k=8", "routing=ugal", "vcs.count=8", "vcs.injection=rotate", "run.workers=2"}},
       // BookSim's own UGAL and Valiant, at saturation, on VC halves.
       {booksim, {"topology.k=8", "routing=ugal_booksim", "vcs.count=4", "run.workers=2"}},
       {booksim, {"topology.k=8", "routing=valiant_booksim", "vcs.count=8", "run.workers=2"}},
       {booksim,
-       {"topology.k=3", "topology.n=3", "routing=ugal_s", "vcs.count=4", "vcs.injection=rotate", "traffic.load=0.3",
-        "run.seed=19", "run.workers=2", "run.warmup_ns=0", "run.measure_ns=10000",
+       {"topology.k=3", "topology.n=3", "routing=ugal_s", "vcs.count=4", "vcs.injection=rotate",
+        "traffic.load=0.3", "run.seed=19", "run.workers=2", "run.warmup_ns=0",
+        "run.measure_ns=10000", "run.check_invariants=true"}},
+      {booksim,
+       {"topology.k=2", "topology.n=4", "routing=val", "vcs.count=4", "vcs.injection=rotate",
+        "traffic.load=0.2", "run.seed=22", "run.warmup_ns=0", "run.measure_ns=10000",
         "run.check_invariants=true"}},
       {booksim,
-       {"topology.k=2", "topology.n=4", "routing=val", "vcs.count=4", "vcs.injection=rotate", "traffic.load=0.2",
-        "run.seed=22", "run.warmup_ns=0", "run.measure_ns=10000", "run.check_invariants=true"}},
-      {booksim,
-       {"topology.k=4", "routing=val", "vcs.count=4", "vcs.injection=rotate", "traffic.load=0.2", "run.seed=22",
-        "run.warmup_ns=0", "run.measure_ns=30000", "run.check_invariants=true"}},
+       {"topology.k=4", "routing=val", "vcs.count=4", "vcs.injection=rotate", "traffic.load=0.2",
+        "run.seed=22", "run.warmup_ns=0", "run.measure_ns=30000", "run.check_invariants=true"}},
   };
   for (const Config& c : cases) expect_every_packet_delivered(c, spec_of(c.file, c.sets));
 }

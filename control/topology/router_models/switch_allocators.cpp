@@ -34,10 +34,11 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
   i.available = [](const RoutingInfo& r) { return r.islip; };
   i.where =
       "it is for flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, "
-      "torus dim_order, hypercube dim_order and butterfly dest_tag";
+      "torus dim_order, hypercube dim_order, butterfly dest_tag, and clos updown and adaptive";
   i.limits =
       "flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, torus "
-      "dim_order, hypercube dim_order, butterfly dest_tag; without switch speedup or link.retry";
+      "dim_order, hypercube dim_order, butterfly dest_tag, clos updown and adaptive; without "
+      "switch speedup or link.retry";
   i.check = [](const Spec& s, const WrittenFn&) {
     if (SpecProblem p = speedup_problem(
             s, "router.switch_allocator",

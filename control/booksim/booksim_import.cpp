@@ -58,8 +58,6 @@ const std::map<std::string, FixedKey>& fixed_keys() {
       {"input_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
       {"output_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
       {"internal_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
-      {"wait_for_tail_credit",
-       {0, 0, "fabemu's iSLIP router frees an output VC when the tail is sent"}},
       {"classes", {1, 1, "fabemu's BookSim import runs one traffic class"}},
       {"sim_count", {1, 1, "fabemu runs one simulation per run"}},
       {"speculative", {0, 0, "speculative switch allocation is not modelled"}},
@@ -92,6 +90,7 @@ const std::set<std::string>& read_keys() {
       "vc_buf_size",
       "vc_allocator",
       "sw_allocator",
+      "wait_for_tail_credit",
       "alloc_iters",
       "arb_type",
       "use_noc_latency",
@@ -179,15 +178,32 @@ Measure measurement(const BooksimConfig& c, const std::string& file, BooksimSpec
   return {warmup * sample, (samples - warmup) * sample};
 }
 
-void common_router_keys(const BooksimConfig& c, const std::string& file, BooksimSpec* out) {
+// The router keys every network shares; returns router.switch_allocator
+// for BookSim's sw_allocator.
+std::string common_router_keys(const BooksimConfig& c, const std::string& file, BooksimSpec* out) {
   if (c.get_string("router", "iq") != "iq")
     booksim_refuse(booksim_entry(c, "router", file),
                    "only BookSim's iq router is modelled: router = iq");
-  for (const char* k : {"vc_allocator", "sw_allocator"})
-    if (c.get_string(k, "islip") != "islip")
-      booksim_refuse(booksim_entry(c, k, file),
-                     std::string(k) + " " + c.get_string(k, "islip") +
-                         " is not modelled (separable allocators are not built): use islip");
+  // BookSim's separable output-first allocator of one iteration is iSLIP's
+  // first iteration: outputs grant, inputs accept, pointers move on a match
+  // (BookSim's figures with either are the same to the last digit).
+  const std::string va = c.get_string("vc_allocator", "islip");
+  if (va != "islip" && va != "separable_output_first")
+    booksim_refuse(booksim_entry(c, "vc_allocator", file),
+                   "vc_allocator " + va +
+                       " is not modelled (fabemu's VC allocation is BookSim's islip one, which "
+                       "is its separable_output_first): use islip or separable_output_first");
+  const std::string sw = c.get_string("sw_allocator", "islip");
+  if (sw != "islip" && sw != "separable_input_first" && sw != "separable_output_first")
+    booksim_refuse(booksim_entry(c, "sw_allocator", file),
+                   "sw_allocator " + sw +
+                       " is not modelled: use islip, separable_input_first or "
+                       "separable_output_first");
+  if (sw == "separable_output_first")
+    out->notes.push_back(
+        "sw_allocator separable_output_first: fabemu's islip allocator with its one iteration, "
+        "the same matching (outputs grant round robin, inputs accept round robin, pointers "
+        "move on a match)");
   const BooksimCall inject = c.get_call("injection_process", "bernoulli");
   if (inject.name != "bernoulli" && inject.name != "on_off")
     booksim_refuse(
@@ -197,6 +213,7 @@ void common_router_keys(const BooksimConfig& c, const std::string& file, Booksim
     out->notes.push_back(
         "BookSim's iq router does not read alloc_iters (it makes its allocators without the "
         "configuration): fabemu runs one iSLIP iteration, as BookSim does");
+  return sw == "separable_input_first" ? sw : "islip";
 }
 
 }  // namespace
@@ -206,8 +223,9 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
       c.entries().empty() ? std::string("<booksim>") : c.entries().front().file;
   check_keys(c);
   BooksimSpec out;
-  common_router_keys(c, file, &out);
   BooksimCommon x;
+  x.switch_allocator = common_router_keys(c, file, &out);
+  x.wait_tail = c.get_int("wait_for_tail_credit", 0) != 0 ? "  wait_for_tail_credit: true\n" : "";
   x.file = file;
   x.topology = c.get_string("topology", "torus");
   x.vcs = booksim_positive(c, "num_vcs", kDefaultVcs, 8, file);

@@ -56,7 +56,9 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.router.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.router.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
   c.router.islip_iterations = static_cast<uint32_t>(spec.router.islip_iterations);
+  c.router.separable_input_first = spec.router.switch_allocator == "separable_input_first";
   c.router.wormhole = spec.router.flow_control == "wormhole";
+  c.router.wait_for_tail_credit = spec.router.wait_for_tail_credit;
   c.router.output_queue_units = static_cast<uint32_t>(spec.router.output_queue_units);
   c.router.tiles.on = spec.router.model == "yarc_tiled";
   c.router.tiles.degree = static_cast<uint32_t>(spec.router.subswitch_degree);

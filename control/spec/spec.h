@@ -134,6 +134,9 @@ struct Spec {
     // islip: virtual_cut_through (a packet crosses whole) | wormhole (the
     // packets of a message are the flits of one worm: input_queued_islip.h)
     std::string flow_control = "virtual_cut_through";
+    // islip: an output VC goes to a new packet only once the credits of the
+    // last one have all come back (BookSim2's wait_for_tail_credit = 1)
+    bool wait_for_tail_credit = false;
     std::string model = "input_queued";  // input_queued | yarc_tiled (router/yarc_tiled.h)
     int subswitch_degree = 8;            // yarc_tiled: p of the p x p subswitches
     int row_buffer_units = 16;           // yarc_tiled: each row buffer VC, phits

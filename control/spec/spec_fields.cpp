@@ -228,6 +228,9 @@ const std::vector<Field>& fields() {
     {"router.flow_control", "string", "", "BookSim2 packet_size > 1 (its iq router is wormhole); Dally & Towles 13.2",
      "router.switch_allocator islip: virtual_cut_through (a packet crosses a hop whole, with credits for all of it) or wormhole (the packets of a message are the flits of one worm: its head is allocated an output VC, which it holds until its tail has crossed; every other flit follows on that VC, a flit per cycle as credits allow)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.flow_control = c.one_of(n, {"virtual_cut_through", "wormhole"}); }, "flatfly, torus, hypercube, butterfly, clos"},
+    {"router.wait_for_tail_credit", "bool", "", "fabemu default: false; BookSim2 wait_for_tail_credit (0 in its defaults)",
+     "router.switch_allocator islip or separable_input_first: false (an output VC is free for the next packet once the last one's tail has crossed the switch) or true (only once every credit of the last one has come back, its tail gone from the next router's buffer, as BookSim2's wait_for_tail_credit = 1)",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.wait_for_tail_credit = c.boolean(n); }, "flatfly, torus, hypercube, butterfly, clos"},
     // Values and help from the router models' registrations; the source
     // is the yarc profile default's.
     {"router.model", "string", "", BW " §3 (YARC: 8x8 tiles), §7.5 (wormhole inside), §7.6 (subswitch degree)",

@@ -106,6 +106,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"router.switch_allocator", [](const Spec& s) -> json { return s.router.switch_allocator; }},
     {"router.islip_iterations", [](const Spec& s) -> json { return s.router.islip_iterations; }},
     {"router.flow_control", [](const Spec& s) -> json { return s.router.flow_control; }},
+    {"router.wait_for_tail_credit", [](const Spec& s) -> json { return s.router.wait_for_tail_credit; }},
     {"router.model", [](const Spec& s) -> json { return s.router.model; }},
     {"router.subswitch_degree", [](const Spec& s) -> json { return s.router.subswitch_degree; }},
     {"router.row_buffer_units", [](const Spec& s) -> json { return s.router.row_buffer_units; }},

@@ -255,14 +255,20 @@ bool SpecValidator::written(const std::string& path) const {
 }
 
 // The first key the spec gave that belongs to a choice other than `chosen`
-// (its own_keys), with that choice; {nullptr, nullptr} when none.
+// (its own_keys) and not to `chosen` too, with that choice; {nullptr,
+// nullptr} when none.
 template <class Info>
 std::pair<const Info*, const std::string*> SpecValidator::foreign_key(
     const NamedRegistry<Info>& choices, const std::string& chosen) const {
+  const Info* mine = choices.find(chosen);
+  const auto own = [&](const std::string& key) {
+    return mine &&
+           std::find(mine->own_keys.begin(), mine->own_keys.end(), key) != mine->own_keys.end();
+  };
   for (const Info& c : choices.all()) {
     if (c.name == chosen) continue;
     for (const std::string& key : c.own_keys)
-      if (written(key)) return {&c, &key};
+      if (written(key) && !own(key)) return {&c, &key};
   }
   return {nullptr, nullptr};
 }
@@ -294,11 +300,11 @@ void SpecValidator::validate_router_model(Spec& s, const RoutingInfo& routing) c
     }
   }
   if (const auto [m, key] = foreign_key(models, s.router.model); key)
-    blame({*key, "router.model"},
-          fmt::format("{} applies to router.model {} only, but this spec's router.model is {} "
-                      "(from {}): remove it, or set router.model: {}",
-                      *key, m->name, s.router.model, origin_text(origins_, "router.model"),
-                      m->name));
+    blame(
+        {*key, "router.model"},
+        fmt::format("{} applies to router.model {} only, but this spec's router.model is {} "
+                    "(from {}): remove it, or set router.model: {}",
+                    *key, m->name, s.router.model, origin_text(origins_, "router.model"), m->name));
   check_choice(s, *models.find(s.router.model));
 }
 
@@ -334,12 +340,13 @@ void SpecValidator::validate_switch_allocator(const Spec& s, const RoutingInfo& 
 void SpecValidator::validate_injection_vc(const Spec& s, const RoutingInfo& routing) const {
   if (s.vcs.injection == "free" && !routing.injects_on_any_vc)
     blame({"vcs.injection", "routing"},
-          fmt::format("vcs.injection free lets a source start a packet on any VC, but routing '{}' "
-                      "starts each traffic class on VCs of its own: use it with BookSim's routings "
-                      "(flatfly ran_min, valiant_booksim, ugal_booksim; torus and hypercube dim_order; "
-                      "butterfly dest_tag), or set "
-                      "vcs.injection class or rotate",
-                      printable(s.routing)));
+          fmt::format(
+              "vcs.injection free lets a source start a packet on any VC, but routing '{}' "
+              "starts each traffic class on VCs of its own: use it with BookSim's routings "
+              "(flatfly ran_min, valiant_booksim, ugal_booksim; torus and hypercube dim_order; "
+              "butterfly dest_tag), or set "
+              "vcs.injection class or rotate",
+              printable(s.routing)));
   if (s.vcs.injection == "rotate" &&
       (s.topology.family == "torus" || s.topology.family == "butterfly") &&
       !routing.injects_on_any_vc)

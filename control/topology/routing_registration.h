@@ -24,10 +24,12 @@ inline Allocator spec_allocator(const Spec& spec, Allocator paper) {
 }
 
 // The router model (router/router_models.cmake's name) a spec's engine runs:
-// router.model, or its input-queued router on the cycle-synchronous iSLIP
-// allocator (router.switch_allocator islip).
+// router.model, or its input-queued router made cycle-synchronous
+// (router.switch_allocator islip or separable_input_first, which differ in
+// the switch matcher only).
 inline std::string engine_model(const Spec& spec) {
-  if (spec.router.model == "input_queued" && spec.router.switch_allocator == "islip")
+  const std::string& a = spec.router.switch_allocator;
+  if (spec.router.model == "input_queued" && (a == "islip" || a == "separable_input_first"))
     return "input_queued_islip";
   return spec.router.model;
 }

@@ -54,6 +54,8 @@ class CreditCounter {
     return h;
   }
   uint32_t pending_streams() const { return count_; }
+  // The credits it started with: the downstream buffer's size.
+  uint32_t initial() const { return initial_; }
   // Credits that have arrived by `now`, exactly: in hand, and of each
   // stream those due by then (the YARC's adaptive choices read a buffer's
   // depth as its size less these; a division per begun stream).

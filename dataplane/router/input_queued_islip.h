@@ -12,8 +12,14 @@
 //   Switch allocation: heads that hold their output VC (since an earlier
 //   cycle), whose output link and input are free and whose downstream
 //   buffer has credits for them, request; iSLIP (arbiter/islip.h) over
-//   input and output ports matches them; winners cross, losers try again
-//   next cycle.
+//   input and output ports matches them (or, with router.switch_allocator
+//   separable_input_first, the separable input-first allocator of
+//   arbiter/separable.h); winners cross, losers try again next cycle.
+//   router.wait_for_tail_credit: an output VC is given again only once
+//   every credit of the packet (or worm) that had it is back, as BookSim2's
+//   wait_for_tail_credit = 1: its last flit has left the next router's
+//   buffer. Until then, with no credit due, the router looks again each
+//   cycle (a credit stream not yet written wakes no one).
 //   Wormhole (router.flow_control wormhole): the packets of a message are
 //   the flits of one worm, one cycle each; VC allocation is for its head,
 //   which keeps the output VC until the tail has crossed; the flits behind
@@ -32,6 +38,7 @@
 
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/router/arbiter/islip.h"
+#include "dataplane/router/arbiter/separable.h"
 #include "dataplane/router/input_queued.h"
 #include "dataplane/router/router_event.h"
 
@@ -50,6 +57,8 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     InputQueuedBuffers::init(s);
     init_islip(s.routers, s.max_ports, s.nv, s.config.islip_iterations);
     wormhole_ = s.config.wormhole;
+    input_first_ = s.config.separable_input_first;
+    wait_tail_ = s.config.wait_for_tail_credit;
     worm_.assign(wormhole_ ? channels() : 0, Worm{});
   }
 
@@ -84,6 +93,12 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     return max_ports() == 64 ? bits : bits & ((uint64_t{1} << max_ports()) - 1);
   }
   uint32_t iterations() const { return iterations_; }
+  // The switch matched this cycle: iSLIP, or separable input-first.
+  uint32_t match_switch(uint32_t lr, uint32_t nports) {
+    return input_first_
+               ? separable_input_first_match(req, nports, req_inputs, pointers(lr), match)
+               : islip_match_asking(req, nports, req_inputs, pointers(lr), iterations_, match);
+  }
 
   // The input channel that holds output VC (o, v), or kFree.
   int32_t& holder(uint32_t o, uint32_t v) { return holder_[size_t(o) * nv() + v]; }
@@ -110,8 +125,8 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   // ---- the router-model operations (router_model.h) that differ -------------
   // Its VC allocator may give any VC of the port the routing allows.
   template <class H>
-  void head_routed(H& h, const RoutedHead& at, QEntry& e, const RouteCandidates& rc,
-                   ps_t ready, ps_t not_before) {
+  void head_routed(H& h, const RoutedHead& at, QEntry& e, const RouteCandidates& rc, ps_t ready,
+                   ps_t not_before) {
     uint8_t mask = 0;
     for (uint32_t i = 0; i < rc.count; i++)
       if (rc.c[i].port == e.out_port) mask |= static_cast<uint8_t>(1u << rc.c[i].vc);
@@ -177,7 +192,9 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     uint8_t open = 0;
   };
   bool wormhole_ = false;
-  std::vector<Worm> worm_;  // [input channel]; empty without wormhole
+  bool input_first_ = false;  // router.switch_allocator separable_input_first
+  bool wait_tail_ = false;    // router.wait_for_tail_credit
+  std::vector<Worm> worm_;    // [input channel]; empty without wormhole
   uint32_t iterations_ = 1;
   std::vector<IslipPointers> ptr_;  // [local router]
   std::vector<int32_t> holder_;     // [output * nv + vc]

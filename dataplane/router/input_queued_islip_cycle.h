@@ -44,8 +44,7 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
     const uint32_t nv_ = nv();
     const uint32_t asking = static_cast<uint32_t>(__builtin_popcountll(rt.req_inputs));
     if (asking) {
-      const uint32_t matched =
-          islip_match_asking(rt.req, nports, rt.req_inputs, rt.pointers(lr), rt.iterations(), rt.match);
+      const uint32_t matched = rt.match_switch(lr, nports);
       rt.cycles++;
       rt.requesting_inputs += asking;
       rt.matched_inputs += matched;
@@ -99,6 +98,14 @@ inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
               continue;
           }
           holder = IslipRouter::kFree;
+        }
+        if (wait_tail_) {  // the last packet's credits must all be back first
+          const CreditCounter& cc = h.vcs(o)[v].credits;
+          ps_t back = kNever;
+          if (!cc.available(cc.initial(), now, &back)) {
+            *next = std::min(*next, back != kNever ? back : now + h.cycle_ps());
+            continue;
+          }
         }
         const int32_t won = RoundRobinArbiter::pick(
             rt.request_bits(o), nbits, n, &rt.va_pointer(o, v), [&](uint32_t i) {

@@ -18,8 +18,14 @@ struct RouterConfig {
                                     // 0: router_sizing.h, output_queue_caps
   // router.switch_allocator islip (input_queued_islip.h): iterations per cycle.
   uint32_t islip_iterations = 1;
+  // router.switch_allocator separable_input_first: the same router, its
+  // switch matched by the separable input-first allocator instead.
+  bool separable_input_first = false;
   // router.flow_control wormhole (islip): a message's packets are one worm.
   bool wormhole = false;
+  // router.wait_for_tail_credit (islip): an output VC is reallocated only
+  // once all its credits are back.
+  bool wait_for_tail_credit = false;
   // The YARC tiled router (router.model yarc_tiled; yarc_tiled.h): subswitch
   // degree and the row and column buffers per VC, in phits.
   struct Tiles {

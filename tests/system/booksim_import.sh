@@ -6,6 +6,10 @@
 #   torus 4x4x4 dim_order, injection_rate 0.3: latency 19.27 cycles;
 #     saturation (sim_type throughput, rate 1.0) 0.6541
 #   flatfly 32-ary 2-flat ran_min, rate 0.1: latency 10.00 cycles
+#   torus with 4 VCs and sw_allocator separable_input_first: 19.04 cycles
+#     at 0.5, saturation 0.8934 (BookSim2 itself, 2026-12-03)
+#   torus with wait_for_tail_credit = 1: 20.47 cycles at 0.05, saturation
+#     0.1180 (BookSim2 itself, 2026-12-03)
 # the mesh and 1- to 3-dimensional tori translated to the torus family,
 # and what fabemu does not model refused at its FILE:LINE, exit 2.
 # Usage: booksim_import.sh FABEMU_BINARY SOURCE_DIR  (about 15 s)
@@ -142,6 +146,45 @@ rc=0
 [ "$rc" = 2 ] || fail "flatfly without use_noc_latency = 0 exited $rc, want 2"
 grep -q "use_noc_latency 1 (BookSim's default) lengthens the flatfly's channels" "$out/noc.err" ||
   fail "use_noc_latency refusal: $(cat "$out/noc.err")"
+
+# BookSim's separable allocators: sw_allocator separable_input_first is
+# router.switch_allocator separable_input_first (BookSim2 with 4 VCs on the
+# torus: 19.04 cycles at 0.5, saturation 0.8934, against islip's 0.8721);
+# separable_output_first, switch or VC, is islip's one iteration.
+"$fabemu" check --booksim "$torus" --booksim-set sw_allocator=separable_input_first >"$out/sif.txt" 2>/dev/null ||
+  fail "sw_allocator separable_input_first exited $?"
+grep -q "switch_allocator: separable_input_first" "$out/sif.txt" || fail "separable_input_first is not imported as itself"
+"$fabemu" run --booksim "$torus" --booksim-set sw_allocator=separable_input_first \
+  --booksim-set num_vcs=4 --booksim-set injection_rate=0.5 --quiet >"$out/sif05.txt" 2>/dev/null
+within "torus 4 VCs separable_input_first latency at 0.5 (cycles)" \
+  "$(value "$out/sif05.txt" "Packet latency average")" 19.04
+"$fabemu" run --booksim "$torus" --booksim-set sw_allocator=separable_input_first \
+  --booksim-set num_vcs=4 --booksim-set injection_rate=1.0 --booksim-set sim_type=throughput \
+  --quiet >"$out/sifsat.txt" 2>/dev/null
+within "torus 4 VCs separable_input_first saturation" \
+  "$(value "$out/sifsat.txt" "Accepted packet rate average")" 0.8934
+"$fabemu" check --booksim "$torus" --booksim-set sw_allocator=separable_output_first \
+  --booksim-set vc_allocator=separable_output_first >"$out/sof.txt" 2>"$out/sof.err" ||
+  fail "separable_output_first exited $?"
+grep -q "switch_allocator: islip" "$out/sof.txt" || fail "separable_output_first is not islip"
+grep -q "note: sw_allocator separable_output_first" "$out/sof.err" || fail "separable_output_first has no note"
+rc=0
+"$fabemu" check --booksim "$torus" --booksim-set vc_allocator=separable_input_first >/dev/null \
+  2>"$out/via.err" || rc=$?
+[ "$rc" = 2 ] || fail "vc_allocator separable_input_first exited $rc, want 2"
+grep -q "vc_allocator separable_input_first is not modelled" "$out/via.err" ||
+  fail "vc_allocator refusal: $(cat "$out/via.err")"
+
+# wait_for_tail_credit = 1: an output VC waits for all of its last packet's
+# credits (BookSim2 on the torus: 20.47 cycles at 0.05, saturation 0.1180).
+"$fabemu" run --booksim "$torus" --booksim-set wait_for_tail_credit=1 \
+  --booksim-set injection_rate=0.05 --quiet >"$out/wt05.txt" 2>/dev/null
+within "torus wait_for_tail_credit latency at 0.05 (cycles)" \
+  "$(value "$out/wt05.txt" "Packet latency average")" 20.47
+"$fabemu" run --booksim "$torus" --booksim-set wait_for_tail_credit=1 \
+  --booksim-set injection_rate=1.0 --booksim-set sim_type=throughput --quiet >"$out/wtsat.txt" 2>/dev/null
+within "torus wait_for_tail_credit saturation" \
+  "$(value "$out/wtsat.txt" "Accepted packet rate average")" 0.1180
 
 # Refusals: a key fabemu does not model, at its line; an unknown key.
 sed 's/packet_size = 1;/packet_size = 1; speculative = 1;/' "$torus" >"$out/spec.cfg"

@@ -9,6 +9,7 @@
 // router as fixed cases. A failure names the command that reproduces it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <map>
@@ -193,6 +194,16 @@ Config draw_config(Draws& d) {
   } else {
     c = clos(d, model);
   }
+  if (model == Model::islip) {
+    // BookSim's wait_for_tail_credit, and its separable input-first
+    // switch allocator (one iteration: not with islip_iterations).
+    if (d.chance(20)) c.sets.push_back("router.wait_for_tail_credit=true");
+    const bool iterations = std::any_of(c.sets.begin(), c.sets.end(), [](const std::string& s) {
+      return s.rfind("router.islip_iterations", 0) == 0;
+    });
+    if (!iterations && d.chance(25))
+      c.sets.push_back("router.switch_allocator=separable_input_first");
+  }
   const int load = d.chance(25) ? 100 : 5 * static_cast<int>(1 + d.below(19));  // 0.05..0.95
   c.sets.push_back(load == 100 ? "traffic.load=1.0"
                                : "traffic.load=0." + std::string(load < 10 ? "0" : "") +
@@ -236,8 +247,10 @@ TEST(DeliveryProperty, RandomisedSmallFabricsDeliverEveryPacket) {
   std::string why;
   for (const std::string& r : refusals) why += "\n" + r;
   EXPECT_GT(runs, refused) << "most draws must be runs, not refusals; some refused:" << why;
-  // The draws reach every router model and every family.
-  EXPECT_EQ(per_model.size(), 3u);
+  // The draws reach every router model and every family (the input-queued
+  // router with the per-output, iSLIP and separable input-first allocators,
+  // and the tiled one).
+  EXPECT_EQ(per_model.size(), 4u);
   EXPECT_EQ(per_family.size(), 5u);
 }
 

@@ -1,20 +1,23 @@
 // The name registries the spec reads its allowed values and help from
 // (control/topology/router_models.h).
+#include "control/topology/registry.h"
+
 #include <gtest/gtest.h>
 
-#include "control/topology/registry.h"
 #include "control/topology/router_models.h"
 
 namespace fabemu {
 namespace {
 
 TEST(RouterModelRegistry, NamesBaselineFirst) {
-  EXPECT_EQ(
-      router_models().names(),
-      (std::vector<std::string>{"input_queued", "mesh3d", "output_queued_ideal", "spider", "yarc_tiled"}));
+  EXPECT_EQ(router_models().names(),
+            (std::vector<std::string>{"input_queued", "mesh3d", "output_queued_ideal", "spider",
+                                      "yarc_tiled"}));
   EXPECT_EQ(router_models().baseline().name, "input_queued");
-  EXPECT_EQ(switch_allocators().names(), (std::vector<std::string>{"per_output", "islip"}));
-  EXPECT_EQ(arbiters().names(), (std::vector<std::string>{"round_robin", "age", "islip", "matrix"}));
+  EXPECT_EQ(switch_allocators().names(),
+            (std::vector<std::string>{"per_output", "islip", "separable_input_first"}));
+  EXPECT_EQ(arbiters().names(), (std::vector<std::string>{"round_robin", "age", "islip", "matrix",
+                                                          "separable_input_first"}));
 }
 
 TEST(RouterModelRegistry, AvailabilityFollowsTheRoutingsEngines) {

@@ -29,6 +29,7 @@ const ProfileDefaults& fabemu_defaults() {
       {"router.switch_allocator", "per_output"},
       {"router.islip_iterations", "1"},
       {"router.flow_control", "virtual_cut_through"},
+      {"router.wait_for_tail_credit", "false"},
       {"vcs.injection", "class"},
       {"traffic.pattern", "uniform"},
       {"traffic.load", "0.3"},

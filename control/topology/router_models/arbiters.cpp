@@ -31,6 +31,15 @@ FABEMU_REGISTER_NAMED(ArbiterInfo) {
 }
 
 FABEMU_REGISTER_NAMED(ArbiterInfo) {
+  i.name = "separable_input_first";
+  i.summary =
+      "each input picks one output it requests, then each output one of the inputs that "
+      "picked it, round robin; pointers moved for the pairs matched";
+  i.reference = "Dally & Towles, 19.3; BookSim2's separable_input_first";
+  i.header = "dataplane/router/arbiter/separable.h";
+}
+
+FABEMU_REGISTER_NAMED(ArbiterInfo) {
   i.name = "age";
   i.summary =
       "up to one winner per input and output port each cycle, the oldest (8-bit "

@@ -1,7 +1,8 @@
 // router.switch_allocator: how the input-queued router's switch is
 // allocated. per_output is the engine's own (each output's round robin);
-// islip is dataplane/router/input_queued_islip.h, for the routings that
-// have its engine (FABEMU_ENGINES(..., input_queued_islip) beside it).
+// islip and separable_input_first are the cycle-synchronous router of
+// dataplane/router/input_queued_islip.h, for the routings that have its
+// engine (FABEMU_ENGINES(..., input_queued_islip) beside them).
 #include "control/topology/registry.h"
 #include "control/topology/router_models.h"
 
@@ -15,6 +16,63 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
   i.reference = "fabemu default";
   i.baseline = true;
 }
+
+namespace {
+
+// What the allocators of the cycle-synchronous router (input_queued_islip.h)
+// share: its engine instance, where it runs and what it needs.
+void cycle_allocator(SwitchAllocatorInfo& i) {
+  i.available = [](const RoutingInfo& r) { return r.islip; };
+  i.where =
+      "it is for flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, "
+      "torus dim_order, hypercube dim_order, butterfly dest_tag, and clos updown and adaptive";
+  i.limits =
+      "flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, torus "
+      "dim_order, hypercube dim_order, butterfly dest_tag, clos updown and adaptive; without "
+      "switch speedup or link.retry";
+  const std::string name = i.name;
+  i.check = [name](const Spec& s, const WrittenFn&) {
+    if (SpecProblem p =
+            speedup_problem(s, "router.switch_allocator",
+                            ("the " + name +
+                             " allocator matches one packet per input and output port per cycle, "
+                             "as BookSim's router without speedup does")
+                                .c_str(),
+                            "router.switch_allocator: per_output");
+        !p.message.empty())
+      return p;
+    if (s.router.model != "input_queued")
+      return SpecProblem{{"router.switch_allocator", "router.model"},
+                         "router.switch_allocator " + name +
+                             " allocates the input-queued router's switch, but "
+                             "router.model is " +
+                             s.router.model +
+                             ": set router.model: input_queued, or "
+                             "router.switch_allocator: per_output"};
+    if (s.link.retry)
+      return SpecProblem{
+          {"link.retry", "router.switch_allocator"},
+          "link.retry is not modelled with router.switch_allocator " + name +
+              " (a packet excised "
+              "after its VC was allocated would keep the VC): remove link.retry, or set "
+              "router.switch_allocator: per_output"};
+    if (s.router.flow_control == "wormhole" && (!s.faults.empty() || !s.run.control_socket.empty()))
+      return SpecProblem{
+          {s.faults.empty() ? "run.control_socket" : "faults", "router.flow_control"},
+          "faults are not modelled with router.flow_control wormhole (a worm cut by a dead "
+          "link would hold its output VCs for ever): remove the faults, or set "
+          "router.flow_control: virtual_cut_through"};
+    if (s.router.wait_for_tail_credit && (!s.faults.empty() || !s.run.control_socket.empty()))
+      return SpecProblem{
+          {s.faults.empty() ? "run.control_socket" : "faults", "router.wait_for_tail_credit"},
+          "faults are not modelled with router.wait_for_tail_credit (the credits of a dead "
+          "link never come back, so its output VCs would never be given again): remove the "
+          "faults, or set router.wait_for_tail_credit: false"};
+    return SpecProblem{};
+  };
+}
+
+}  // namespace
 
 FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
   i.name = "islip";
@@ -30,43 +88,21 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
       "BookSim2's iq router (vc_allocator = sw_allocator = islip, vc_alloc_delay = "
       "sw_alloc_delay = 1; Dally & Towles, Principles and Practices of "
       "Interconnection Networks, 19.3; McKeown, IEEE/ACM ToN 1999)";
-  i.own_keys = {"router.islip_iterations", "router.flow_control"};
-  i.available = [](const RoutingInfo& r) { return r.islip; };
-  i.where =
-      "it is for flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, "
-      "torus dim_order, hypercube dim_order, butterfly dest_tag, and clos updown and adaptive";
-  i.limits =
-      "flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, torus "
-      "dim_order, hypercube dim_order, butterfly dest_tag, clos updown and adaptive; without "
-      "switch speedup or link.retry";
-  i.check = [](const Spec& s, const WrittenFn&) {
-    if (SpecProblem p = speedup_problem(
-            s, "router.switch_allocator",
-            "the iSLIP allocator matches one packet per input and output port per cycle, "
-            "as BookSim's router without speedup does",
-            "router.switch_allocator: per_output");
-        !p.message.empty())
-      return p;
-    if (s.router.model != "input_queued")
-      return SpecProblem{
-          {"router.switch_allocator", "router.model"},
-          "router.switch_allocator islip allocates the input-queued router's switch, but "
-          "router.model is " + s.router.model + ": set router.model: input_queued, or "
-          "router.switch_allocator: per_output"};
-    if (s.link.retry)
-      return SpecProblem{
-          {"link.retry", "router.switch_allocator"},
-          "link.retry is not modelled with router.switch_allocator islip (a packet excised "
-          "after its VC was allocated would keep the VC): remove link.retry, or set "
-          "router.switch_allocator: per_output"};
-    if (s.router.flow_control == "wormhole" && (!s.faults.empty() || !s.run.control_socket.empty()))
-      return SpecProblem{
-          {s.faults.empty() ? "run.control_socket" : "faults", "router.flow_control"},
-          "faults are not modelled with router.flow_control wormhole (a worm cut by a dead "
-          "link would hold its output VCs for ever): remove the faults, or set "
-          "router.flow_control: virtual_cut_through"};
-    return SpecProblem{};
-  };
+  i.own_keys = {"router.islip_iterations", "router.flow_control", "router.wait_for_tail_credit"};
+  cycle_allocator(i);
+}
+
+FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
+  i.name = "separable_input_first";
+  i.summary =
+      "islip's cycle-synchronous router, its switch matched by a separable input-first "
+      "allocator: each input picks one output it requests (round robin), then each output "
+      "one of the inputs that picked it (round robin), one iteration";
+  i.reference =
+      "BookSim2's iq router with sw_allocator = separable_input_first (Dally & Towles, "
+      "Principles and Practices of Interconnection Networks, 19.3)";
+  i.own_keys = {"router.flow_control", "router.wait_for_tail_credit"};
+  cycle_allocator(i);
 }
 
 }  // namespace fabemu

@@ -8,7 +8,8 @@
 //   link/      OutLink / InLink: serialization, wire, credits; LinkRetry,
 //              LaneControl, LinkFaults (their host: engine_link_host.h);
 //              TwoHopRecovery
-//   routing/   R (the routing policy, chosen at compile time), selection
+//   routing/   RouteStage: R (the routing policy, chosen at compile time),
+//              adaptive selection, the router pipeline's delay
 //   endpoint/  Endpoints: traffic sources, source queues, injection,
 //              reassembly, replies (their Host: engine_endpoint.h)
 //   ethernet/  Bridge: ports and the learning bridge (its Host: engine_frames.h)
@@ -53,7 +54,6 @@
 #include "dataplane/codec/codec.h"
 #include "dataplane/core/divisor.h"
 #include "dataplane/core/eal.h"
-#include "dataplane/core/rng.h"
 #include "dataplane/endpoint/endpoints.h"
 #include "dataplane/engine/engine_base.h"
 #include "dataplane/engine/engine_core.h"
@@ -72,15 +72,16 @@
 #include "dataplane/link/link_faults.h"
 #include "dataplane/link/link_numbering.h"
 #include "dataplane/link/link_retry.h"
+#include "dataplane/link/link_send.h"
 #include "dataplane/link/progress_timer.h"
 #include "dataplane/router/input_discard.h"
 #include "dataplane/router/input_queued.h"
+#include "dataplane/router/router_input.h"
 #include "dataplane/router/router_model.h"
 #include "dataplane/router/router_sizing.h"
 #include "dataplane/router/stranded.h"
-#include "dataplane/routing/greedy_snapshot.h"
+#include "dataplane/routing/route_stage.h"
 #include "dataplane/routing/routing_policy.h"
-#include "dataplane/routing/selection.h"
 #include "dataplane/routing/table_slot.h"
 #include "dataplane/sim/kernel_worker.h"
 #include "dataplane/sim/realtime_kernel.h"
@@ -88,6 +89,7 @@
 #include "dataplane/sim/window_kernel.h"
 #include "dataplane/sim/worker_threads.h"
 #include "dataplane/stats/live_board.h"
+#include "dataplane/stats/window_counts.h"
 
 namespace fabemu {
 
@@ -121,16 +123,12 @@ class Engine final : public EngineCore {
     FreeLater free_later;               // delivered packets, freed a few deliveries on
     Router router;                      // every router this worker owns (their model)
     std::vector<int32_t> routers;       // local router -> global id
-    typename TableSlot<Tables>::Reader tables;  // this window's routing tables
-    std::vector<Rng> route_rng;         // local router -> its routing random stream
+    // Routing: the window's tables, random streams, units routed to each
+    // output VC and not yet sent, the greedy snapshot (routing/route_stage.h).
+    RouteStage<R, Router> route;
     std::vector<OutLink> out;           // [output]
     std::vector<InLink> in;             // [output index of the input port]
     std::vector<SenderVc> vcs;          // [output * nv + vc]: credits, packets sent
-    // [output * nv + vc]: units routed to that output VC and not yet granted
-    // (the part of the paper's output queue the credits do not show yet).
-    std::vector<uint32_t> pending;
-    bool greedy = false;  // greedy allocation (routing_policy.h): snap, below
-    bool mixed_rates = false;  // some router's inputs are slower than one of its outputs
     // Link-level retry (dataplane/link/link_retry.h): per output the
     // go-back-N sender and its bit errors, per input the receiver.
     LinkRetry retry;
@@ -140,18 +138,16 @@ class Engine final : public EngineCore {
     // Faults (dataplane/link/link_faults.h; set up only with faults).
     LinkFaults faults;
     // Virtual time: the routing tables this worker may adopt at its next
-    // window edge (WindowReport::tables_generation).
+    // window edge (WindowCounts::tables_generation).
     uint64_t tables_upto = 0;
     // The forward-progress timer and stopped sinks
     // (dataplane/link/progress_timer.h; set up only with faults).
     ForwardProgressTimer progress;
     Endpoints eps;                      // the endpoints of its routers (endpoint/endpoints.h)
     RunStats st;
-    RouteCandidates rc;
     Bridge bridge;        // its ports and copy of the MAC table (ethernet/bridge.h)
     BarrierNetwork barriers;  // its routers' BSU registers (barrier/barrier_network.h)
     CaptureRecorder capture;  // records what crosses its tapped links and ports (capture_tap.h)
-    GreedySnapshot snap;  // each router's queues as of its allocation cycle's first decision
     // Two-hop recovery (dataplane/link/two_hop_recovery.h; set up only with
     // link.recovery two_hop): its outputs' memories, its endpoints' filter.
     TwoHopRecovery recovery;
@@ -162,23 +158,10 @@ class Engine final : public EngineCore {
   ps_t cross_core_lookahead(const FabricPort& link) const;
   bool setup_worker(Worker& w, std::string* err);
 
-  // ---- a hop: router and link (engine_hop.h) ------------------------------
+  // ---- dispatch, and a hop's shared entries (engine_hop.h) ------------------
   void dispatch(Worker& w, const Event& e);
   // late: from another core, taken at a window edge after its arrival.
   void enter_input(Worker& w, uint32_t c, rte_mbuf* m, ps_t arrive, bool late = false);
-  void setup_head(Worker& w, uint32_t c, ps_t not_before);
-  bool compute_route(Worker& w, uint32_t c, const QEntry& e);
-  // The routing function's view of local router lr: its random stream and
-  // the state of its outputs' VCs now.
-  RoutingContext routing_context(Worker& w, uint32_t lr);
-  void finish_route(Worker& w, uint32_t c, QEntry& e, ps_t not_before);
-  QueueView selection_view(Worker& w, uint32_t lr);
-  void snap_keep(Worker& w, uint32_t o, uint32_t v);
-  void take_link(Worker& w, uint32_t o, uint32_t units, uint8_t ov);
-  // lr: the local router output o belongs to.
-  void deliver_from_link(Worker& w, uint32_t lr, uint32_t o, rte_mbuf* m, uint32_t units,
-                         uint8_t ov);
-  void return_credits(Worker& w, uint32_t c, uint32_t units, ps_t first, ps_t every);
   void add_credit_stream(Worker& w, uint32_t o, uint32_t v, uint32_t units, ps_t first, ps_t every,
                          bool resumed = false);
   // A credit stream whose counter cannot take it yet is delivered at its
@@ -218,12 +201,11 @@ class Engine final : public EngineCore {
   bool reroutes(const Worker& w, DropReason why) const {
     return recovering() && w.recovery.reroutes(why);
   }
-  void recovery_resend(Worker& w, uint32_t lr, rte_mbuf* m);  // (engine_link_host.h)
+  void recovery_resend(Worker& w, uint32_t lr, rte_mbuf* m);  // (TwoHopRecovery::resend)
 
   // ---- faults (dataplane/link/link_faults.h; router/input_discard.h) ---------
   // At a window edge at emulated time `now` (engine_link_host.h).
   void apply_faults(Worker& w, ps_t now, uint32_t rt_upto = UINT32_MAX);
-  void finish_eject(Worker& w, const OutLink& ol, rte_mbuf* m, ps_t now, ps_t dur);
   ps_t next_fault_at(const Worker& w) const { return faults_ ? w.faults.next_at() : kNever; }
   void discard_at_dead_port(Worker& w, rte_mbuf* m, DropReason why = DropReason::dead_port) {
     discard(w, why, m);
@@ -251,7 +233,6 @@ class Engine final : public EngineCore {
   struct EndpointHost;
   void add_ep_credit_stream(Worker& w, uint32_t e, uint32_t v, uint32_t units, ps_t first,
                             ps_t every, bool resumed = false);
-  void eject(Worker& w, const OutLink& L, uint32_t o, rte_mbuf* m, ps_t now, ps_t dur);
 
   // ---- the bridge (ethernet/bridge.h; its Host: engine_frames.h) --------------
   struct BridgeHost;
@@ -320,22 +301,9 @@ class Engine final : public EngineCore {
 
   TableSlot<Tables> tables_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  // What each worker publishes at a window edge beside the kernel's
-  // (sim/window_kernel.h), read by all after the barrier.
-  struct WindowReport {
-    uint64_t injected, delivered;
-    // Link-level retry: damaged packets moved on, not yet discarded at their
-    // destination (the drain waits for them); counts for the progress line.
-    int64_t marked_in_flight;
-    uint64_t crc_errors, retries, lanes_dropped, given_up;
-    uint64_t lost;  // packets lost to faults (counted; the drain does not wait for them)
-    // Worker 0's reading of the changes made while running (complete ones
-    // only, EngineBase::change_while_running): every worker adopts up to
-    // these at the next window edge.
-    uint32_t rt_faults;
-    uint64_t tables_generation;
-  };
-  WindowKernel<WindowReport> windows_;
+  // (What each worker publishes at a window edge beside the kernel's:
+  // stats/window_counts.h.)
+  WindowKernel<WindowCounts> windows_;
   RealtimeKernel realtime_;
 
   // Real time: what each worker publishes beside the kernel's

@@ -1,6 +1,5 @@
 // Engine<R, Link>, continued: the engine as the endpoints' Host
-// (endpoint/endpoints.h), and the hand-over of a packet from a router output
-// to its endpoint. Included from engine.h only.
+// (endpoint/endpoints.h). Included from engine.h only.
 #pragma once
 
 namespace fabemu {
@@ -23,7 +22,7 @@ struct Engine<R, L>::EndpointHost {
   static constexpr EventKind kind(K k) {
     return event_kind(k);
   }
-  void on_inject(PacketMeta& pm) { R::on_inject(*w.tables.tables, e.f_, pm); }
+  void on_inject(PacketMeta& pm) { R::on_inject(w.route.t(), e.f_, pm); }
   // Endpoint ep's packet enters VC v of the router input its link feeds.
   void enter_router(uint32_t ep, rte_mbuf* m, uint8_t v, ps_t arrive) {
     const FabricEndpoint& fe = e.f_.endpoints[ep];
@@ -59,43 +58,6 @@ inline void Engine<R, L>::add_ep_credit_stream(Worker& w, uint32_t e, uint32_t v
                                                ps_t first, ps_t every, bool resumed) {
   EndpointHost host{*this, w};
   w.eps.add_credit_stream(host, e, v, units, first, every, resumed);
-}
-
-// A router output hands a packet to its endpoint, which sinks it at line
-// rate: the tail is delivered at now + wire + serialization, the credits
-// stream back as the units arrive.
-template <class R, class L>
-inline void Engine<R, L>::eject(Worker& w, const OutLink& ol, uint32_t o, rte_mbuf* m, ps_t now,
-                                ps_t dur) {
-  PacketMeta* pm = meta(m);
-  if (faults_ && w.progress.sink_stopped(o)) [[unlikely]] {  // waits in its receive buffer
-    w.progress.hold(o, m);
-    return;
-  }
-  add_credit_stream(w, o, pm->vc, pm->units, now + ol.wire_ps + ol.unit_ps + ol.wire_ps,
-                    ol.unit_ps);
-  finish_eject(w, ol, m, now, dur);
-}
-
-// Packet m, whose credits are on their way back, reaches its endpoint.
-template <class R, class L>
-inline void Engine<R, L>::finish_eject(Worker& w, const OutLink& ol, rte_mbuf* m, ps_t now,
-                                       ps_t dur) {
-  if (meta(m)->flags & kPktTransmitError) [[unlikely]] {
-    // Damaged on a link and moved on before its CRC failed: its good copy
-    // comes after it (BlackWidow §4.3: "eventually discarded by the network
-    // interface at the destination").
-    w.st.transmit_error_discards++;
-    rte_pktmbuf_free(m);
-    return;
-  }
-  const ps_t tail = now + ol.wire_ps + dur;
-  if (recovering() && w.recovery.duplicate(m, tail)) [[unlikely]] {
-    discard(w, DropReason::duplicate, m);  // two-hop recovery sent it again: the second arrival
-    return;
-  }
-  EndpointHost host{*this, w};
-  w.eps.arrive(host, static_cast<uint32_t>(ol.peer_endpoint), m, tail);
 }
 
 }  // namespace fabemu

@@ -18,20 +18,20 @@ struct Engine<R, L>::KernelHost {
   void apply_remote(Event& ev) { e.apply_remote(w, ev); }
 
   // ---- virtual time ----------------------------------------------------------
-  using Report = WindowReport;
-  using Publication = WindowPublication<WindowReport>;
+  using Report = WindowCounts;
+  using Publication = WindowPublication<WindowCounts>;
 
   // Tables published or scheduled by control/ take effect at a window edge,
   // and so do faults; changes while running (the control socket) come with
   // faults_ only.
   void begin_window(ps_t start) {
-    e.tables_.refresh(w.tables, start, e.faults_ ? w.tables_upto : UINT64_MAX);
+    e.tables_.refresh(w.route.tables, start, e.faults_ ? w.tables_upto : UINT64_MAX);
     if (e.faults_) [[unlikely]] {
       e.apply_faults(w, start, w.faults.rt_upto);
       if (w.id == 0) e.emulated_now_.store(start, std::memory_order_relaxed);
     }
   }
-  ps_t next_change() const { return std::min(e.tables_.next_change(w.tables), e.next_fault_at(w)); }
+  ps_t next_change() const { return std::min(e.tables_.next_change(w.route.tables), e.next_fault_at(w)); }
   ps_t next_edge() const { return e.next_fault_at(w); }
   void check_invariants(ps_t t, bool at_edge) {
     const std::string bad = e.check_credits();
@@ -42,10 +42,10 @@ struct Engine<R, L>::KernelHost {
   }
   // Damaged packets that moved on count until their destination discards them.
   // The capture writer may write what this worker recorded before the edge.
-  void report(WindowReport& r, ps_t edge) {
+  void report(WindowCounts& r, ps_t edge) {
     if (e.capturing_) w.capture.pass(edge);
     // (Copies two-hop recovery sent again are in flight as packets are.)
-    r = WindowReport{w.st.injected_packets + w.recovery.counters().resent,
+    r = WindowCounts{w.st.injected_packets + w.recovery.counters().resent,
                      w.st.delivered_packets,
                      int64_t(w.retry.bad_out) - int64_t(w.st.transmit_error_discards),
                      w.retry.crc_errors,
@@ -71,33 +71,23 @@ struct Engine<R, L>::KernelHost {
   }
   // Packets lost to faults are counted and not waited for.
   bool all_arrived(const Publication* pubs, int n) const {
-    uint64_t injected = 0, delivered = 0, lost = 0;
-    int64_t marked = 0;
-    for (int i = 0; i < n; i++) {
-      injected += pubs[i].report.injected;
-      delivered += pubs[i].report.delivered;
-      lost += pubs[i].report.lost;
-      marked += pubs[i].report.marked_in_flight;
-    }
-    return injected == delivered + lost && marked == 0;
+    return WindowCounts::sum(pubs, n).all_arrived();
   }
   std::chrono::steady_clock::time_point last_progress = std::chrono::steady_clock::now();
   void show_progress(const Publication* pubs, int n, ps_t end) {
     const auto now = std::chrono::steady_clock::now();
     if (std::chrono::duration<double>(now - last_progress).count() < e.cfg_.progress_s) return;
     last_progress = now;
+    const WindowCounts t = WindowCounts::sum(pubs, n);
     EngineConfig::Progress pr;
     pr.fraction = std::min(1.0, double(end) / double(std::max<ps_t>(1, e.gen_end_)));
     pr.now = end;
     pr.retry = e.lcb_;
-    for (int i = 0; i < n; i++) {
-      const WindowReport& r = pubs[i].report;
-      pr.delivered += r.delivered;
-      pr.crc_errors += r.crc_errors;
-      pr.retries += r.retries;
-      pr.lanes_dropped += r.lanes_dropped;
-      pr.given_up += r.given_up;
-    }
+    pr.delivered = t.delivered;
+    pr.crc_errors = t.crc_errors;
+    pr.retries = t.retries;
+    pr.lanes_dropped = t.lanes_dropped;
+    pr.given_up = t.given_up;
     e.cfg_.progress(pr);
   }
 
@@ -121,7 +111,7 @@ struct Engine<R, L>::KernelHost {
   // state; the counters worker 0 drains by.
   void keep_house(uint64_t tsc) {
     const ps_t now = e.realtime_.emulated(tsc);
-    e.tables_.refresh(w.tables, now);
+    e.tables_.refresh(w.route.tables, now);
     if (e.faults_) e.apply_faults(w, std::max(w.now, now));
     if (e.faults_ && w.id == 0) e.emulated_now_.store(now, std::memory_order_relaxed);
     w.bridge.check_links(tsc, hz);

@@ -16,7 +16,6 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   using Hop::e;
   using Hop::w;
 
-  LinkStats& link_stats(uint32_t link) { return w.st.links[link]; }
   RunStats& stats() { return w.st; }  // (the capture tap's counters)
   uint64_t packets_sent(uint32_t o) const { return e.output_packets(w, o); }
   void add_busy(ps_t& busy, ps_t start, ps_t dur) const { e.add_busy(busy, start, dur); }
@@ -39,6 +38,43 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
                                     ps_t every) {
     e.add_credit_stream(w, o, v, units, first, every);
   }
+
+  // A hop's link (link/link_send.h, link/ejection.h): the routing's last
+  // word on a packet leaving local router lr by output o; capture; two-hop
+  // recovery's copy and link-level retry's sender; credits for an endpoint,
+  // a change to an output VC's credits (the routing stage's snapshot keeps
+  // the old value), one deferred, the router model woken by them; the
+  // endpoint a packet reaches.
+  FABEMU_ALWAYS_INLINE void forwarded(uint32_t lr, uint32_t o, PacketMeta& pm) {
+    R::on_forward(w.route.t(), e.f_.table_router(w.routers[lr]),
+                  static_cast<uint8_t>(o - w.router.output(lr, 0)), pm);
+  }
+  FABEMU_ALWAYS_INLINE bool capturing() const { return e.capturing_; }
+  void capture(uint32_t link, const rte_mbuf* m, ps_t t, uint8_t vc, uint64_t seq) {
+    e.capture_packet(w, link, m, t, vc, seq);
+  }
+  FABEMU_ALWAYS_INLINE bool retry_on() const { return e.lcb_; }
+  void retry_send(uint32_t o, rte_mbuf* m, uint32_t units, uint8_t vc, ps_t now) {
+    w.retry.send(*this, o, m, units, vc, now);
+  }
+  void recovery_keep(uint32_t o, rte_mbuf* m, uint32_t units) { w.recovery.keep(*this, o, m, units); }
+  FABEMU_ALWAYS_INLINE void endpoint_credits(uint32_t ep, uint32_t v, uint32_t units, ps_t first,
+                                             ps_t every) {
+    e.add_ep_credit_stream(w, ep, v, units, first, every);
+  }
+  FABEMU_ALWAYS_INLINE bool faults_on() const { return e.faults_; }
+  FABEMU_ALWAYS_INLINE void credits_change(uint32_t o, uint32_t v) { w.route.keep(*this, o, v); }
+  void defer_credits(uint32_t o, uint32_t v, uint32_t units, ps_t first, ps_t every) {
+    e.defer_credit_stream(w, o, 0, v, units, first, every);  // its counter's queue is full
+  }
+  FABEMU_ALWAYS_INLINE void credits_back(uint32_t o, uint32_t v, const CreditCounter& cc) {
+    w.router.credits_back(router_host(), o, v, cc);
+  }
+  bool recovery_duplicate(const rte_mbuf* m, ps_t tail) { return w.recovery.duplicate(m, tail); }
+  FABEMU_ALWAYS_INLINE void reach_endpoint(uint32_t ep, rte_mbuf* m, ps_t tail) {
+    EndpointHost host{e, w};
+    w.eps.arrive(host, ep, m, tail);
+  }
   void control(const Event& ev) { w.lanes.on_control(*this, ev); }
   void send_remote(const Event& ev, uint32_t worker) { e.send_remote(w, ev, worker); }
   // Two-hop recovery (link/recovery_memory.h): the ack of packet id sent on
@@ -50,6 +86,22 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   }
   void recovery_fault(ps_t at) { w.recovery.fault_at(at); }
   void resend_from(uint32_t lr, rte_mbuf* m) { e.recovery_resend(w, lr, m); }
+  // ... (TwoHopRecovery::resend): the processor of local router lr to send
+  // packet pm again from, on the tables after the fault (-1: none, or no
+  // route); its encoding for that route; its place in the source queue.
+  int32_t reroute(uint32_t lr, PacketMeta& pm) {
+    const int32_t r = w.routers[lr];
+    const int32_t ep = e.f_.routers[size_t(r)].first_endpoint();
+    if (ep < 0 || !policy_reroute<R>(w.route.t(), e.f_.table_router(r), pm)) return -1;
+    return ep;
+  }
+  bool reencode(rte_mbuf* m, const PacketMeta& pm) {
+    return reencode_packet(static_cast<CodecKind>(e.cfg_.codec), m, pm, e.lcb_);
+  }
+  void resend_at_source(uint32_t ep, rte_mbuf* m) {
+    EndpointHost host{e, w};
+    w.eps.resend(host, ep, m);
+  }
   // Past the retry receiver: into the router input.
   void enter_input(uint32_t c, rte_mbuf* m, ps_t arrive, bool late) {
     e.enter_input(w, c, m, arrive, late);
@@ -62,10 +114,9 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   // Output o's link is free at t: the router model looks again.
   void link_ready(uint32_t o, ps_t t) { w.router.link_ready(static_cast<Hop&>(*this), o, t); }
   void untake_credits(uint32_t o, uint8_t vc, uint32_t units) {
-    e.snap_keep(w, o, vc);
+    credits_change(o, vc);
     w.vcs[size_t(o) * e.nv_ + vc].credits.untake(units);
   }
-  void fail(const std::string& why) { e.fail(w, why); }
   int32_t router_id(uint32_t i) const { return w.routers[i / e.max_ports_]; }
   uint32_t port_of(uint32_t i) const { return i % e.max_ports_; }
 
@@ -81,7 +132,7 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   void set_link_units(uint32_t i, ps_t in_unit, ps_t out_unit) {
     w.router.set_link_units(i, in_unit, out_unit);
   }
-  void note_mixed_rates() { w.mixed_rates = true; }  // finish_route minds it
+  void note_mixed_rates() { w.route.mixed_rates = true; }  // (routing/route_stage.h)
   LinkRetry* retry() { return e.lcb_ ? &w.retry : nullptr; }
 
   // What output o's link tells its far end, in order with its packets.
@@ -95,24 +146,12 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   // The forward-progress timer (dataplane/link/progress_timer.h): the VCs
   // a packet asks output o for (the arbiter's requesters; none is granted
   // here, and the round-robin pointer stays where it was).
-  uint32_t waiting_vcs(uint32_t o) {
-    Router& rt = w.router;
-    uint32_t waiting = 0;
-    if (rt.requests(o)) {
-      const uint32_t ch0 = (o - o % e.max_ports_) * e.nv_;
-      rt.arbitrate(o, [&](uint32_t i) {
-        const uint32_t c = ch0 + rt.requester_port(i) * e.nv_ + rt.requester_vc(i);
-        waiting |= 1u << rt.offered(o, i, c).out_vc;
-        return false;
-      });
-    }
-    return waiting;
-  }
+  uint32_t waiting_vcs(uint32_t o) { return requested_vcs(w.router, o, e.max_ports_, e.nv_); }
   void wake_requesters(uint32_t o) {
     if (w.router.requests(o)) e.arm_wake(w, o, w.now);
   }
   void finish_eject(uint32_t o, rte_mbuf* m, ps_t now, ps_t dur) {
-    e.finish_eject(w, w.out[o], m, now, dur);
+    fabemu::finish_eject(*this, w.out[o], m, now, dur);
   }
 
   // Faults (dataplane/link/link_faults.h): the components they reach, and
@@ -136,30 +175,11 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   Hop& router_host() { return *this; }
 };
 
-// Two-hop recovery (link/two_hop_recovery.h): packet m, at local router lr,
-// gets a route from there on the tables after the fault (the policy's
-// reroute_from) and its encoding for it, and goes first in the source queue
-// of lr's processor; with no route left it is discarded (no_route).
+// Two-hop recovery: packet m, at local router lr, is sent again from there.
 template <class R, class L>
-[[gnu::noinline]] void Engine<R, L>::recovery_resend(Worker& w, uint32_t lr, rte_mbuf* m) {
-  PacketMeta* pm = meta(m);
-  const int32_t r = w.routers[lr];
-  if (pm->flags & kPktTransmitError) {  // a damaged copy that moved on: its good one follows
-    discard(w, DropReason::dead_port, m);
-    return;
-  }
-  const int32_t ep = f_.routers[size_t(r)].first_endpoint();
-  if (ep < 0 || !policy_reroute<R>(*w.tables.tables, f_.table_router(r), *pm)) {
-    discard(w, DropReason::no_route, m);
-    return;
-  }
-  if (!reencode_packet(static_cast<CodecKind>(cfg_.codec), m, *pm, lcb_)) {
-    fail(w, "packet " + std::to_string(pm->id) + " could not be encoded again for its resend");
-    rte_pktmbuf_free(m);
-    return;
-  }
-  EndpointHost host{*this, w};
-  w.eps.resend(host, static_cast<uint32_t>(ep), m);
+void Engine<R, L>::recovery_resend(Worker& w, uint32_t lr, rte_mbuf* m) {
+  LinkHop host{{*this, w}};
+  w.recovery.resend(host, lr, m);
 }
 
 template <class R, class L>

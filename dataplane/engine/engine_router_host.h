@@ -1,7 +1,7 @@
 // Engine<R, L>, continued: what the router model of a worker may ask of the
 // run (router/router_model.h, RouterHost): time and events, the links'
-// senders and credits, routing the next head, and what faults and
-// link-level retry decide about a packet. Made on the stack where the engine
+// senders and credits, the routing stage (routing/route_stage.h) for the
+// next head, and what faults and link-level retry decide about a packet. Made on the stack where the engine
 // calls the model; every call inlines. Included from engine.h only.
 #pragma once
 
@@ -25,35 +25,47 @@ struct Engine<R, L>::Hop {
   FABEMU_ALWAYS_INLINE const InLink& in(uint32_t i) const { return w.in[i]; }
   FABEMU_ALWAYS_INLINE const SenderVc* vcs(uint32_t o) const { return &w.vcs[size_t(o) * e.nv_]; }
 
-  // Input channel c has a new head: the routing policy routes it, and the
+  Router& router() { return w.router; }
+  const Router& router() const { return w.router; }
+  int32_t global_router(uint32_t lr) const { return w.routers[lr]; }
+  LinkStats& link_stats(uint32_t link) { return w.st.links[link]; }
+  void fail(const std::string& why) { e.fail(w, why); }
+
+  // Input channel c has a new head: the routing stage routes it, and the
   // model's head_routed follows (at once, or at its arrival when adaptive).
   FABEMU_ALWAYS_INLINE void route_head(uint32_t c, ps_t not_before) {
-    e.setup_head(w, c, not_before);
+    w.route.route_head(*this, c, not_before);
   }
   // Units routed to output o's VC v and not yet sent (what adaptive
   // selection sees beyond the credits).
   FABEMU_ALWAYS_INLINE void route_units(uint32_t o, uint32_t v, uint32_t units) {
-    e.snap_keep(w, o, v);
-    w.pending[size_t(o) * e.nv_ + v] += units;
+    w.route.route_units(*this, o, v, units);
   }
   FABEMU_ALWAYS_INLINE void unroute_units(uint32_t o, uint32_t v, uint32_t units) {
-    e.snap_keep(w, o, v);
-    w.pending[size_t(o) * e.nv_ + v] -= units;
+    w.route.unroute_units(*this, o, v, units);
   }
 
-  // The link of output o starts sending a packet now, and it reaches the
-  // far end (lr: the local router of o).
+  // The link of output o starts sending a packet now (link/link_send.h):
+  // its units are sent, no longer only routed there.
   FABEMU_ALWAYS_INLINE void take_link(uint32_t o, uint32_t units, uint8_t vc) {
-    e.take_link(w, o, units, vc);
+    unroute_units(o, vc, units);
+    OutLink& ol = w.out[o];
+    const ps_t dur = start_packet(ol, w.vcs[size_t(o) * e.nv_ + vc], units, w.now);
+    e.add_busy(ol.busy_ps, w.now, dur);
+    w.st.packet_hops++;
   }
+  // ... and it reaches the far end (lr: the local router of o).
   FABEMU_ALWAYS_INLINE void deliver(uint32_t lr, uint32_t o, rte_mbuf* m, uint32_t units,
                                     uint8_t vc) {
-    e.deliver_from_link(w, lr, o, m, units, vc);
+    LinkHop host{{e, w}};
+    send_to_far_end(host, w.out[o], lr, o, m, units, vc);
   }
   // Units of input channel c leave its buffer; their credits stream back to
   // the sender (the first reaching it at `first`).
   FABEMU_ALWAYS_INLINE void return_credits(uint32_t c, uint32_t units, ps_t first, ps_t every) {
-    e.return_credits(w, c, units, first, every);
+    const uint32_t i = e.nv_div_.div(c), v = c - i * e.nv_;
+    LinkHop host{{e, w}};
+    fabemu::return_credits(host, w.in[i], v, units, first, every);
   }
   // Packet m of `units` leaves input channel c now for output o (two-hop
   // recovery: its sender learns when to let its copy go).
@@ -94,6 +106,36 @@ struct Engine<R, L>::Hop {
   }
   FABEMU_ALWAYS_INLINE bool damaged_head(uint32_t c, bool* withhold) {
     return e.lcb_ && e.lcb_damaged_head(w, c, withhold);
+  }
+
+  // Entering input channel c (router/router_input.h): a fault killed its
+  // link; the routing policy's decision on entry.
+  FABEMU_ALWAYS_INLINE bool input_dead(uint32_t c) const {
+    return e.faults_ && w.in[e.nv_div_.div(c)].dead;
+  }
+  FABEMU_ALWAYS_INLINE void route_on_enter(uint32_t c, PacketMeta& pm) {
+    w.route.on_enter(*this, c, pm);
+  }
+  // The head m of channel c (local router lr) has no route, `why` when its
+  // policy refused it (DropReason::count: none given). After a fault it is
+  // discarded, or sent again from lr by two-hop recovery; a refusal is
+  // discarded; false otherwise (the tables are incomplete: the run fails).
+  bool unroutable(uint32_t c, uint32_t lr, rte_mbuf* m, DropReason why) {
+    if (!e.faults_ && why == DropReason::count) return false;
+    const DropReason reason = why != DropReason::count ? why : DropReason::no_route;
+    if (e.recovering()) [[unlikely]] {  // its sender lets its copy go; after a fault, sent again
+      LinkHop lh{{e, w}};
+      w.recovery.ack_gone(lh, w.in[e.nv_div_.div(c)], m);
+      if (w.recovery.reroutes(reason)) {
+        take_unroutable(w.router, *this, c, [&](rte_mbuf* x) { e.recovery_resend(w, lr, x); });
+        return true;
+      }
+    }
+    if (why != DropReason::count)
+      discard_unroutable(w.router, *this, c, why);
+    else
+      discard_unroutable(w.router, *this, c);  // (router/input_discard.h; a model may have its own)
+    return true;
   }
 };
 

@@ -76,12 +76,7 @@ std::string Engine<R, L>::check_credits() const {
 template <class R, class L>
 void Engine<R, L>::fold_link_counters(Worker& w) {
   fold_output_counters(w.out, w.vcs, nv_, lcb_ ? &w.retry : nullptr, w.faults.down_since(), w.st);
-  for (size_t c = 0; c < w.router.channels(); c++) {
-    const InLink& in = w.in[c / nv_];
-    if (in.up_router < 0 && in.up_endpoint < 0) continue;
-    uint32_t& peak = w.st.links[in.stats].vc_peak_occupancy[c % nv_];
-    peak = std::max(peak, w.router.peak(static_cast<uint32_t>(c)));
-  }
+  fold_input_peaks(w.router, w.in, nv_, w.st);
 }
 
 // Where packets wait when the fabric stalled (router/stranded.h).
@@ -113,20 +108,10 @@ RunStats Engine<R, L>::merge() {
                        w->recovery.counters().resent});
   RunStats out = EngineCore::merge(results);
   for (const auto& w : workers_) w->router.add_counters(out);  // the router model's own
-  if (recovery_) {  // two-hop recovery's memories (link/recovery_memory.h)
+  if (recovery_) {  // two-hop recovery's memories (link/two_hop_recovery.h)
     out.recovery = true;
     out.recovery_size_words = cfg_.recovery.size_words;
-    for (const auto& w : workers_) {
-      const RecoveryCounters& n = w->recovery.counters();
-      out.recovery_kept += n.kept;
-      out.recovery_acks += n.acks;
-      out.recovery_overflows += n.overflows;
-      out.recovery_max_words = std::max(out.recovery_max_words, n.max_words);
-      out.recovery_resent += n.resent;
-      out.recovery_resent_lost += n.resent_lost;
-      out.recovery_freed += n.freed_dead;
-      out.recovery_held_at_end += w->recovery.memory().unacknowledged();
-    }
+    for (const auto& w : workers_) w->recovery.add_counters(out);
   }
   return out;
 }

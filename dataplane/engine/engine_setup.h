@@ -69,21 +69,16 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   for (uint32_t r = 0; r < nrouters_; r++)
     if (router_worker_[r] == w.id) w.routers.push_back(static_cast<int32_t>(r));
   const uint32_t nlr = static_cast<uint32_t>(w.routers.size());
-  tables_.attach(w.tables);
-  w.tables_upto = w.tables.generation;  // changes while running: WindowReport
-  w.route_rng.clear();
-  for (int32_t r : w.routers) w.route_rng.emplace_back(cfg_.seed, 0x524f555445000000ull + uint64_t(r));
+  tables_.attach(w.route.tables);
+  w.tables_upto = w.route.tables.generation;  // changes while running: WindowCounts
+  w.route.init({&f_, nv_, max_ports_, cap_.data(), alloc_cycle_ps_, cfg_.seed}, w.routers);
   RouterShape shape = router_shape(nlr);
-  shape.pipeline_ps = nlr ? R::pipeline_ps(*w.tables.tables, f_.table_router(w.routers[0]), 0, 0) : 0;
+  shape.pipeline_ps = nlr ? w.route.pipeline_ps(w.routers[0], 0, 0) : 0;
   w.router.init(shape);
   w.barriers.init(cfg_.barrier, w.routers);
-  const size_t nout = size_t(nlr) * max_ports_;
-  w.pending.assign(nout * nv_, 0);
-  w.greedy = policy_allocator<R>(*w.tables.tables) == Allocator::greedy;
-  if (w.greedy) w.snap.init(nlr, size_t(nout) * nv_, Router::kLazySnapshot);
   w.st = RunStats{};
   w.st.links = links_.links;
-  w.mixed_rates =  // link/link_wiring.h
+  w.route.mixed_rates =  // link/link_wiring.h
       wire_links({&f_, &links_, &router_worker_, &router_local_, &cap_, max_ports_, nv_}, w.id,
                  w.routers, w.out, w.in, w.vcs);
   for (uint32_t o = 0; o < w.out.size(); o++)  // the links' unit times, for models that mind them

@@ -1,7 +1,8 @@
 // A worker's outputs' hot counters (OutLink, SenderVc, the go-back-N
-// sender's checked bits) into their links' statistics, once, at the end of
-// a run.
+// sender's checked bits) and its inputs' peak occupancy into their links'
+// statistics, once, at the end of a run.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -17,5 +18,17 @@ namespace fabemu {
 // still down is ended at the run's end by merge_workers, stats/run_merge.h).
 void fold_output_counters(std::vector<OutLink>& out, const std::vector<SenderVc>& vcs, uint32_t nv,
                           LinkRetry* retry, const std::vector<ps_t>& down_since, RunStats& st);
+
+// The inputs' peak occupancy per VC (the router model's, by input channel
+// c = input x nv + vc) into the statistics of the links they end.
+template <class Router>
+void fold_input_peaks(const Router& rt, const std::vector<InLink>& in, uint32_t nv, RunStats& st) {
+  for (size_t c = 0; c < rt.channels(); c++) {
+    const InLink& link = in[c / nv];
+    if (link.up_router < 0 && link.up_endpoint < 0) continue;
+    uint32_t& peak = st.links[link.stats].vc_peak_occupancy[c % nv];
+    peak = std::max(peak, rt.peak(static_cast<uint32_t>(c)));
+  }
+}
 
 }  // namespace fabemu

@@ -83,7 +83,7 @@ struct FaultScope {
 class LinkFaults {
  public:
   // Virtual time: how many faults given while running this worker may take
-  // at its next window edge (what worker 0 read, WindowReport::rt_faults).
+  // at its next window edge (what worker 0 read, WindowCounts::rt_faults).
   uint32_t rt_upto = 0;
   uint64_t lost = 0;  // packets lost to faults (the drain counts them)
 

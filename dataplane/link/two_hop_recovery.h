@@ -17,9 +17,11 @@
 #pragma once
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "dataplane/core/packet_meta.h"
 #include "dataplane/link/link.h"
@@ -125,6 +127,44 @@ class TwoHopRecovery {
   // second arrival of a message sent again (drop it).
   bool duplicate(const rte_mbuf* m, ps_t t) {
     return duplicates_.duplicate(meta(m)->id, meta(m)->gen_ps, t);
+  }
+
+  // Packet m, at local router lr, is sent again from there: on the tables
+  // after the fault (the host's reroute: the processor of lr to send it
+  // from, -1 when lr has none or there is no route left: discarded,
+  // no_route), encoded again for that route, first in that processor's
+  // source queue.
+  template <class H>
+  [[gnu::noinline]] void resend(H& h, uint32_t lr, rte_mbuf* m) {
+    PacketMeta* pm = meta(m);
+    if (pm->flags & kPktTransmitError) {  // a damaged copy that moved on: its good one follows
+      h.discard(DropReason::dead_port, m);
+      return;
+    }
+    const int32_t ep = h.reroute(lr, *pm);
+    if (ep < 0) {
+      h.discard(DropReason::no_route, m);
+      return;
+    }
+    if (!h.reencode(m, *pm)) {
+      h.fail("packet " + std::to_string(pm->id) + " could not be encoded again for its resend");
+      rte_pktmbuf_free(m);
+      return;
+    }
+    h.resend_at_source(static_cast<uint32_t>(ep), m);
+  }
+
+  // This worker's figures into the run's report (r.recovery on).
+  void add_counters(RunStats& r) const {
+    const RecoveryCounters& n = memory_.counters();
+    r.recovery_kept += n.kept;
+    r.recovery_acks += n.acks;
+    r.recovery_overflows += n.overflows;
+    r.recovery_max_words = std::max(r.recovery_max_words, n.max_words);
+    r.recovery_resent += n.resent;
+    r.recovery_resent_lost += n.resent_lost;
+    r.recovery_freed += n.freed_dead;
+    r.recovery_held_at_end += memory_.unacknowledged();
   }
 
   void release_all() { memory_.release_all(); }

@@ -71,4 +71,22 @@ void find_stranded(Router& rt, uint32_t routers, uint32_t max_ports, uint32_t nv
       }
 }
 
+// The VCs the packets that ask output o of model rt for it want (a bit
+// each): the arbiter's requesters, none of them granted here and the
+// round-robin pointer left where it was (the forward-progress timer's
+// question, link/progress_timer.h).
+template <class Router>
+uint32_t requested_vcs(Router& rt, uint32_t o, uint32_t max_ports, uint32_t nv) {
+  uint32_t waiting = 0;
+  if (rt.requests(o)) {
+    const uint32_t ch0 = (o - o % max_ports) * nv;
+    rt.arbitrate(o, [&](uint32_t i) {
+      const uint32_t c = ch0 + rt.requester_port(i) * nv + rt.requester_vc(i);
+      waiting |= 1u << rt.offered(o, i, c).out_vc;
+      return false;
+    });
+  }
+  return waiting;
+}
+
 }  // namespace fabemu

@@ -25,7 +25,7 @@ for run in "1 0.5" "2 0.5" "1 0.15"; do
   "$bin" run "$FABEMU_ROOT/topologies/t3e-8x8x8.yaml" --quiet --json "$out/t$w-$load.json" \
     --set traffic.load="$load" --set "traffic.sizes=[64]" --set run.workers="$w" \
     --set run.measure_ns="$measure" --set run.progress_s=0 || true
-  python3 - "$out/t$w-$load.json" "$w" "$load" <<'PY'
+  python3 - "$out/t$w-$load.json" "$w" "$load" <<'PY' || echo "  (no figures: the run failed, its error is above)"
 import json, sys
 j = json.load(open(sys.argv[1])); p = j["performance"]
 print(f"t3e 8x8x8, 64 B, load {sys.argv[3]}, {sys.argv[2]} worker(s): "
@@ -48,7 +48,7 @@ for ber in 0 1e-4; do
     --set traffic.load=0.5 --set "traffic.sizes=[64]" --set run.workers=1 \
     --set run.measure_ns="$measure" --set run.progress_s=0 --set link.retry=true \
     --set link.ber=$ber || true
-  python3 - "$out/r$ber.json" "$ber" <<'PY'
+  python3 - "$out/r$ber.json" "$ber" <<'PY' || echo "  (no figures: the run failed, its error is above)"
 import json, sys
 j = json.load(open(sys.argv[1])); p = j["performance"]; r = j["link_retry"]
 print(f"t3e 8x8x8, 64 B, load 0.5, 1 worker, link retry at BER {sys.argv[2]}: "
@@ -61,7 +61,7 @@ done
 "$bin" run "$FABEMU_ROOT/topologies/t3e-8x8x8.yaml" --quiet --json "$out/cap.json" \
   --set traffic.load=0.5 --set "traffic.sizes=[64]" --set run.workers=1 \
   --set run.measure_ns="$measure" --set run.progress_s=0 --capture all --capture-file "$out/all.pcapng" || true
-python3 - "$out/cap.json" <<'PY'
+python3 - "$out/cap.json" <<'PY' || echo "  (no figures: the run failed, its error is above)"
 import json, sys
 j = json.load(open(sys.argv[1])); p = j["performance"]; c = j["capture"]
 print(f"t3e 8x8x8, 64 B, load 0.5, 1 worker, every link captured: "
@@ -97,7 +97,7 @@ for alg in min min_ad val ugal ugal_s clos_ad; do
   "$bin" run "$FABEMU_ROOT/topologies/flatfly-32x2.yaml" --quiet --json "$out/ff-$alg.json" \
     --set routing="$alg" --set traffic.load=0.5 --set run.workers=1 \
     --set run.measure_ns=20000 --set run.progress_s=0 || true
-  python3 - "$out/ff-$alg.json" "$alg" <<'PY'
+  python3 - "$out/ff-$alg.json" "$alg" <<'PY' || echo "  (no figures: the run failed, its error is above)"
 import json, sys
 j = json.load(open(sys.argv[1])); p = j["performance"]
 pps = j["delivered_packets"] / p["wall_s"]
@@ -113,7 +113,7 @@ while read -r alg pattern load booksim; do
   "$bin" run "$FABEMU_ROOT/topologies/flatfly-32x2-booksim.yaml" --quiet --json "$out/fb.json" \
     --set routing="$alg" --set traffic.pattern="$pattern" --set traffic.load="$load" \
     --set run.workers=1 --set run.progress_s=0 || true
-  python3 - "$out/fb.json" "$alg" "$pattern" "$load" "$booksim" <<'PY'
+  python3 - "$out/fb.json" "$alg" "$pattern" "$load" "$booksim" <<'PY' || echo "  (no figures: the run failed, its error is above)"
 import json, sys
 j = json.load(open(sys.argv[1])); p = j["performance"]
 pps = j["delivered_packets"] / p["wall_s"]; ref = float(sys.argv[5])
@@ -123,8 +123,8 @@ PY
 done <<'RUNS'
 ran_min uniform 0.1 231000
 ran_min uniform 0.5 169000
-val neighbor 0.1 201000
-ugal uniform 0.1 227000
+valiant_booksim neighbor 0.1 201000
+ugal_booksim uniform 0.1 227000
 RUNS
 # Component microbenchmarks: timing wheel, route lookups, arbitration, credits.
 echo "component microbenchmarks:"

@@ -16,6 +16,7 @@
 
 #include "control/analysis/analysis.h"
 #include "control/run/runner.h"
+#include "control/spec/spec_error.h"
 #include "control/spec/spec_loader.h"
 
 namespace fabemu {
@@ -24,6 +25,16 @@ namespace fabemu {
 inline Spec spec_of(const std::string& file, std::vector<std::string> sets) {
   sets.push_back("run.progress_s=0");
   return load_spec(std::string(FABEMU_SOURCE_DIR) + "/topologies/" + file, sets);
+}
+
+// The error loading topologies/FILE with `sets` raises; "" when it loads.
+inline std::string spec_refusal(const std::string& file, std::vector<std::string> sets) {
+  try {
+    spec_of(file, std::move(sets));
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 struct Delivery {

@@ -58,6 +58,21 @@ std::string refusal(const std::string& network, const std::string& more = "") {
   return "";
 }
 
+// The spec network + more imports to holds `text` (the YAML shown if not).
+::testing::AssertionResult imports_with(const std::string& network, const std::string& more,
+                                        const std::string& text) {
+  const std::string yaml = imported(network, more).yaml;
+  if (yaml.find(text) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "no '" << text << "' in:\n" << yaml;
+}
+// network + more is refused with a message holding `text`.
+::testing::AssertionResult refused_with(const std::string& network, const std::string& more,
+                                        const std::string& text) {
+  const std::string why = refusal(network, more);
+  if (why.find(text) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "refused with '" << why << "', not '" << text << "'";
+}
+
 constexpr ps_t kCyclePs = 30400;  // the flatfly profile's cycle: one 19-phit packet
 
 // Policy's candidates at router 0 for a packet from its first endpoint port
@@ -108,10 +123,9 @@ TEST(BooksimHypercube, MeshOfKTwoIsTheHypercubeRoutedDimOrder) {
   EXPECT_EQ(s.vcs.count, 4);
   EXPECT_EQ(s.router.switch_allocator, "islip");
   // k = 2 of three dimensions or fewer stays the torus family's mesh.
-  EXPECT_NE(imported("topology = mesh; k = 2; n = 3; routing_function = dim_order;\n"
-                     "num_vcs = 2; traffic = uniform; injection_rate = 0.1;\n")
-                .yaml.find("family: torus"),
-            std::string::npos);
+  EXPECT_TRUE(imports_with("topology = mesh; k = 2; n = 3; routing_function = dim_order;\n"
+                           "num_vcs = 2; traffic = uniform; injection_rate = 0.1;\n",
+                           "", "family: torus"));
 }
 
 TEST(BooksimHypercube, EveryPathIsECubeOnEveryVc) {
@@ -151,16 +165,15 @@ TEST(BooksimHypercube, PatternsOnBooksimsNodeNumbers) {
       "topology = mesh; k = 2; n = 6; routing_function = dim_order;\n"
       "num_vcs = 2; injection_rate = 0.1;\n";
   // Its neighbor moves every digit on by one: on k = 2 every bit flips.
-  EXPECT_NE(imported(cube, "traffic = neighbor;").yaml.find("pattern: bitcomp"), std::string::npos);
-  EXPECT_NE(imported(cube, "traffic = bitrev;").yaml.find("pattern: bitrev"), std::string::npos);
+  EXPECT_TRUE(imports_with(cube, "traffic = neighbor;", "pattern: bitcomp"));
+  EXPECT_TRUE(imports_with(cube, "traffic = bitrev;", "pattern: bitrev"));
   EXPECT_EQ(imported(cube, "traffic = bitrev;").yaml.find("numbering"), std::string::npos)
       << "node i is endpoint i";
-  EXPECT_NE(imported(cube, "traffic = hotspot({5});").yaml.find("hotspot: 5"), std::string::npos);
-  EXPECT_NE(refusal(cube, "traffic = tornado;").find("send to itself"), std::string::npos);
-  EXPECT_NE(refusal("topology = mesh; k = 2; n = 17; routing_function = dim_order;\n"
-                    "num_vcs = 2; injection_rate = 0.1; traffic = uniform;\n")
-                .find("t.cfg:1: 'n = 17'"),
-            std::string::npos);
+  EXPECT_TRUE(imports_with(cube, "traffic = hotspot({5});", "hotspot: 5"));
+  EXPECT_TRUE(refused_with(cube, "traffic = tornado;", "send to itself"));
+  EXPECT_TRUE(refused_with("topology = mesh; k = 2; n = 17; routing_function = dim_order;\n"
+                           "num_vcs = 2; injection_rate = 0.1; traffic = uniform;\n",
+                           "", "t.cfg:1: 'n = 17'"));
 }
 
 // ---- the butterfly ----------------------------------------------------------------
@@ -180,14 +193,12 @@ TEST(BooksimFly, KnFlyIsTheButterflyRoutedDestTag) {
   const Spec s = spec_from(b);
   EXPECT_EQ(s.topology.k, 4);
   EXPECT_EQ(s.topology.n, 3);
-  EXPECT_NE(refusal("topology = fly; k = 4; n = 1; routing_function = dest_tag;\n"
-                    "num_vcs = 2; traffic = uniform; injection_rate = 0.1;\n")
-                .find("at least 2 stages"),
-            std::string::npos);
-  EXPECT_NE(refusal("topology = fly; k = 4; n = 3; routing_function = dim_order;\n"
-                    "num_vcs = 2; traffic = uniform; injection_rate = 0.1;\n")
-                .find("use dest_tag"),
-            std::string::npos);
+  EXPECT_TRUE(refused_with("topology = fly; k = 4; n = 1; routing_function = dest_tag;\n"
+                           "num_vcs = 2; traffic = uniform; injection_rate = 0.1;\n",
+                           "", "at least 2 stages"));
+  EXPECT_TRUE(refused_with("topology = fly; k = 4; n = 3; routing_function = dim_order;\n"
+                           "num_vcs = 2; traffic = uniform; injection_rate = 0.1;\n",
+                           "", "use dest_tag"));
 }
 
 // BookSim's stage s sets digit n-2-s of the router address: its node a k + p
@@ -197,12 +208,11 @@ TEST(BooksimFly, NodesAreRenumberedForBooksimsDigitOrder) {
   const std::string fly =
       "topology = fly; k = 4; n = 3; routing_function = dest_tag;\n"
       "num_vcs = 2; injection_rate = 0.1;\n";
-  EXPECT_NE(imported(fly, "traffic = hotspot({4});").yaml.find("hotspot: 16"), std::string::npos);
-  EXPECT_NE(imported(fly, "traffic = hotspot({7});").yaml.find("hotspot: 19"), std::string::npos);
+  EXPECT_TRUE(imports_with(fly, "traffic = hotspot({4});", "hotspot: 16"));
+  EXPECT_TRUE(imports_with(fly, "traffic = hotspot({7});", "hotspot: 19"));
   // ~node is the same node whichever way the digits go.
-  EXPECT_NE(imported(fly, "traffic = bitcomp;").yaml.find("pattern: bitcomp"), std::string::npos);
-  EXPECT_NE(refusal(fly, "traffic = transpose;").find("use uniform, bitcomp, randperm or hotspot"),
-            std::string::npos);
+  EXPECT_TRUE(imports_with(fly, "traffic = bitcomp;", "pattern: bitcomp"));
+  EXPECT_TRUE(refused_with(fly, "traffic = transpose;", "use uniform, bitcomp, randperm or hotspot"));
 }
 
 TEST(BooksimFly, OnePathThroughEveryStageOnEveryVc) {

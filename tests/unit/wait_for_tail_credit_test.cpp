@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "control/spec/spec_error.h"
 #include "tests/support/run_collect.h"
 
 namespace fabemu {
@@ -72,13 +71,8 @@ TEST(WaitForTailCredit, HoldingVcsTillTheirCreditsReturnCutsSaturation) {
 }
 
 TEST(WaitForTailCredit, RefusedWhereItDoesNotApply) {
-  const auto refusal = [](const std::vector<std::string>& sets) -> std::string {
-    try {
-      spec_of("torus-4x4x4-booksim.yaml", sets);
-    } catch (const SpecError& e) {
-      return e.what();
-    }
-    return "";
+  const auto refusal = [](const std::vector<std::string>& sets) {
+    return spec_refusal("torus-4x4x4-booksim.yaml", sets);
   };
   EXPECT_NE(refusal({"router.wait_for_tail_credit=true", "router.switch_allocator=per_output"})
                 .find("applies to router.switch_allocator"),

@@ -284,7 +284,7 @@ void SpecValidator::validate_router_model(Spec& s, const RoutingInfo& routing) c
   for (const RouterModelInfo& m : models.all())
     if (!m.available || m.available(routing)) there.push_back(m.name);
   if (std::find(there.begin(), there.end(), s.router.model) == there.end()) {
-    const std::string& where = models.find(s.router.model)->where;
+    const std::string where = choice_where(*models.find(s.router.model));
     const bool baseline_there =
         std::find(there.begin(), there.end(), models.baseline().name) != there.end();
     if (!written("router.model") && baseline_there) {
@@ -330,7 +330,8 @@ void SpecValidator::validate_switch_allocator(const Spec& s, const RoutingInfo& 
           fmt::format("router.switch_allocator {} is not available for routing '{}' of "
                       "topology.family {} ({}): choose one of those, or remove "
                       "router.switch_allocator",
-                      chosen.name, s.routing, printable(s.topology.family), chosen.where));
+                      chosen.name, s.routing, printable(s.topology.family),
+                      choice_where(chosen)));
   check_choice(s, chosen);
 }
 

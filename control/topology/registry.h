@@ -133,6 +133,7 @@ class Registry {
   const RoutingInfo* routing(const std::string& family, const std::string& name) const;
   std::vector<std::string> topology_names() const;
   std::vector<std::string> routing_names(const std::string& family) const;
+  const std::vector<RoutingInfo>& routings() const { return routings_; }
 
  private:
   std::vector<TopologyInfo> topologies_;

@@ -29,10 +29,11 @@ struct RouterChoiceInfo {
   std::vector<std::string> own_keys;
   // Whether the routing has an engine for it; nullptr: every routing has.
   std::function<bool(const RoutingInfo&)> available;
-  // Said when it is not available: where it is ("yarc_tiled models ...").
+  // Said when it is not available: where it is ("yarc_tiled models ...");
+  // "": the routings `available` holds for (choice_where), which the help
+  // lists too.
   std::string where;
-  // Where it can be chosen, for the help ("flatfly min, ..."); "": anywhere
-  // (or said in the summary).
+  // What else it needs, for the help ("without switch speedup"); "": nothing.
   std::string limits;
   // What it needs of the rest of the spec, in the order it is checked.
   std::function<SpecProblem(const Spec&, const WrittenFn& written)> check;
@@ -60,8 +61,15 @@ inline const NamedRegistry<SwitchAllocatorInfo>& switch_allocators() {
 }
 inline const NamedRegistry<ArbiterInfo>& arbiters() { return NamedRegistry<ArbiterInfo>::get(); }
 
-// "a (summary a) or b (summary b); b: limits of b": the choices of a spec
-// key, for its help.
+// "flatfly min, ran_min and val; torus dim_order": the routings `available`
+// holds for, by family (families and names in alphabetical order).
+std::string routings_where(const std::function<bool(const RoutingInfo&)>& available);
+// What is said of choice c where a routing does not have it: its `where`, or
+// "NAME is for " the routings it is available for.
+std::string choice_where(const RouterChoiceInfo& c);
+
+// "a (summary a) or b (summary b); b: where b is, and its limits": the
+// choices of a spec key, for its help.
 template <class Info>
 std::string choices_help(const NamedRegistry<Info>& reg) {
   std::string s;
@@ -70,8 +78,14 @@ std::string choices_help(const NamedRegistry<Info>& reg) {
     if (i > 0) s += i + 1 == all.size() ? " or " : ", ";
     s += all[i].name + " (" + all[i].summary + ")";
   }
-  for (const auto& e : all)
-    if (!e.limits.empty()) s += "; " + e.name + ": " + e.limits;
+  for (const auto& e : all) {
+    // (The baseline's routings are nearly all: not listed.)
+    std::string where =
+        e.available && e.where.empty() && !e.baseline ? routings_where(e.available) : "";
+    if (!where.empty() && !e.limits.empty()) where += "; ";
+    where += e.limits;
+    if (!where.empty()) s += "; " + e.name + ": " + where;
+  }
   return s;
 }
 

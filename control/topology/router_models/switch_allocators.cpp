@@ -22,14 +22,8 @@ namespace {
 // What the allocators of the cycle-synchronous router (input_queued_islip.h)
 // share: its engine instance, where it runs and what it needs.
 void cycle_allocator(SwitchAllocatorInfo& i) {
-  i.available = [](const RoutingInfo& r) { return r.islip; };
-  i.where =
-      "it is for flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, "
-      "torus dim_order, hypercube dim_order, butterfly dest_tag, and clos updown and adaptive";
-  i.limits =
-      "flatfly min, ran_min, val, ugal, ugal_s, valiant_booksim and ugal_booksim, torus "
-      "dim_order, hypercube dim_order, butterfly dest_tag, clos updown and adaptive; without "
-      "switch speedup or link.retry";
+  i.available = [](const RoutingInfo& r) { return r.islip; };  // (where: the routings it is for)
+  i.limits = "without switch speedup or link.retry";
   const std::string name = i.name;
   i.check = [name](const Spec& s, const WrittenFn&) {
     if (SpecProblem p =

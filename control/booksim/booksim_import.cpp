@@ -50,11 +50,6 @@ struct FixedKey {
 };
 const std::map<std::string, FixedKey>& fixed_keys() {
   static const std::map<std::string, FixedKey> keys{
-      {"routing_delay", {0, 1, "fabemu's iSLIP router routes ahead (lookahead routing)"}},
-      {"vc_alloc_delay", {1, 1, "the VC allocator takes one cycle in fabemu's iSLIP router"}},
-      {"sw_alloc_delay", {1, 1, "the switch allocator takes one cycle in fabemu's iSLIP router"}},
-      {"st_prepare_delay", {0, 0, "the crossbar is one stage in fabemu's iSLIP router"}},
-      {"st_final_delay", {1, 1, "the crossbar is one stage in fabemu's iSLIP router"}},
       {"input_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
       {"output_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
       {"internal_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
@@ -91,6 +86,11 @@ const std::set<std::string>& read_keys() {
       "vc_allocator",
       "sw_allocator",
       "wait_for_tail_credit",
+      "routing_delay",
+      "vc_alloc_delay",
+      "sw_alloc_delay",
+      "st_prepare_delay",
+      "st_final_delay",
       "alloc_iters",
       "arb_type",
       "use_noc_latency",
@@ -216,6 +216,38 @@ std::string common_router_keys(const BooksimConfig& c, const std::string& file, 
   return sw == "separable_input_first" ? sw : "islip";
 }
 
+// The router block's lines for BookSim's pipeline delays, each in cycles as
+// router.routing_cycles, vc_alloc_cycles, sw_alloc_cycles and
+// crossbar_cycles (st_prepare_delay + st_final_delay: BookSim's crossbar
+// delay is their sum); only those that differ from fabemu's defaults.
+std::string pipeline_lines(const BooksimConfig& c, const std::string& file) {
+  const auto delay = [&](const char* key, int fallback, int least) {
+    const int v = c.get_int(key, fallback);
+    if (v < least || v > 8)
+      booksim_refuse(booksim_entry(c, key, file),
+                     fmt::format("{} must be {} to 8 cycles here", key, least));
+    return v;
+  };
+  // BookSim's defaults: routing_delay 1, vc_alloc_delay 1, sw_alloc_delay 1,
+  // st_prepare_delay 0, st_final_delay 1.
+  const int routing = delay("routing_delay", 1, 0);
+  const int va = delay("vc_alloc_delay", 1, 1), sa = delay("sw_alloc_delay", 1, 1);
+  const int crossbar = delay("st_prepare_delay", 0, 0) + delay("st_final_delay", 1, 0);
+  if (crossbar < 1 || crossbar > 8)
+    booksim_refuse(
+        booksim_entry(c, c.find("st_final_delay") ? "st_final_delay" : "st_prepare_delay", file),
+        fmt::format("st_prepare_delay + st_final_delay = {}: BookSim's crossbar takes at least a "
+                    "cycle, and fabemu models 1 to 8",
+                    crossbar));
+  std::string y;
+  if (routing != 0) y += fmt::format("  routing_cycles: {}   # BookSim's routing_delay\n", routing);
+  if (va != 1) y += fmt::format("  vc_alloc_cycles: {}\n", va);
+  if (sa != 1) y += fmt::format("  sw_alloc_cycles: {}\n", sa);
+  if (crossbar != 1)
+    y += fmt::format("  crossbar_cycles: {}   # st_prepare_delay + st_final_delay\n", crossbar);
+  return y;
+}
+
 }  // namespace
 
 BooksimSpec booksim_to_spec(const BooksimConfig& c) {
@@ -225,7 +257,9 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
   BooksimSpec out;
   BooksimCommon x;
   x.switch_allocator = common_router_keys(c, file, &out);
-  x.wait_tail = c.get_int("wait_for_tail_credit", 0) != 0 ? "  wait_for_tail_credit: true\n" : "";
+  x.router_lines =
+      (c.get_int("wait_for_tail_credit", 0) != 0 ? "  wait_for_tail_credit: true\n" : "") +
+      pipeline_lines(c, file);
   x.file = file;
   x.topology = c.get_string("topology", "torus");
   x.vcs = booksim_positive(c, "num_vcs", kDefaultVcs, 8, file);

@@ -194,7 +194,7 @@ std::string kncube_yaml(const BooksimConfig& c, const BooksimCommon& x, int k, i
       "link:\n  lanes: 1\n  lane_gbps: 140\n  wire_ns: 2\n  injection_wire_ns: 1\n"
       "  ejection_wire_ns: 2\n",
       dim(0), dim(1), dim(2), mesh ? "  wrap: false\n" : "", fmt::arg("vcs", x.vcs),
-      fmt::arg("buf", 2 * x.vc_buf), fmt::arg("worm", x.worm), fmt::arg("sw", x.switch_allocator), fmt::arg("tail", x.wait_tail));
+      fmt::arg("buf", 2 * x.vc_buf), fmt::arg("worm", x.worm), fmt::arg("sw", x.switch_allocator), fmt::arg("tail", x.router_lines));
   y += credit_delay(c, x.file, x.topology, 1, out->cycle_ns);
   // A flit: a packet of 8 payload bytes (2 units, one cycle).
   y += fmt::format("traffic:\n{}  load: {}\n  sizes: [{}]\n  slot_units: 2\n{}", pattern, x.load,
@@ -215,7 +215,7 @@ std::string yarc_cycle_yaml(const BooksimConfig& c, const BooksimCommon& x,
       "profile: flatfly\n{}vcs:\n  count: {vcs}\n  buffer_units: {buf}\n  injection: free\n"
       "router:\n  switch_allocator: {sw}\n  latency_ns: 60.8\n{worm}{tail}link:\n  wire_ns: 30.4\n",
       topology_lines, fmt::arg("vcs", x.vcs), fmt::arg("buf", 19 * x.vc_buf),
-      fmt::arg("worm", x.worm), fmt::arg("sw", x.switch_allocator), fmt::arg("tail", x.wait_tail));
+      fmt::arg("worm", x.worm), fmt::arg("sw", x.switch_allocator), fmt::arg("tail", x.router_lines));
   y += credit_delay(c, x.file, x.topology, 0, out->cycle_ns);
   // A flit: a 32-byte write, one 19-phit packet (the profile's).
   y += fmt::format("traffic:\n{}  load: {}\n{}  slot_units: 19\n{}", pattern, x.load,

@@ -17,7 +17,7 @@ struct BooksimCommon {
   double rate, load;  // packets, flits per node and cycle
   std::string worm;   // the router block's flow_control line for packets of several flits
   std::string switch_allocator;  // router.switch_allocator for BookSim's sw_allocator
-  std::string wait_tail;         // the router block's wait_for_tail_credit line, or ""
+  std::string router_lines;  // the router block's wait_for_tail_credit and delay lines, or ""
 };
 
 // Throws the configuration's error at e ("FILE:LINE: why").

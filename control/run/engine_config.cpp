@@ -59,6 +59,10 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.router.separable_input_first = spec.router.switch_allocator == "separable_input_first";
   c.router.wormhole = spec.router.flow_control == "wormhole";
   c.router.wait_for_tail_credit = spec.router.wait_for_tail_credit;
+  c.router.routing_cycles = static_cast<uint32_t>(spec.router.routing_cycles);
+  c.router.vc_alloc_cycles = static_cast<uint32_t>(spec.router.vc_alloc_cycles);
+  c.router.sw_alloc_cycles = static_cast<uint32_t>(spec.router.sw_alloc_cycles);
+  c.router.crossbar_cycles = static_cast<uint32_t>(spec.router.crossbar_cycles);
   c.router.output_queue_units = static_cast<uint32_t>(spec.router.output_queue_units);
   c.router.tiles.on = spec.router.model == "yarc_tiled";
   c.router.tiles.degree = static_cast<uint32_t>(spec.router.subswitch_degree);

@@ -137,6 +137,12 @@ struct Spec {
     // islip: an output VC goes to a new packet only once the credits of the
     // last one have all come back (BookSim2's wait_for_tail_credit = 1)
     bool wait_for_tail_credit = false;
+    // islip: BookSim2's pipeline delays, in cycles (routing_delay,
+    // vc_alloc_delay, sw_alloc_delay, st_prepare + st_final_delay)
+    int routing_cycles = 0;
+    int vc_alloc_cycles = 1;
+    int sw_alloc_cycles = 1;
+    int crossbar_cycles = 1;
     std::string model = "input_queued";  // input_queued | yarc_tiled (router/yarc_tiled.h)
     int subswitch_degree = 8;            // yarc_tiled: p of the p x p subswitches
     int row_buffer_units = 16;           // yarc_tiled: each row buffer VC, phits

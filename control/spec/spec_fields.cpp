@@ -231,6 +231,18 @@ const std::vector<Field>& fields() {
     {"router.wait_for_tail_credit", "bool", "", "fabemu default: false; BookSim2 wait_for_tail_credit (0 in its defaults)",
      "router.switch_allocator islip or separable_input_first: false (an output VC is free for the next packet once the last one's tail has crossed the switch) or true (only once every credit of the last one has come back, its tail gone from the next router's buffer, as BookSim2's wait_for_tail_credit = 1)",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.wait_for_tail_credit = c.boolean(n); }, "flatfly, torus, hypercube, butterfly, clos"},
+    {"router.routing_cycles", "int", "cycles", "fabemu default: 0; BookSim2 routing_delay (1 in its defaults; 0 is its lookahead routing)",
+     "router.switch_allocator islip or separable_input_first: cycles a head spends in the routing stage before it may request an output VC, each time a packet reaches the front of its input VC (a worm's flits behind its head take none); 0..8",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.routing_cycles = static_cast<int>(c.integer(n, 0, 8)); }, "flatfly, torus, hypercube, butterfly, clos"},
+    {"router.vc_alloc_cycles", "int", "cycles", "fabemu default: 1; BookSim2 vc_alloc_delay (1 in its defaults)",
+     "router.switch_allocator islip or separable_input_first: cycles of the VC allocation stage: a grant made in a cycle takes the output VC in the last of them (until then the VC still looks free to other heads, whose grants are dropped when it is taken) and the head requests the switch in the next; a head not granted asks again that many cycles later; 1..8",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.vc_alloc_cycles = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly, torus, hypercube, butterfly, clos"},
+    {"router.sw_alloc_cycles", "int", "cycles", "fabemu default: 1; BookSim2 sw_alloc_delay (1 in its defaults)",
+     "router.switch_allocator islip or separable_input_first: cycles of the switch allocation stage: a packet matched in a cycle leaves its input buffer (its credits go back) in the last of them, while the switch takes other matches meanwhile; a head not matched asks again that many cycles later; 1..8",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.sw_alloc_cycles = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly, torus, hypercube, butterfly, clos"},
+    {"router.crossbar_cycles", "int", "cycles", "fabemu default: 1; BookSim2 st_prepare_delay + st_final_delay (0 + 1 in its defaults)",
+     "router.switch_allocator islip or separable_input_first: cycles of the switch traversal after a packet has left its input buffer; each one past the first adds a cycle to every router output link in the packets' direction only (credits come back no later); 1..8",
+     [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.crossbar_cycles = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly, torus, hypercube, butterfly, clos"},
     // Values and help from the router models' registrations; the source
     // is the yarc profile default's.
     {"router.model", "string", "", BW " §3 (YARC: 8x8 tiles), §7.5 (wormhole inside), §7.6 (subswitch degree)",

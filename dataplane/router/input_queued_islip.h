@@ -20,6 +20,18 @@
 //   wait_for_tail_credit = 1: its last flit has left the next router's
 //   buffer. Until then, with no credit due, the router looks again each
 //   cycle (a credit stream not yet written wakes no one).
+//   Pipeline delays (router.routing_cycles, vc_alloc_cycles,
+//   sw_alloc_cycles, crossbar_cycles), as BookSim2's routing_delay,
+//   vc_alloc_delay, sw_alloc_delay and st_final_delay: a head waits
+//   routing_cycles after it reaches the front of its input VC before VC
+//   allocation. A VC grant made in cycle T takes the output VC in cycle
+//   T + vc_alloc_cycles - 1 (BookSim's VC allocation update): until then the
+//   VC still looks free, and a grant another head gets meanwhile is dropped
+//   when it falls due; a switch match made in T crosses in T +
+//   sw_alloc_cycles - 1, the switch taking other matches meanwhile. A head
+//   that asked and got nothing asks again that many cycles on, as BookSim's
+//   stages re-queue it. The crossbar's cycles past the first are a forward
+//   delay of the router's output links (link/link_wiring.h).
 //   Wormhole (router.flow_control wormhole): the packets of a message are
 //   the flits of one worm, one cycle each; VC allocation is for its head,
 //   which keeps the output VC until the tail has crossed; the flits behind
@@ -59,6 +71,14 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     wormhole_ = s.config.wormhole;
     input_first_ = s.config.separable_input_first;
     wait_tail_ = s.config.wait_for_tail_credit;
+    routing_cycles_ = s.config.routing_cycles;
+    va_cycles_ = s.config.vc_alloc_cycles < 1 ? 1 : s.config.vc_alloc_cycles;
+    sa_cycles_ = s.config.sw_alloc_cycles < 1 ? 1 : s.config.sw_alloc_cycles;
+    // Matches still in the switch allocation stage: at most one per input
+    // port and cycle, for sa_cycles_ - 1 cycles.
+    sw_cap_ = sa_cycles_ > 1 ? s.max_ports * sa_cycles_ : 0;
+    sw_stage_.assign(size_t(s.routers) * sw_cap_, SwitchGrant{});
+    sw_staged_.assign(sa_cycles_ > 1 ? s.routers : 0, 0);
     worm_.assign(wormhole_ ? channels() : 0, Worm{});
   }
 
@@ -136,6 +156,10 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
       mask = static_cast<uint8_t>((1u << nv()) - 1);
     e.islip[kVcMask] = mask;
     if (wormhole_) worm_[at.channel].pipeline = ready - e.arrive;  // its flits' too
+    // BookSim's routing stage: routing_delay cycles from the head's arrival,
+    // or from the cycle the packet ahead left (its next head is routed then).
+    if (routing_cycles_) [[unlikely]]
+      ready = std::max(ready, not_before) + routing_cycles_ * h.cycle_ps();
     iq::head_routed(*this, h, at, e, ready, not_before);
   }
   // router.flow_control wormhole: the new head e of input channel c follows
@@ -194,6 +218,20 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   bool wormhole_ = false;
   bool input_first_ = false;  // router.switch_allocator separable_input_first
   bool wait_tail_ = false;    // router.wait_for_tail_credit
+  // router.routing_cycles, vc_alloc_cycles, sw_alloc_cycles
+  uint32_t routing_cycles_ = 0, va_cycles_ = 1, sa_cycles_ = 1;
+  // QEntry::islip[kHoldsVc] of a head granted an output VC that its VC
+  // allocation stage has not taken yet (vc_alloc_cycles > 1).
+  static constexpr uint8_t kVcGranted = 2;
+  // A switch match still in its allocation stage (sw_alloc_cycles > 1): the
+  // head of input channel c crosses to output o at `due`.
+  struct SwitchGrant {
+    ps_t due = 0;
+    uint32_t c = 0, o = 0;
+  };
+  uint32_t sw_cap_ = 0;                 // per router
+  std::vector<SwitchGrant> sw_stage_;   // [local router * sw_cap_ + k]
+  std::vector<uint32_t> sw_staged_;     // [local router]: how many
   std::vector<Worm> worm_;    // [input channel]; empty without wormhole
   uint32_t iterations_ = 1;
   std::vector<IslipPointers> ptr_;  // [local router]
@@ -211,6 +249,21 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   void allocate_vcs(H& h, uint32_t lr, ps_t* next);
   template <class H>
   uint32_t switch_requests(H& h, uint32_t lr, ps_t* next);
+  // Whether output VC (o, v) of the router whose output 0 is o0 is held (a
+  // holder whose packet a fault took since is forgotten).
+  bool vc_held(uint32_t o0, uint32_t o, uint32_t v);
+  // The crossing of channel c's head to output o (its match's stage done).
+  template <class H>
+  void cross(H& h, uint32_t o, uint32_t c);
+  // Output VC (o, v) goes to channel c's head e.
+  void take_vc(uint32_t o, uint32_t v, uint32_t c, QEntry& e);
+  // vc_alloc_cycles > 1: grants that fall due take their VC or are
+  // dropped; heads that asked and got nothing ask again that many cycles on.
+  template <class H>
+  void vc_stage(H& h, uint32_t lr, ps_t* next);
+  // sw_alloc_cycles > 1: the matches that fall due cross.
+  template <class H>
+  void switch_stage(H& h, uint32_t lr, ps_t* next);
 };
 
 }  // namespace fabemu

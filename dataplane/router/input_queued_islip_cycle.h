@@ -38,6 +38,7 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
     }
     rt.ran_at(lr) = now;
     ps_t next = kNever;
+    const uint32_t sa = sa_cycles_;
     allocate_vcs(h, lr, &next);
     const uint32_t eligible = switch_requests(h, lr, &next);
     const uint32_t nports = max_ports();
@@ -50,7 +51,7 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
       rt.matched_inputs += matched;
       // Losers retry next cycle: unmatched inputs, and the other heads of a
       // matched input (another VC, to the same output or another one).
-      if (matched < eligible) next = std::min(next, now + h.cycle_ps());
+      if (matched < eligible && sa == 1) next = std::min(next, now + h.cycle_ps());
       const uint32_t o0 = rt.output(lr, 0);
       for (uint64_t b = rt.req_inputs; b; b &= b - 1) {  // only an asking input is matched
         const uint32_t p = static_cast<uint32_t>(__builtin_ctzll(b));
@@ -58,18 +59,120 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
         const uint32_t po = static_cast<uint32_t>(rt.match[p]);
         const uint32_t v = rt.req_vc[p * IslipRouter::kMaxPorts + po];
         const uint32_t c = rt.channel(lr, p, v);
-        const QEntry& crossing = rt.head(c);
-        // (A worm keeps its output VC until its last flit crosses.)
-        if (!wormhole_ || (meta(crossing.m)->flags & kPktLastSegment)) {
-          rt.holder(o0 + po, crossing.out_vc) = IslipRouter::kFree;
-          if (wormhole_) worm_[c].open = 0;
-        }
         rt.vc_pointer(o0 + p) = static_cast<uint8_t>(v + 1 == nv_ ? 0 : v + 1);
-        iq::grant(rt, h, o0 + po, c);
+        if (sa > 1) [[unlikely]] {  // it crosses when its stage is done (its head asks no more)
+          const ps_t due = now + (sa - 1) * h.cycle_ps();
+          sw_stage_[size_t(lr) * sw_cap_ + sw_staged_[lr]++] = SwitchGrant{due, c, o0 + po};
+          next = std::min(next, due);
+          continue;
+        }
+        cross(h, o0 + po, c);
       }
     }
+    // Matches of earlier cycles cross after this cycle's allocation, as
+    // BookSim's stage updates follow its evaluations.
+    if (sa > 1) [[unlikely]] switch_stage(h, lr, &next);
     if (next != kNever) arm_cycle(h, lr, next);
   }
+}
+
+template <class H>
+inline void IslipRouter::cross(H& h, uint32_t o, uint32_t c) {
+  const QEntry& crossing = head(c);
+  // (A worm keeps its output VC until its last flit crosses.)
+  if (!wormhole_ || (meta(crossing.m)->flags & kPktLastSegment)) {
+    holder(o, crossing.out_vc) = kFree;
+    if (wormhole_) worm_[c].open = 0;
+  }
+  iq::grant(*this, h, o, c);
+}
+
+inline bool IslipRouter::vc_held(uint32_t o0, uint32_t o, uint32_t v) {
+  int32_t& hd = holder(o, v);
+  if (hd == kFree) return false;
+  const uint32_t hc = static_cast<uint32_t>(hd);
+  if (wormhole_) {  // held by a worm until its tail crosses, arrived or not
+    const Worm& w = worm_[hc];
+    if (w.open && w.vc == v && o0 + w.port == o) return true;
+  } else {
+    const QEntry& he = head(hc);
+    if (len(hc) && he.islip[kHoldsVc] == 1 && he.out_vc == v && o0 + he.out_port == o)
+      return true;
+  }
+  hd = kFree;  // (a fault may have dropped the holder since)
+  return false;
+}
+
+inline void IslipRouter::take_vc(uint32_t o, uint32_t v, uint32_t c, QEntry& e) {
+  e.islip[kHoldsVc] = 1;
+  holder(o, v) = static_cast<int32_t>(c);
+  if (wormhole_) {  // the worm's flits behind it follow on this VC
+    Worm& w = worm_[c];
+    w.port = e.out_port;
+    w.vc = static_cast<uint8_t>(v);
+    w.note = meta(e.m)->out_note;
+    w.open = 1;
+  }
+}
+
+template <class H>
+inline void IslipRouter::vc_stage(H& h, uint32_t lr, ps_t* next) {
+  const ps_t now = h.now(), cyc = h.cycle_ps();
+  const uint32_t nv_ = nv();
+  const uint32_t o0 = output(lr, 0), ch0 = o0 * nv_, words = (request_bit_count() + 63) / 64;
+  for (uint64_t act = active_outputs(lr); act; act &= act - 1) {
+    const uint32_t o = o0 + static_cast<uint32_t>(__builtin_ctzll(act));
+    const uint64_t* bits = request_bits(o);
+    for (uint32_t wd = 0; wd < words; wd++) {
+      for (uint64_t b = bits[wd]; b; b &= b - 1) {
+        const uint32_t i = wd * 64 + static_cast<uint32_t>(__builtin_ctzll(b));
+        const uint32_t c = ch0 + requester_port(i) * nv_ + requester_vc(i);
+        QEntry& e = head(c);
+        if (e.islip[kHoldsVc] == kVcGranted) {
+          const ps_t due = e.ready - cyc;
+          if (due > now) {
+            *next = std::min(*next, due);
+            continue;
+          }
+          // Due: the VC is taken if it is still free (and, with
+          // wait_for_tail_credit, all its credits back); else the grant is
+          // dropped and the head asks again next cycle.
+          const uint32_t v = e.out_vc;
+          bool free = !vc_held(o0, o, v);
+          if (free && wait_tail_) {
+            const CreditCounter& cc = h.vcs(o)[v].credits;
+            ps_t back = kNever;
+            free = cc.available(cc.initial(), now, &back);
+          }
+          if (free)
+            take_vc(o, v, c, e);
+          else
+            e.islip[kHoldsVc] = 0;
+          *next = std::min(*next, e.ready);
+        } else if (!e.islip[kHoldsVc] && e.routed && e.ready <= now) {
+          e.ready = now + va_cycles_ * cyc;  // asked and got nothing
+          *next = std::min(*next, e.ready);
+        }
+      }
+    }
+  }
+}
+
+template <class H>
+inline void IslipRouter::switch_stage(H& h, uint32_t lr, ps_t* next) {
+  const ps_t now = h.now();
+  SwitchGrant* g = &sw_stage_[size_t(lr) * sw_cap_];
+  uint32_t kept = 0;
+  const uint32_t n = sw_staged_[lr];
+  for (uint32_t k = 0; k < n; k++) {
+    if (g[k].due > now) {
+      *next = std::min(*next, g[k].due);
+      g[kept++] = g[k];
+      continue;
+    }
+    cross(h, g[k].o, g[k].c);
+  }
+  sw_staged_[lr] = kept;
 }
 
 // VC allocation: each free output VC of router lr goes to one ready head
@@ -82,23 +185,11 @@ inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
     const ps_t now = h.now();
     const uint32_t nv_ = nv();
     const uint32_t o0 = rt.output(lr, 0), ch0 = o0 * nv_, nbits = rt.request_bit_count();
+    const uint32_t va = va_cycles_;  // (read once, as in switch_requests)
     for (uint64_t act = rt.active_outputs(lr); act; act &= act - 1) {
       const uint32_t o = o0 + static_cast<uint32_t>(__builtin_ctzll(act)), n = rt.requests(o);
       for (uint32_t v = 0; v < nv_; v++) {
-        int32_t& holder = rt.holder(o, v);
-        if (holder != IslipRouter::kFree) {
-          // (A fault may have dropped the holder since.)
-          const uint32_t hc = static_cast<uint32_t>(holder);
-          if (wormhole_) {  // held by a worm until its tail crosses, arrived or not
-            const Worm& w = worm_[hc];
-            if (w.open && w.vc == v && o0 + w.port == o) continue;
-          } else {
-            const QEntry& he = rt.head(hc);
-            if (rt.len(hc) && he.islip[kHoldsVc] && he.out_vc == v && o0 + he.out_port == o)
-              continue;
-          }
-          holder = IslipRouter::kFree;
-        }
+        if (vc_held(o0, o, v)) continue;
         if (wait_tail_) {  // the last packet's credits must all be back first
           const CreditCounter& cc = h.vcs(o)[v].credits;
           ps_t back = kNever;
@@ -122,20 +213,19 @@ inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
           e.out_vc = static_cast<uint8_t>(v);
           meta(e.m)->out_vc = static_cast<uint8_t>(v);
         }
-        e.islip[kHoldsVc] = 1;
-        e.ready = now + h.cycle_ps();
-        holder = static_cast<int32_t>(c);
-        if (wormhole_) {  // the worm's flits behind it follow on this VC
-          Worm& w = worm_[c];
-          w.port = e.out_port;
-          w.vc = static_cast<uint8_t>(v);
-          w.note = meta(e.m)->out_note;
-          w.open = 1;
+        if (va > 1) [[unlikely]] {  // granted: its stage takes the VC va - 1 cycles on
+          e.islip[kHoldsVc] = kVcGranted;
+          e.ready = now + va * h.cycle_ps();
+          *next = std::min(*next, e.ready - h.cycle_ps());
+          continue;
         }
+        take_vc(o, v, c, e);
+        e.ready = now + h.cycle_ps();
         *next = std::min(*next, e.ready);
       }
     }
   }
+  if (va_cycles_ > 1) [[unlikely]] vc_stage(h, lr, next);
 }
 
 // Switch requests of router lr into rt.req (outputs per input port) and
@@ -152,6 +242,8 @@ inline uint32_t IslipRouter::switch_requests(H& h, uint32_t lr, ps_t* next) {
     const ps_t now = h.now(), cyc = h.cycle_ps();
     const uint32_t nv_ = nv();
     const uint32_t o0 = rt.output(lr, 0), ch0 = o0 * nv_;
+    // (Read once: the stores to the heads below could alias the member.)
+    const ps_t staged = sa_cycles_ > 1 ? sa_cycles_ * cyc : 0;
     for (uint64_t b = rt.req_inputs; b; b &= b - 1) rt.req[__builtin_ctzll(b)] = 0;
     rt.req_inputs = 0;
     for (uint64_t act = rt.active_outputs(lr); act; act &= act - 1) {
@@ -174,6 +266,10 @@ inline uint32_t IslipRouter::switch_requests(H& h, uint32_t lr, ps_t* next) {
           if (!e.islip[kHoldsVc]) {  // its output VC is someone else's: ask again next cycle
             *next = std::min(*next, now + cyc);
             continue;
+          }
+          if (staged) [[unlikely]] {  // asked now: its match, or its next request, that many cycles on
+            e.ready = now + staged;
+            *next = std::min(*next, e.ready);
           }
           if (ol.free_ps > now) {
             *next = std::min(*next, ol.free_ps);

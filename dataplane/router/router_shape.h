@@ -26,6 +26,14 @@ struct RouterConfig {
   // router.wait_for_tail_credit (islip): an output VC is reallocated only
   // once all its credits are back.
   bool wait_for_tail_credit = false;
+  // BookSim2's pipeline delays (islip), in cycles: the routing stage
+  // (routing_delay; 0: lookahead routing), VC and switch allocation
+  // (vc_alloc_delay, sw_alloc_delay) and the crossbar (st_prepare_delay +
+  // st_final_delay, a forward delay on the router's output links).
+  uint32_t routing_cycles = 0;
+  uint32_t vc_alloc_cycles = 1;
+  uint32_t sw_alloc_cycles = 1;
+  uint32_t crossbar_cycles = 1;
   // The YARC tiled router (router.model yarc_tiled; yarc_tiled.h): subswitch
   // degree and the row and column buffers per VC, in phits.
   struct Tiles {

@@ -62,6 +62,14 @@ void cycle_allocator(SwitchAllocatorInfo& i) {
           "faults are not modelled with router.wait_for_tail_credit (the credits of a dead "
           "link never come back, so its output VCs would never be given again): remove the "
           "faults, or set router.wait_for_tail_credit: false"};
+    if ((s.router.vc_alloc_cycles > 1 || s.router.sw_alloc_cycles > 1) &&
+        (!s.faults.empty() || !s.run.control_socket.empty()))
+      return SpecProblem{
+          {s.faults.empty() ? "run.control_socket" : "faults",
+           s.router.vc_alloc_cycles > 1 ? "router.vc_alloc_cycles" : "router.sw_alloc_cycles"},
+          "faults are not modelled with allocation stages of more than one cycle (a grant "
+          "still in the stage would outlive the packet a dead link takes): remove the faults, "
+          "or set router.vc_alloc_cycles and router.sw_alloc_cycles to 1"};
     return SpecProblem{};
   };
 }
@@ -82,7 +90,9 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
       "BookSim2's iq router (vc_allocator = sw_allocator = islip, vc_alloc_delay = "
       "sw_alloc_delay = 1; Dally & Towles, Principles and Practices of "
       "Interconnection Networks, 19.3; McKeown, IEEE/ACM ToN 1999)";
-  i.own_keys = {"router.islip_iterations", "router.flow_control", "router.wait_for_tail_credit"};
+  i.own_keys = {"router.islip_iterations", "router.flow_control", "router.wait_for_tail_credit",
+                "router.routing_cycles",   "router.vc_alloc_cycles", "router.sw_alloc_cycles",
+                "router.crossbar_cycles"};
   cycle_allocator(i);
 }
 
@@ -95,7 +105,8 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
   i.reference =
       "BookSim2's iq router with sw_allocator = separable_input_first (Dally & Towles, "
       "Principles and Practices of Interconnection Networks, 19.3)";
-  i.own_keys = {"router.flow_control", "router.wait_for_tail_credit"};
+  i.own_keys = {"router.flow_control",    "router.wait_for_tail_credit", "router.routing_cycles",
+                "router.vc_alloc_cycles", "router.sw_alloc_cycles",     "router.crossbar_cycles"};
   cycle_allocator(i);
 }
 

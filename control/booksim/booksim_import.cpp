@@ -220,7 +220,7 @@ std::string common_router_keys(const BooksimConfig& c, const std::string& file, 
 // router.routing_cycles, vc_alloc_cycles, sw_alloc_cycles and
 // crossbar_cycles (st_prepare_delay + st_final_delay: BookSim's crossbar
 // delay is their sum); only those that differ from fabemu's defaults.
-std::string pipeline_lines(const BooksimConfig& c, const std::string& file) {
+std::string pipeline_lines(const BooksimConfig& c, const std::string& file, BooksimSpec* out) {
   const auto delay = [&](const char* key, int fallback, int least) {
     const int v = c.get_int(key, fallback);
     if (v < least || v > 8)
@@ -231,6 +231,14 @@ std::string pipeline_lines(const BooksimConfig& c, const std::string& file) {
   // BookSim's defaults: routing_delay 1, vc_alloc_delay 1, sw_alloc_delay 1,
   // st_prepare_delay 0, st_final_delay 1.
   const int routing = delay("routing_delay", 1, 0);
+  // BookSim stamps its routing queue, as its crossbar's, only when the
+  // front is through: with more than one cycle a router's heads go through
+  // in batches, which fabemu models for the crossbar only.
+  if (routing > 1)
+    booksim_refuse(booksim_entry(c, "routing_delay", file),
+                   "routing_delay above 1 lets a router's heads through BookSim's routing stage "
+                   "in batches (iq_router.cpp stamps its routing queue only when its front is "
+                   "through), which is not modelled: use routing_delay 0 or 1");
   const int va = delay("vc_alloc_delay", 1, 1), sa = delay("sw_alloc_delay", 1, 1);
   const int crossbar = delay("st_prepare_delay", 0, 0) + delay("st_final_delay", 1, 0);
   if (crossbar < 1 || crossbar > 8)
@@ -239,6 +247,14 @@ std::string pipeline_lines(const BooksimConfig& c, const std::string& file) {
         fmt::format("st_prepare_delay + st_final_delay = {}: BookSim's crossbar takes at least a "
                     "cycle, and fabemu models 1 to 8",
                     crossbar));
+  for (const auto& [key, d] : {std::pair<const char*, int>{"vc_alloc_delay", va}, {"sw_alloc_delay", sa}})
+    if (d > 1)
+      out->notes.push_back(fmt::format(
+          "{} = {}: BookSim2 itself stops at an assertion in iq_router.cpp with a stage of more "
+          "than one cycle once two heads of different ages are in it (built without assertions "
+          "it lets them through in batches); fabemu runs the stage as its source lays it out, "
+          "a grant made in cycle T completing in T + {}",
+          key, d, d - 1));
   std::string y;
   if (routing != 0) y += fmt::format("  routing_cycles: {}   # BookSim's routing_delay\n", routing);
   if (va != 1) y += fmt::format("  vc_alloc_cycles: {}\n", va);
@@ -259,7 +275,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
   x.switch_allocator = common_router_keys(c, file, &out);
   x.router_lines =
       (c.get_int("wait_for_tail_credit", 0) != 0 ? "  wait_for_tail_credit: true\n" : "") +
-      pipeline_lines(c, file);
+      pipeline_lines(c, file, &out);
   x.file = file;
   x.topology = c.get_string("topology", "torus");
   x.vcs = booksim_positive(c, "num_vcs", kDefaultVcs, 8, file);

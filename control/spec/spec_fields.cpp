@@ -241,7 +241,7 @@ const std::vector<Field>& fields() {
      "router.switch_allocator islip or separable_input_first: cycles of the switch allocation stage: a packet matched in a cycle leaves its input buffer (its credits go back) in the last of them, while the switch takes other matches meanwhile; a head not matched asks again that many cycles later; 1..8",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.sw_alloc_cycles = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly, torus, hypercube, butterfly, clos"},
     {"router.crossbar_cycles", "int", "cycles", "fabemu default: 1; BookSim2 st_prepare_delay + st_final_delay (0 + 1 in its defaults)",
-     "router.switch_allocator islip or separable_input_first: cycles of the switch traversal after a packet has left its input buffer; each one past the first adds a cycle to every router output link in the packets' direction only (credits come back no later); 1..8",
+     "router.switch_allocator islip or separable_input_first: cycles of the switch traversal after a packet has left its input buffer (its credits gone back): as BookSim2's crossbar, the packets waiting go through in batches, each once the batch ahead is through, then leave each output one a cycle; 1..8",
      [](Spec& s, const YAML::Node& n, const Ctx& c) { s.router.crossbar_cycles = static_cast<int>(c.integer(n, 1, 8)); }, "flatfly, torus, hypercube, butterfly, clos"},
     // Values and help from the router models' registrations; the source
     // is the yarc profile default's.

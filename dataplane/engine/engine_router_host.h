@@ -56,9 +56,9 @@ struct Engine<R, L>::Hop {
   }
   // ... and it reaches the far end (lr: the local router of o).
   FABEMU_ALWAYS_INLINE void deliver(uint32_t lr, uint32_t o, rte_mbuf* m, uint32_t units,
-                                    uint8_t vc) {
+                                    uint8_t vc, ps_t delay = 0) {
     LinkHop host{{e, w}};
-    send_to_far_end(host, w.out[o], lr, o, m, units, vc);
+    send_to_far_end(host, w.out[o], lr, o, m, units, vc, delay);
   }
   // Units of input channel c leave its buffer; their credits stream back to
   // the sender (the first reaching it at `first`).

@@ -79,10 +79,8 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.st = RunStats{};
   w.st.links = links_.links;
   w.route.mixed_rates =  // link/link_wiring.h
-      wire_links({&f_, &links_, &router_worker_, &router_local_, &cap_, max_ports_, nv_,
-                  ps_t(cfg_.router.crossbar_cycles > 1 ? cfg_.router.crossbar_cycles - 1 : 0) *
-                      alloc_cycle_ps_},
-                 w.id, w.routers, w.out, w.in, w.vcs);
+      wire_links({&f_, &links_, &router_worker_, &router_local_, &cap_, max_ports_, nv_}, w.id,
+                 w.routers, w.out, w.in, w.vcs);
   for (uint32_t o = 0; o < w.out.size(); o++)  // the links' unit times, for models that mind them
     w.router.set_link_units(o, w.in[o].unit_ps, w.out[o].unit_ps);
   setup_endpoints(w.id, w.eps);

@@ -35,11 +35,12 @@ __attribute__((always_inline)) inline ps_t start_packet(OutLink& ol, SenderVc& s
 }
 
 // The packet m of `units` that output o's link (ol; of local router lr)
-// started sending now on VC vc reaches the far end.
+// started sending now on VC vc reaches the far end (delay later: a stage
+// between the switch and the link, whose credits the packet took now).
 template <class H>
 __attribute__((always_inline)) inline void send_to_far_end(H& h, const OutLink& ol, uint32_t lr,
                                                            uint32_t o, rte_mbuf* m, uint32_t units,
-                                                           uint8_t vc) {
+                                                           uint8_t vc, ps_t delay = 0) {
   const ps_t now = h.now();
   PacketMeta* pm = meta(m);
   h.forwarded(lr, o, *pm);  // the routing's last word on it at this router (R::on_forward)
@@ -53,9 +54,9 @@ __attribute__((always_inline)) inline void send_to_far_end(H& h, const OutLink& 
     if (h.retry_on()) [[unlikely]]
       h.retry_send(o, m, units, vc, now);
     else
-      carry(h, ol, LinkPacket{m, now + ol.wire_ps, vc, 0});
+      carry(h, ol, LinkPacket{m, now + delay + ol.wire_ps, vc, 0});
   } else {
-    eject(h, ol, o, m, now, ol.serialize(units));
+    eject(h, ol, o, m, now + delay, ol.serialize(units));
   }
 }
 

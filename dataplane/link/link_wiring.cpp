@@ -59,7 +59,7 @@ bool wire_links(const LinkWiring& lw, int worker, const std::vector<int32_t>& ro
       const uint32_t o = lr * max_ports + p;
       OutLink& ol = outputs[o];
       ol.unit_ps = fp.unit_ps;
-      ol.wire_ps = fp.wire_ps + lw.crossbar_ps;
+      ol.wire_ps = fp.wire_ps;
       ol.peer_router = fp.peer_router;
       ol.peer_port = static_cast<uint16_t>(fp.peer_port < 0 ? 0 : fp.peer_port);
       ol.peer_endpoint = fp.endpoint;

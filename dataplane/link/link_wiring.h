@@ -32,10 +32,6 @@ struct LinkWiring {
   const std::vector<uint32_t>* router_local;     // global router -> index on its worker
   const std::vector<uint32_t>* vc_buffer_units;  // [vc]: the far input's buffer, in credits
   uint32_t max_ports, nv;
-  // Added to every router output link's forward latency, not to its
-  // credits' way back: a crossbar stage after the input buffer
-  // (router.crossbar_cycles past the first).
-  ps_t crossbar_ps = 0;
 };
 
 // Worker `worker`'s router links (routers: local router -> global id;

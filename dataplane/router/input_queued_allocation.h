@@ -144,9 +144,10 @@ template <class M, class H>
 inline void try_link(M& rt, H& h, uint32_t o);
 
 // Input channel c's head crosses the switch to output o: onto the link at
-// once, or (switch speedup) into the output queue of its VC.
+// once (reaching the far end `delay` later than the link alone takes it), or
+// (switch speedup) into the output queue of its VC.
 template <class M, class H>
-inline void grant(M& rt, H& h, uint32_t o, uint32_t c) {
+inline void grant(M& rt, H& h, uint32_t o, uint32_t c, ps_t delay = 0) {
   OutLink& ol = h.out(o);
   const uint32_t in_p = rt.port_of_channel(c), in_v = rt.vc_of_channel(c);
   bool withhold = false;  // a damaged packet moves on: no credits for it
@@ -181,7 +182,7 @@ inline void grant(M& rt, H& h, uint32_t o, uint32_t c) {
   if (dead) [[unlikely]] {
     h.discard_at_output(o, e.m, e.units, e.out_vc);
   } else if (!oq) {
-    h.deliver(rt.router_of_channel(c), o, e.m, e.units, e.out_vc);
+    h.deliver(rt.router_of_channel(c), o, e.m, e.units, e.out_vc, delay);
   } else {
     queues.occupy_output(o, now + dur);
     queues.push(o, e.out_vc, e.m, e.units);  // its head is there from now (cut-through)

@@ -30,8 +30,12 @@
 //   when it falls due; a switch match made in T crosses in T +
 //   sw_alloc_cycles - 1, the switch taking other matches meanwhile. A head
 //   that asked and got nothing asks again that many cycles on, as BookSim's
-//   stages re-queue it. The crossbar's cycles past the first are a forward
-//   delay of the router's output links (link/link_wiring.h).
+//   stages re-queue it. The crossbar (crossbar_cycles) is BookSim's: one
+//   queue per router, whose waiting packets are stamped together only once
+//   the batch ahead of them is through, each then c cycles on (so at load a
+//   packet may wait for the batch in flight), into a per-output queue that
+//   the link takes one packet a cycle from. It delays the packet's way to
+//   the far end, not its credits (taken at the switch, as BookSim's).
 //   Wormhole (router.flow_control wormhole): the packets of a message are
 //   the flits of one worm, one cycle each; VC allocation is for its head,
 //   which keeps the output VC until the tail has crossed; the flits behind
@@ -79,6 +83,9 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     sw_cap_ = sa_cycles_ > 1 ? s.max_ports * sa_cycles_ : 0;
     sw_stage_.assign(size_t(s.routers) * sw_cap_, SwitchGrant{});
     sw_staged_.assign(sa_cycles_ > 1 ? s.routers : 0, 0);
+    crossbar_ = s.config.crossbar_cycles < 1 ? 1 : s.config.crossbar_cycles;
+    xbar_.assign(crossbar_ > 1 ? s.routers : 0, CrossbarBatch{});
+    emit_next_.assign(crossbar_ > 1 ? size_t(s.routers) * s.max_ports : 0, 0);
     worm_.assign(wormhole_ ? channels() : 0, Worm{});
   }
 
@@ -229,6 +236,15 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     ps_t due = 0;
     uint32_t c = 0, o = 0;
   };
+  // router.crossbar_cycles > 1: per router, the crossbar's latest batch
+  // (the cycle it was stamped in, the cycle it is through), and per output
+  // the first cycle its link can take the next packet out of the crossbar.
+  struct CrossbarBatch {
+    uint64_t stamped = 0, through = 0;
+  };
+  uint32_t crossbar_ = 1;
+  std::vector<CrossbarBatch> xbar_;   // [local router]
+  std::vector<uint64_t> emit_next_;   // [output]
   uint32_t sw_cap_ = 0;                 // per router
   std::vector<SwitchGrant> sw_stage_;   // [local router * sw_cap_ + k]
   std::vector<uint32_t> sw_staged_;     // [local router]: how many
@@ -252,9 +268,14 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   // Whether output VC (o, v) of the router whose output 0 is o0 is held (a
   // holder whose packet a fault took since is forgotten).
   bool vc_held(uint32_t o0, uint32_t o, uint32_t v);
-  // The crossing of channel c's head to output o (its match's stage done).
+  // The crossing of channel c's head to output o of local router lr (its
+  // match's stage done).
   template <class H>
-  void cross(H& h, uint32_t o, uint32_t c);
+  void cross(H& h, uint32_t lr, uint32_t o, uint32_t c);
+  // crossbar_cycles > 1: how much later than through a one-cycle crossbar
+  // a packet leaving its input buffer now for output o reaches o's link.
+  template <class H>
+  ps_t crossbar_wait(H& h, uint32_t lr, uint32_t o);
   // Output VC (o, v) goes to channel c's head e.
   void take_vc(uint32_t o, uint32_t v, uint32_t c, QEntry& e);
   // vc_alloc_cycles > 1: grants that fall due take their VC or are

@@ -66,7 +66,7 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
           next = std::min(next, due);
           continue;
         }
-        cross(h, o0 + po, c);
+        cross(h, lr, o0 + po, c);
       }
     }
     // Matches of earlier cycles cross after this cycle's allocation, as
@@ -77,14 +77,35 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
 }
 
 template <class H>
-inline void IslipRouter::cross(H& h, uint32_t o, uint32_t c) {
+inline void IslipRouter::cross(H& h, uint32_t lr, uint32_t o, uint32_t c) {
   const QEntry& crossing = head(c);
   // (A worm keeps its output VC until its last flit crosses.)
   if (!wormhole_ || (meta(crossing.m)->flags & kPktLastSegment)) {
     holder(o, crossing.out_vc) = kFree;
     if (wormhole_) worm_[c].open = 0;
   }
-  iq::grant(*this, h, o, c);
+  iq::grant(*this, h, o, c, crossbar_ > 1 ? crossbar_wait(h, lr, o) : 0);
+}
+
+// BookSim's crossbar (iq_router.cpp, _SwitchEvaluate and _SwitchUpdate): a
+// packet that leaves its input buffer in cycle X waits in the router's
+// crossbar queue, whose front entries are stamped "through in c - 1 cycles"
+// only at a cycle whose evaluation finds no stamped entry ahead: from X + 1,
+// or the cycle after the batch in flight is through; packets waiting then
+// go in one batch. Through in cycle B, a packet joins its output's queue,
+// which sends one a cycle. With c = 1 every packet is through at X + 1.
+template <class H>
+inline ps_t IslipRouter::crossbar_wait(H& h, uint32_t lr, uint32_t o) {
+  const ps_t cyc = h.cycle_ps();
+  const uint64_t x = static_cast<uint64_t>(h.now() / cyc);
+  CrossbarBatch& b = xbar_[lr];
+  if (b.stamped < x + 1) {  // else it goes with the batch stamped next (pushed before it)
+    b.stamped = b.through < x + 1 ? x + 1 : b.through + 1;
+    b.through = b.stamped + crossbar_ - 1;
+  }
+  const uint64_t out = std::max(b.through, emit_next_[o]);
+  emit_next_[o] = out + 1;
+  return static_cast<ps_t>(out - (x + 1)) * cyc;
 }
 
 inline bool IslipRouter::vc_held(uint32_t o0, uint32_t o, uint32_t v) {
@@ -170,7 +191,7 @@ inline void IslipRouter::switch_stage(H& h, uint32_t lr, ps_t* next) {
       g[kept++] = g[k];
       continue;
     }
-    cross(h, g[k].o, g[k].c);
+    cross(h, lr, g[k].o, g[k].c);
   }
   sw_staged_[lr] = kept;
 }

@@ -55,6 +55,7 @@ concept RouterHost = requires(H& h, const H& ch, const Event& ev, uint32_t i, ui
   h.unroute_units(i, vc, units);
   h.take_link(i, units, vc);         // output i's link starts sending a packet now
   h.deliver(i, i, m, units, vc);     // ... which reaches the far end (local router, output, ...)
+  h.deliver(i, i, m, units, vc, t);  // ... t later (a crossbar stage past the switch)
   h.return_credits(i, units, t, t);  // input channel i's units leave its buffer (first, every)
   h.left_input(i, i, m, units);      // input channel i's packet leaves for output i (two-hop
                                      // recovery's ack; the input-queued models call it)

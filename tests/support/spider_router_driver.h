@@ -95,7 +95,9 @@ class SpiderDriver {
     vcs_[size_t(o) * o_.nv + vc].credits.take(units);
     out_[o].free_ps = now_ + units * out_[o].unit_ps;
   }
-  void deliver(uint32_t /*lr*/, uint32_t o, rte_mbuf* m, uint32_t units, uint8_t vc) {
+  // (delay: a crossbar stage; the models driven here have none.)
+  void deliver(uint32_t /*lr*/, uint32_t o, rte_mbuf* m, uint32_t units, uint8_t vc,
+               ps_t /*delay*/ = 0) {
     const uint32_t id = ids_.at(m);
     Msg& msg = msgs_[id];
     left_.push_back({id, msg.at_input, o, now_, SpiderHeader::age(*meta(m))});

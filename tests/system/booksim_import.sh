@@ -10,6 +10,9 @@
 #     at 0.5, saturation 0.8934 (BookSim2 itself, 2026-12-03)
 #   torus with wait_for_tail_credit = 1: 20.47 cycles at 0.05, saturation
 #     0.1180 (BookSim2 itself, 2026-12-03)
+#   torus with st_final_delay = 2 (BookSim's crossbar, its batches): 25.36
+#     cycles at 0.3, saturation 0.6563; with routing_delay = 1: 25.00 at
+#     0.3, saturation 0.5384 (BookSim2 itself, 2026-12-04)
 # the mesh and 1- to 3-dimensional tori translated to the torus family,
 # and what fabemu does not model refused at its FILE:LINE, exit 2.
 # Usage: booksim_import.sh FABEMU_BINARY SOURCE_DIR  (about 15 s)
@@ -185,6 +188,30 @@ within "torus wait_for_tail_credit latency at 0.05 (cycles)" \
   --booksim-set injection_rate=1.0 --booksim-set sim_type=throughput --quiet >"$out/wtsat.txt" 2>/dev/null
 within "torus wait_for_tail_credit saturation" \
   "$(value "$out/wtsat.txt" "Accepted packet rate average")" 0.1180
+
+# BookSim's pipeline delays: its crossbar of two cycles (whose queue lets
+# flits through in batches) and its routing stage of one.
+# The torus with --booksim-set $1: its latency at 0.3 and its saturation
+# against BookSim2's $2 and $3.
+torus_pair() {
+  local tag=${1//[=_]/}
+  "$fabemu" run --booksim "$torus" --booksim-set "$1" --quiet >"$out/$tag-03.txt" 2>/dev/null
+  within "torus $1 latency at 0.3 (cycles)" "$(value "$out/$tag-03.txt" "Packet latency average")" "$2"
+  "$fabemu" run --booksim "$torus" --booksim-set "$1" --booksim-set injection_rate=1.0 \
+    --booksim-set sim_type=throughput --quiet >"$out/$tag-sat.txt" 2>/dev/null
+  within "torus $1 saturation" "$(value "$out/$tag-sat.txt" "Accepted packet rate average")" "$3"
+}
+torus_pair st_final_delay=2 25.36 0.6563
+torus_pair routing_delay=1 25.00 0.5384
+rc=0
+"$fabemu" check --booksim "$torus" --booksim-set routing_delay=2 >/dev/null 2>"$out/rd2.err" || rc=$?
+[ "$rc" = 2 ] || fail "routing_delay = 2 exited $rc, want 2"
+grep -q "override 'routing_delay=2'.*batches" "$out/rd2.err" ||
+  fail "routing_delay 2 refusal: $(cat "$out/rd2.err")"
+"$fabemu" check --booksim "$torus" --booksim-set vc_alloc_delay=2 >/dev/null 2>"$out/va2.err" ||
+  fail "vc_alloc_delay 2 exited $?"
+grep -q "note: vc_alloc_delay = 2: BookSim2 itself stops at an assertion" "$out/va2.err" ||
+  fail "vc_alloc_delay 2 has no note: $(cat "$out/va2.err")"
 
 # Refusals: a key fabemu does not model, at its line; an unknown key.
 sed 's/packet_size = 1;/packet_size = 1; speculative = 1;/' "$torus" >"$out/spec.cfg"

@@ -3,8 +3,10 @@
 // cut into cycles of one longest packet on a router link, and at each
 // cycle boundary a router allocates in two stages from the state at the
 // cycle's start.
-//   VC allocation: each free output VC is given to one ready head that
-//   routed to it (round robin over the requesters); the head holds it
+//   VC allocation: each free output VC grants one ready head that routed
+//   to it (round robin over the requesters) and each head granted accepts
+//   one grant (round robin over the router's output VCs from its own
+//   pointer), as BookSim's iSLIP VC allocator; the head holds it
 //   until it has crossed, so an output VC carries at most one packet every
 //   two cycles (allocated in one, crossing in the next, free again in the
 //   one after), as BookSim's vc_alloc_delay = sw_alloc_delay = 1 pipeline
@@ -87,6 +89,7 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     xbar_.assign(crossbar_ > 1 ? s.routers : 0, CrossbarBatch{});
     emit_next_.assign(crossbar_ > 1 ? size_t(s.routers) * s.max_ports : 0, 0);
     worm_.assign(wormhole_ ? channels() : 0, Worm{});
+    accept_ptr_.assign(channels(), 0);
   }
 
   void init_islip(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t iterations) {
@@ -253,6 +256,9 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   std::vector<IslipPointers> ptr_;  // [local router]
   std::vector<int32_t> holder_;     // [output * nv + vc]
   std::vector<uint16_t> va_ptr_;    // [output * nv + vc]: over requester indices
+  // [input channel]: its VC allocation accept pointer, over its router's
+  // output VCs (port * nv + vc), as BookSim's iSLIP VC allocator's.
+  std::vector<uint16_t> accept_ptr_;
   std::vector<uint8_t> vc_ptr_;     // [input]
   std::vector<ps_t> ran_at_;        // [local router]
   std::vector<uint64_t> active_;    // bit o: output o has requests (one spare word)

@@ -196,9 +196,14 @@ inline void IslipRouter::switch_stage(H& h, uint32_t lr, ps_t* next) {
   sw_staged_[lr] = kept;
 }
 
-// VC allocation: each free output VC of router lr goes to one ready head
-// routed to its port that holds no VC yet and may take that VC (round
-// robin over the output's requesters); it may cross from the next cycle on.
+// VC allocation, as BookSim2's iSLIP VC allocator runs one iteration over
+// input VCs and output VCs: each free output VC of router lr grants one
+// ready head routed to its port that holds no VC yet and may take that VC
+// (round robin from the VC's grant pointer over the output's requesters);
+// each head granted accepts one of its grants (round robin from its accept
+// pointer over the router's output VCs); both pointers move past an
+// accepted grant only, and a grant not accepted leaves its VC free this
+// cycle. The head may cross from the next cycle on.
 template <class H>
 inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
   {
@@ -209,6 +214,10 @@ inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
     const uint32_t va = va_cycles_;  // (read once, as in switch_requests)
     for (uint64_t act = rt.active_outputs(lr); act; act &= act - 1) {
       const uint32_t o = o0 + static_cast<uint32_t>(__builtin_ctzll(act)), n = rt.requests(o);
+      // Grants: per output VC the requester granted and the grant pointer an
+      // accept would leave.
+      uint16_t grant_to[8], grant_ptr[8];
+      uint32_t granted = 0;  // a bit per output VC that granted
       for (uint32_t v = 0; v < nv_; v++) {
         if (vc_held(o0, o, v)) continue;
         if (wait_tail_) {  // the last packet's credits must all be back first
@@ -219,15 +228,38 @@ inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
             continue;
           }
         }
+        uint16_t ptr = rt.va_pointer(o, v);
         const int32_t won = RoundRobinArbiter::pick(
-            rt.request_bits(o), nbits, n, &rt.va_pointer(o, v), [&](uint32_t i) {
+            rt.request_bits(o), nbits, n, &ptr, [&](uint32_t i) {
               const QEntry& e = rt.head(ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i));
               return !e.islip[kHoldsVc] && ((e.islip[kVcMask] >> v) & 1) && e.ready <= now;
             });
         if (won < 0) continue;
-        const uint32_t i = static_cast<uint32_t>(won);
+        grant_to[v] = static_cast<uint16_t>(won);
+        grant_ptr[v] = ptr;
+        granted |= 1u << v;
+      }
+      while (granted) {  // accepts: one per head granted
+        const uint32_t i = grant_to[__builtin_ctz(granted)];
+        uint32_t mine = 0;  // the VCs that granted head i
+        for (uint32_t b = granted; b; b &= b - 1)
+          if (grant_to[__builtin_ctz(b)] == i) mine |= 1u << __builtin_ctz(b);
+        granted &= ~mine;
         const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
         QEntry& e = rt.head(c);
+        // Its accept pointer over the router's output VCs (port * nv + vc):
+        // within this port it starts at its VC; before or past it, at VC 0.
+        const uint32_t base = uint32_t{e.out_port} * nv_;
+        uint32_t v = static_cast<uint32_t>(__builtin_ctz(mine));
+        if (mine & (mine - 1)) {  // granted by several: the first at or after the pointer
+          const uint32_t ap = accept_ptr_[c];
+          const uint32_t from = ap >= base && ap < base + nv_ ? ap - base : 0;
+          const uint32_t rot = (mine >> from) | (mine << (nv_ - from));
+          v = from + static_cast<uint32_t>(__builtin_ctz(rot & ((1u << nv_) - 1)));
+          if (v >= nv_) v -= nv_;
+        }
+        accept_ptr_[c] = static_cast<uint16_t>(base + v + 1);
+        rt.va_pointer(o, v) = grant_ptr[v];
         if (e.out_vc != v) {  // another VC than selection picked: it counts there now
           h.unroute_units(o, e.out_vc, e.units);
           h.route_units(o, v, e.units);

@@ -80,7 +80,8 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
   i.name = "islip";
   i.summary =
       "cycle-synchronous, in cycles of one longest packet on a router link: each free "
-      "output VC is allocated to one ready head, which may cross from the next cycle "
+      "output VC grants one ready head and each head granted accepts one (iSLIP's grant "
+      "and accept pointers, one iteration); it may cross from the next cycle "
       "and holds the VC until it has; then iSLIP matches input ports to output ports "
       "among the heads that hold their VC and have credits, router.islip_iterations "
       "times; losers try again next cycle. router.flow_control wormhole moves a "

@@ -210,23 +210,9 @@ class Engine final : public EngineCore {
   void discard_at_dead_port(Worker& w, rte_mbuf* m, DropReason why = DropReason::dead_port) {
     discard(w, why, m);
   }
-  // A packet a fault discards (or link.retry_limit gives up): lost, counted
-  // under `why`; but a damaged copy that had moved on marked (link-level
-  // retry) was never a packet of its own: it goes as its destination would
-  // have discarded it, and the drain stops waiting for it.
+  // A packet a fault discards (LinkFaults::discard).
   void discard(Worker& w, DropReason why, rte_mbuf* m) {
-    const uint8_t flags = meta(m)->flags;
-    if (flags & kPktTransmitError) [[unlikely]]
-      w.st.transmit_error_discards++;
-    else
-      count_lost(w, why, 1);
-    if ((flags & kPktResent) && why != DropReason::duplicate) [[unlikely]]
-      w.recovery.counters().resent_lost++;  // a copy sent again, lost on its way
-    rte_pktmbuf_free(m);
-  }
-  void count_lost(Worker& w, DropReason why, uint64_t n) {
-    w.st.drops[static_cast<int>(why)] += n;
-    w.faults.lost += n;
+    w.faults.discard(w.st, w.recovery.counters(), why, m);
   }
 
   // ---- endpoints (endpoint/endpoints.h; their Host: engine_endpoint.h) ------

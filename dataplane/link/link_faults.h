@@ -25,6 +25,8 @@
 // fault does inside a router input's buffers is the router model's side
 // (router/input_discard.h), asked through the host.
 #pragma once
+#include <rte_mbuf.h>
+
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "dataplane/core/fabric.h"
+#include "dataplane/core/packet_meta.h"
 #include "dataplane/link/fault.h"
 #include "dataplane/link/fault_inbox.h"
 #include "dataplane/link/lane_control.h"
@@ -39,6 +42,7 @@
 #include "dataplane/link/link.h"
 #include "dataplane/link/link_retry.h"
 #include "dataplane/link/progress_timer.h"
+#include "dataplane/link/recovery_memory.h"
 #include "dataplane/sim/time.h"
 #include "dataplane/stats/stats.h"
 
@@ -114,6 +118,27 @@ class LinkFaults {
   // Local router lr stopped.
   template <class H>
   void flush_router(H& h, uint32_t lr);
+
+  // n packets lost, counted in st under `why` (the drain waits for them no
+  // more).
+  void lose(RunStats& st, DropReason why, uint64_t n) {
+    st.drops[static_cast<int>(why)] += n;
+    lost += n;
+  }
+  // Packet m discarded (by a fault, or link.retry_limit gave up): lost and
+  // freed; but a damaged copy that had moved on marked (link-level retry)
+  // was never a packet of its own: it goes as its destination would have
+  // discarded it. A copy two-hop recovery sent again counts as resent-lost.
+  void discard(RunStats& st, RecoveryCounters& recovery, DropReason why, rte_mbuf* m) {
+    const uint8_t flags = meta(m)->flags;
+    if (flags & kPktTransmitError) [[unlikely]]
+      st.transmit_error_discards++;
+    else
+      lose(st, why, 1);
+    if ((flags & kPktResent) && why != DropReason::duplicate) [[unlikely]]
+      recovery.resent_lost++;
+    rte_pktmbuf_free(m);
+  }
 
  private:
   FaultScope s_;

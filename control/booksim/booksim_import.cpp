@@ -184,15 +184,6 @@ std::string common_router_keys(const BooksimConfig& c, const std::string& file, 
   if (c.get_string("router", "iq") != "iq")
     booksim_refuse(booksim_entry(c, "router", file),
                    "only BookSim's iq router is modelled: router = iq");
-  // BookSim's separable output-first allocator of one iteration is iSLIP's
-  // first iteration: outputs grant, inputs accept, pointers move on a match
-  // (BookSim's figures with either are the same to the last digit).
-  const std::string va = c.get_string("vc_allocator", "islip");
-  if (va != "islip" && va != "separable_output_first")
-    booksim_refuse(booksim_entry(c, "vc_allocator", file),
-                   "vc_allocator " + va +
-                       " is not modelled (fabemu's VC allocation is BookSim's islip one, which "
-                       "is its separable_output_first): use islip or separable_output_first");
   const std::string sw = c.get_string("sw_allocator", "islip");
   if (sw != "islip" && sw != "separable_input_first" && sw != "separable_output_first")
     booksim_refuse(booksim_entry(c, "sw_allocator", file),
@@ -214,6 +205,21 @@ std::string common_router_keys(const BooksimConfig& c, const std::string& file, 
         "BookSim's iq router does not read alloc_iters (it makes its allocators without the "
         "configuration): fabemu runs one iSLIP iteration, as BookSim does");
   return sw == "separable_input_first" ? sw : "islip";
+}
+
+// The router block's vc_allocator line for BookSim's vc_allocator ("" for
+// islip). Its separable output-first allocator of one iteration is iSLIP's
+// first iteration: outputs grant, inputs accept, pointers move on a match
+// (BookSim's figures with either are the same to the last digit).
+std::string vc_allocator_line(const BooksimConfig& c, const std::string& file) {
+  const std::string va = c.get_string("vc_allocator", "islip");
+  if (va == "separable_input_first") return "  vc_allocator: separable_input_first\n";
+  if (va != "islip" && va != "separable_output_first")
+    booksim_refuse(booksim_entry(c, "vc_allocator", file),
+                   "vc_allocator " + va +
+                       " is not modelled: use islip, separable_output_first (the same as islip "
+                       "here) or separable_input_first");
+  return "";
 }
 
 // The router block's lines for BookSim's pipeline delays, each in cycles as
@@ -275,7 +281,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
   x.switch_allocator = common_router_keys(c, file, &out);
   x.router_lines =
       (c.get_int("wait_for_tail_credit", 0) != 0 ? "  wait_for_tail_credit: true\n" : "") +
-      pipeline_lines(c, file, &out);
+      vc_allocator_line(c, file) + pipeline_lines(c, file, &out);
   x.file = file;
   x.topology = c.get_string("topology", "torus");
   x.vcs = booksim_positive(c, "num_vcs", kDefaultVcs, 8, file);

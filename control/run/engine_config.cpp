@@ -57,6 +57,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.router.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
   c.router.islip_iterations = static_cast<uint32_t>(spec.router.islip_iterations);
   c.router.separable_input_first = spec.router.switch_allocator == "separable_input_first";
+  c.router.vc_input_first = spec.router.vc_allocator == "separable_input_first";
   c.router.wormhole = spec.router.flow_control == "wormhole";
   c.router.wait_for_tail_credit = spec.router.wait_for_tail_credit;
   c.router.routing_cycles = static_cast<uint32_t>(spec.router.routing_cycles);

@@ -137,6 +137,8 @@ struct Spec {
     // islip: an output VC goes to a new packet only once the credits of the
     // last one have all come back (BookSim2's wait_for_tail_credit = 1)
     bool wait_for_tail_credit = false;
+    // islip: how output VCs are allocated (islip | separable_input_first)
+    std::string vc_allocator = "islip";
     // islip: BookSim2's pipeline delays, in cycles (routing_delay,
     // vc_alloc_delay, sw_alloc_delay, st_prepare + st_final_delay)
     int routing_cycles = 0;

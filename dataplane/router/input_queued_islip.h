@@ -6,7 +6,9 @@
 //   VC allocation: each free output VC grants one ready head that routed
 //   to it (round robin over the requesters) and each head granted accepts
 //   one grant (round robin over the router's output VCs from its own
-//   pointer), as BookSim's iSLIP VC allocator; the head holds it
+//   pointer), as BookSim's iSLIP VC allocator (router.vc_allocator
+//   separable_input_first: each head picks one free VC from its pointer,
+//   then each VC one of its pickers); the head holds it
 //   until it has crossed, so an output VC carries at most one packet every
 //   two cycles (allocated in one, crossing in the next, free again in the
 //   one after), as BookSim's vc_alloc_delay = sw_alloc_delay = 1 pipeline
@@ -76,6 +78,7 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     init_islip(s.routers, s.max_ports, s.nv, s.config.islip_iterations);
     wormhole_ = s.config.wormhole;
     input_first_ = s.config.separable_input_first;
+    vc_input_first_ = s.config.vc_input_first;
     wait_tail_ = s.config.wait_for_tail_credit;
     routing_cycles_ = s.config.routing_cycles;
     va_cycles_ = s.config.vc_alloc_cycles < 1 ? 1 : s.config.vc_alloc_cycles;
@@ -227,6 +230,7 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   };
   bool wormhole_ = false;
   bool input_first_ = false;  // router.switch_allocator separable_input_first
+  bool vc_input_first_ = false;  // router.vc_allocator separable_input_first
   bool wait_tail_ = false;    // router.wait_for_tail_credit
   // router.routing_cycles, vc_alloc_cycles, sw_alloc_cycles
   uint32_t routing_cycles_ = 0, va_cycles_ = 1, sa_cycles_ = 1;
@@ -269,8 +273,11 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   void cycle(H& h, uint32_t lr);
   template <class H>
   void allocate_vcs(H& h, uint32_t lr, ps_t* next);
+  template <bool kInputFirst, class H>
+  void allocate_vcs_as(H& h, uint32_t lr, ps_t* next);
   template <class H>
   uint32_t switch_requests(H& h, uint32_t lr, ps_t* next);
+  uint32_t first_from(uint32_t vcs, uint32_t ap, uint32_t base) const;
   // Whether output VC (o, v) of the router whose output 0 is o0 is held (a
   // holder whose packet a fault took since is forgotten).
   bool vc_held(uint32_t o0, uint32_t o, uint32_t v);

@@ -76,6 +76,18 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
   }
 }
 
+// Of the VCs in `vcs` (a bit each, one output port whose first output VC
+// index is base), the first at or after accept pointer ap over the
+// router's output VCs: within the port from its VC, before or past it
+// from VC 0.
+inline uint32_t IslipRouter::first_from(uint32_t vcs, uint32_t ap, uint32_t base) const {
+  const uint32_t n = nv();
+  const uint32_t from = ap >= base && ap < base + n ? ap - base : 0;
+  const uint32_t rot = ((vcs >> from) | (vcs << (n - from))) & ((1u << n) - 1);
+  uint32_t v = from + static_cast<uint32_t>(__builtin_ctz(rot));
+  return v >= n ? v - n : v;
+}
+
 template <class H>
 inline void IslipRouter::cross(H& h, uint32_t lr, uint32_t o, uint32_t c) {
   const QEntry& crossing = head(c);
@@ -203,36 +215,67 @@ inline void IslipRouter::switch_stage(H& h, uint32_t lr, ps_t* next) {
 // each head granted accepts one of its grants (round robin from its accept
 // pointer over the router's output VCs); both pointers move past an
 // accepted grant only, and a grant not accepted leaves its VC free this
-// cycle. The head may cross from the next cycle on.
+// cycle. With router.vc_allocator separable_input_first (BookSim's
+// SeparableInputFirstAllocator) a head's grant can only be the one free VC
+// it picks itself from its pointer, so each output VC chooses among the
+// heads that picked it. The head may cross from the next cycle on.
 template <class H>
 inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
+  if (vc_input_first_) [[unlikely]]
+    allocate_vcs_as<true>(h, lr, next);
+  else
+    allocate_vcs_as<false>(h, lr, next);
+  if (va_cycles_ > 1) [[unlikely]] vc_stage(h, lr, next);
+}
+
+template <bool kInputFirst, class H>
+inline void IslipRouter::allocate_vcs_as(H& h, uint32_t lr, ps_t* next) {
   {
     IslipRouter& rt = *this;
     const ps_t now = h.now();
     const uint32_t nv_ = nv();
     const uint32_t o0 = rt.output(lr, 0), ch0 = o0 * nv_, nbits = rt.request_bit_count();
     const uint32_t va = va_cycles_;  // (read once, as in switch_requests)
+    constexpr bool input_first = kInputFirst;
     for (uint64_t act = rt.active_outputs(lr); act; act &= act - 1) {
       const uint32_t o = o0 + static_cast<uint32_t>(__builtin_ctzll(act)), n = rt.requests(o);
       // Grants: per output VC the requester granted and the grant pointer an
       // accept would leave.
       uint16_t grant_to[8], grant_ptr[8];
       uint32_t granted = 0;  // a bit per output VC that granted
-      for (uint32_t v = 0; v < nv_; v++) {
-        if (vc_held(o0, o, v)) continue;
+      // Whether output VC v may be given now (not held; with
+      // wait_for_tail_credit, all its credits back).
+      const auto may_give = [&](uint32_t v) {
+        if (vc_held(o0, o, v)) return false;
         if (wait_tail_) {  // the last packet's credits must all be back first
           const CreditCounter& cc = h.vcs(o)[v].credits;
           ps_t back = kNever;
           if (!cc.available(cc.initial(), now, &back)) {
             *next = std::min(*next, back != kNever ? back : now + h.cycle_ps());
-            continue;
+            return false;
           }
         }
+        return true;
+      };
+      // separable input-first: the heads pick among all the free VCs first.
+      uint32_t free = 0;  // a bit per output VC that may be given
+      if constexpr (input_first)
+        for (uint32_t v = 0; v < nv_; v++) free |= may_give(v) ? 1u << v : 0;
+      for (uint32_t v = 0; v < nv_; v++) {
+        if (input_first ? !((free >> v) & 1) : !may_give(v)) continue;
         uint16_t ptr = rt.va_pointer(o, v);
+        const auto waiting = [&](const QEntry& e) {
+          return !e.islip[kHoldsVc] && ((e.islip[kVcMask] >> v) & 1) && e.ready <= now;
+        };
         const int32_t won = RoundRobinArbiter::pick(
             rt.request_bits(o), nbits, n, &ptr, [&](uint32_t i) {
-              const QEntry& e = rt.head(ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i));
-              return !e.islip[kHoldsVc] && ((e.islip[kVcMask] >> v) & 1) && e.ready <= now;
+              const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
+              const QEntry& e = rt.head(c);
+              if constexpr (input_first)  // only the heads whose own pick is v
+                return waiting(e) &&
+                       first_from(e.islip[kVcMask] & free, accept_ptr_[c], e.out_port * nv_) == v;
+              else
+                return waiting(e);
             });
         if (won < 0) continue;
         grant_to[v] = static_cast<uint16_t>(won);
@@ -241,23 +284,21 @@ inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
       }
       while (granted) {  // accepts: one per head granted
         const uint32_t i = grant_to[__builtin_ctz(granted)];
-        uint32_t mine = 0;  // the VCs that granted head i
-        for (uint32_t b = granted; b; b &= b - 1)
-          if (grant_to[__builtin_ctz(b)] == i) mine |= 1u << __builtin_ctz(b);
+        uint32_t mine = granted;  // the VCs that granted head i
+        if (granted & (granted - 1)) {
+          mine = 0;
+          for (uint32_t b = granted; b; b &= b - 1)
+            if (grant_to[__builtin_ctz(b)] == i) mine |= 1u << __builtin_ctz(b);
+        }
         granted &= ~mine;
         const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
         QEntry& e = rt.head(c);
         // Its accept pointer over the router's output VCs (port * nv + vc):
         // within this port it starts at its VC; before or past it, at VC 0.
         const uint32_t base = uint32_t{e.out_port} * nv_;
-        uint32_t v = static_cast<uint32_t>(__builtin_ctz(mine));
-        if (mine & (mine - 1)) {  // granted by several: the first at or after the pointer
-          const uint32_t ap = accept_ptr_[c];
-          const uint32_t from = ap >= base && ap < base + nv_ ? ap - base : 0;
-          const uint32_t rot = (mine >> from) | (mine << (nv_ - from));
-          v = from + static_cast<uint32_t>(__builtin_ctz(rot & ((1u << nv_) - 1)));
-          if (v >= nv_) v -= nv_;
-        }
+        // (granted by several: the first at or after the pointer)
+        const uint32_t v = mine & (mine - 1) ? first_from(mine, accept_ptr_[c], base)
+                                             : static_cast<uint32_t>(__builtin_ctz(mine));
         accept_ptr_[c] = static_cast<uint16_t>(base + v + 1);
         rt.va_pointer(o, v) = grant_ptr[v];
         if (e.out_vc != v) {  // another VC than selection picked: it counts there now
@@ -278,7 +319,6 @@ inline void IslipRouter::allocate_vcs(H& h, uint32_t lr, ps_t* next) {
       }
     }
   }
-  if (va_cycles_ > 1) [[unlikely]] vc_stage(h, lr, next);
 }
 
 // Switch requests of router lr into rt.req (outputs per input port) and

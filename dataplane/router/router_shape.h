@@ -26,6 +26,9 @@ struct RouterConfig {
   // router.wait_for_tail_credit (islip): an output VC is reallocated only
   // once all its credits are back.
   bool wait_for_tail_credit = false;
+  // router.vc_allocator separable_input_first (islip): each head picks one
+  // output VC, then each output VC one of its pickers.
+  bool vc_input_first = false;
   // BookSim2's pipeline delays (islip), in cycles: the routing stage
   // (routing_delay; 0: lookahead routing), VC and switch allocation
   // (vc_alloc_delay, sw_alloc_delay) and the crossbar (st_prepare_delay +

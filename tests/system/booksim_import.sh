@@ -7,7 +7,8 @@
 #     saturation (sim_type throughput, rate 1.0) 0.6541
 #   flatfly 32-ary 2-flat ran_min, rate 0.1: latency 10.00 cycles
 #   torus with 4 VCs and sw_allocator separable_input_first: 19.04 cycles
-#     at 0.5, saturation 0.8934 (BookSim2 itself, 2026-12-03)
+#     at 0.5, saturation 0.8934 (BookSim2 itself, 2026-12-03); with
+#     vc_allocator separable_input_first: 19.09, 0.8596 (2026-12-04)
 #   torus with wait_for_tail_credit = 1: 20.47 cycles at 0.05, saturation
 #     0.1180 (BookSim2 itself, 2026-12-03)
 #   torus with st_final_delay = 2 (BookSim's crossbar, its batches): 25.36
@@ -150,33 +151,40 @@ rc=0
 grep -q "use_noc_latency 1 (BookSim's default) lengthens the flatfly's channels" "$out/noc.err" ||
   fail "use_noc_latency refusal: $(cat "$out/noc.err")"
 
+# The torus with the --booksim-set keys $1 (space-separated) and 4 VCs:
+# imported with the spec line $2, its latency at 0.5 and its saturation
+# against BookSim2's $3 and $4.
+torus4_figures() {
+  local sets=() kv tag=${1//[= _]/}
+  for kv in $1 num_vcs=4; do sets+=(--booksim-set "$kv"); done
+  "$fabemu" check --booksim "$torus" "${sets[@]}" >"$out/$tag.txt" 2>/dev/null || fail "$1 exited $?"
+  grep -q "$2" "$out/$tag.txt" || fail "$1 is not imported as '$2'"
+  "$fabemu" run --booksim "$torus" "${sets[@]}" --booksim-set injection_rate=0.5 --quiet \
+    >"$out/$tag-05.txt" 2>/dev/null
+  within "torus 4 VCs $1 latency at 0.5 (cycles)" "$(value "$out/$tag-05.txt" "Packet latency average")" "$3"
+  "$fabemu" run --booksim "$torus" "${sets[@]}" --booksim-set injection_rate=1.0 \
+    --booksim-set sim_type=throughput --quiet >"$out/$tag-sat.txt" 2>/dev/null
+  within "torus 4 VCs $1 saturation" "$(value "$out/$tag-sat.txt" "Accepted packet rate average")" "$4"
+}
 # BookSim's separable allocators: sw_allocator separable_input_first is
 # router.switch_allocator separable_input_first (BookSim2 with 4 VCs on the
 # torus: 19.04 cycles at 0.5, saturation 0.8934, against islip's 0.8721);
-# separable_output_first, switch or VC, is islip's one iteration.
-"$fabemu" check --booksim "$torus" --booksim-set sw_allocator=separable_input_first >"$out/sif.txt" 2>/dev/null ||
-  fail "sw_allocator separable_input_first exited $?"
-grep -q "switch_allocator: separable_input_first" "$out/sif.txt" || fail "separable_input_first is not imported as itself"
-"$fabemu" run --booksim "$torus" --booksim-set sw_allocator=separable_input_first \
-  --booksim-set num_vcs=4 --booksim-set injection_rate=0.5 --quiet >"$out/sif05.txt" 2>/dev/null
-within "torus 4 VCs separable_input_first latency at 0.5 (cycles)" \
-  "$(value "$out/sif05.txt" "Packet latency average")" 19.04
-"$fabemu" run --booksim "$torus" --booksim-set sw_allocator=separable_input_first \
-  --booksim-set num_vcs=4 --booksim-set injection_rate=1.0 --booksim-set sim_type=throughput \
-  --quiet >"$out/sifsat.txt" 2>/dev/null
-within "torus 4 VCs separable_input_first saturation" \
-  "$(value "$out/sifsat.txt" "Accepted packet rate average")" 0.8934
+# vc_allocator separable_input_first has each head pick one VC, then each
+# VC one of its pickers (19.09, 0.8596); separable_output_first, switch or
+# VC, is islip's one iteration.
+torus4_figures sw_allocator=separable_input_first "switch_allocator: separable_input_first" 19.04 0.8934
+torus4_figures vc_allocator=separable_input_first "vc_allocator: separable_input_first" 19.09 0.8596
 "$fabemu" check --booksim "$torus" --booksim-set sw_allocator=separable_output_first \
   --booksim-set vc_allocator=separable_output_first >"$out/sof.txt" 2>"$out/sof.err" ||
   fail "separable_output_first exited $?"
 grep -q "switch_allocator: islip" "$out/sof.txt" || fail "separable_output_first is not islip"
 grep -q "note: sw_allocator separable_output_first" "$out/sof.err" || fail "separable_output_first has no note"
 rc=0
-"$fabemu" check --booksim "$torus" --booksim-set vc_allocator=separable_input_first >/dev/null \
-  2>"$out/via.err" || rc=$?
-[ "$rc" = 2 ] || fail "vc_allocator separable_input_first exited $rc, want 2"
-grep -q "vc_allocator separable_input_first is not modelled" "$out/via.err" ||
-  fail "vc_allocator refusal: $(cat "$out/via.err")"
+"$fabemu" check --booksim "$torus" --booksim-set vc_allocator=wavefront >/dev/null \
+  2>"$out/vaw.err" || rc=$?
+[ "$rc" = 2 ] || fail "vc_allocator wavefront exited $rc, want 2"
+grep -q "vc_allocator wavefront is not modelled" "$out/vaw.err" ||
+  fail "vc_allocator refusal: $(cat "$out/vaw.err")"
 
 # wait_for_tail_credit = 1: an output VC waits for all of its last packet's
 # credits (BookSim2 on the torus: 20.47 cycles at 0.05, saturation 0.1180).

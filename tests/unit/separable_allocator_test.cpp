@@ -5,7 +5,7 @@
 // against iSLIP's, that every result is a matching within the requests,
 // that under full all-to-all load the pointers desynchronise to a full
 // match every cycle, and runs on BookSim's router that deliver every packet
-// exactly once.
+// exactly once, with the separable input-first VC allocator too.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -133,6 +133,22 @@ TEST(SeparableInputFirstRun, EveryPacketExactlyOnce) {
     }
     expect_exactly_once(spec_of(file, sets));
   }
+}
+
+// router.vc_allocator separable_input_first (BookSim2's vc_allocator =
+// separable_input_first): each head picks one VC, then each VC one of its
+// pickers; beyond saturation with 4 VCs, every packet exactly once, and only
+// where the cycle-synchronous router runs.
+TEST(SeparableInputFirstVcRun, EveryPacketExactlyOnce) {
+  expect_exactly_once(spec_of("torus-4x4x4-booksim.yaml",
+                              {"router.vc_allocator=separable_input_first", "vcs.count=4",
+                               "traffic.load=1.0", "run.warmup_ns=0", "run.measure_ns=20000",
+                               "run.progress_s=0"}));
+  EXPECT_NE(spec_refusal("torus-4x4x4-booksim.yaml",
+                         {"router.vc_allocator=separable_input_first",
+                          "router.switch_allocator=per_output"})
+                .find("router.vc_allocator"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -91,9 +91,9 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
       "BookSim2's iq router (vc_allocator = sw_allocator = islip, vc_alloc_delay = "
       "sw_alloc_delay = 1; Dally & Towles, Principles and Practices of "
       "Interconnection Networks, 19.3; McKeown, IEEE/ACM ToN 1999)";
-  i.own_keys = {"router.islip_iterations", "router.flow_control", "router.wait_for_tail_credit",
-                "router.routing_cycles",   "router.vc_alloc_cycles", "router.sw_alloc_cycles",
-                "router.crossbar_cycles"};
+  i.own_keys = {"router.islip_iterations", "router.flow_control",   "router.wait_for_tail_credit",
+                "router.vc_allocator",     "router.routing_cycles", "router.vc_alloc_cycles",
+                "router.sw_alloc_cycles",  "router.crossbar_cycles"};
   cycle_allocator(i);
 }
 
@@ -106,8 +106,9 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
   i.reference =
       "BookSim2's iq router with sw_allocator = separable_input_first (Dally & Towles, "
       "Principles and Practices of Interconnection Networks, 19.3)";
-  i.own_keys = {"router.flow_control",    "router.wait_for_tail_credit", "router.routing_cycles",
-                "router.vc_alloc_cycles", "router.sw_alloc_cycles",     "router.crossbar_cycles"};
+  i.own_keys = {"router.flow_control",    "router.wait_for_tail_credit", "router.vc_allocator",
+                "router.routing_cycles",  "router.vc_alloc_cycles",     "router.sw_alloc_cycles",
+                "router.crossbar_cycles"};
   cycle_allocator(i);
 }
 

@@ -96,7 +96,8 @@ inline void IslipRouter::cross(H& h, uint32_t lr, uint32_t o, uint32_t c) {
     holder(o, crossing.out_vc) = kFree;
     if (wormhole_) worm_[c].open = 0;
   }
-  iq::grant(*this, h, o, c, crossbar_ > 1 ? crossbar_wait(h, lr, o) : 0);
+  // (What a dead output discards never enters the crossbar.)
+  iq::grant(*this, h, o, c, crossbar_ > 1 && !h.discards(o) ? crossbar_wait(h, lr, o) : 0);
 }
 
 // BookSim's crossbar (iq_router.cpp, _SwitchEvaluate and _SwitchUpdate): a

@@ -32,7 +32,8 @@ struct RouterConfig {
   // BookSim2's pipeline delays (islip), in cycles: the routing stage
   // (routing_delay; 0: lookahead routing), VC and switch allocation
   // (vc_alloc_delay, sw_alloc_delay) and the crossbar (st_prepare_delay +
-  // st_final_delay, a forward delay on the router's output links).
+  // st_final_delay: its batches delay each packet's way to the far end,
+  // IslipRouter::crossbar_wait).
   uint32_t routing_cycles = 0;
   uint32_t vc_alloc_cycles = 1;
   uint32_t sw_alloc_cycles = 1;

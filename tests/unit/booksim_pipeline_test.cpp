@@ -110,6 +110,9 @@ TEST(BooksimPipeline, SpecRefusesStagesWithFaultsAndOnOtherAllocators) {
   EXPECT_NE(refusal({"router.vc_alloc_cycles=2", "faults=[\"1us router=3 down\"]"})
                 .find("router.vc_alloc_cycles"),
             std::string::npos);
+  EXPECT_NE(refusal({"router.sw_alloc_cycles=2", "router.forward_progress_ns=100000"})
+                .find("router.forward_progress_ns"),
+            std::string::npos);
   EXPECT_NE(refusal({"router.routing_cycles=1", "router.switch_allocator=per_output"})
                 .find("applies to router.switch_allocator"),
             std::string::npos);

@@ -63,13 +63,16 @@ void cycle_allocator(SwitchAllocatorInfo& i) {
           "link never come back, so its output VCs would never be given again): remove the "
           "faults, or set router.wait_for_tail_credit: false"};
     if ((s.router.vc_alloc_cycles > 1 || s.router.sw_alloc_cycles > 1) &&
-        (!s.faults.empty() || !s.run.control_socket.empty()))
+        (!s.faults.empty() || !s.run.control_socket.empty() || s.router.forward_progress_ns > 0))
       return SpecProblem{
-          {s.faults.empty() ? "run.control_socket" : "faults",
+          {!s.faults.empty()                ? "faults"
+           : !s.run.control_socket.empty() ? "run.control_socket"
+                                            : "router.forward_progress_ns",
            s.router.vc_alloc_cycles > 1 ? "router.vc_alloc_cycles" : "router.sw_alloc_cycles"},
-          "faults are not modelled with allocation stages of more than one cycle (a grant "
-          "still in the stage would outlive the packet a dead link takes): remove the faults, "
-          "or set router.vc_alloc_cycles and router.sw_alloc_cycles to 1"};
+          "faults and the forward-progress timer are not modelled with allocation stages of more "
+          "than one cycle (a grant still in the stage would outlive the packet a dead link or an "
+          "expired timer takes, or cross on credits never checked): remove them, or set "
+          "router.vc_alloc_cycles and router.sw_alloc_cycles to 1"};
     return SpecProblem{};
   };
 }

@@ -10,7 +10,8 @@
 # exact in cycles (the shortest packet: 6 cycles into a router and out on
 # the hypercube, to itself; 4 x 2 + 6 = 14 through the fly's 3 stages),
 # mean latency at every stable load and saturation within 5% of BookSim2's,
-# and with num_vcs = 4 one load and saturation within 5%.
+# and with num_vcs = 4 one load and saturation within 5%; and BookSim's
+# pipeline delays (routing_delay, st_final_delay) within 5%.
 # Usage: booksim_families.sh FABEMU_BINARY SOURCE_DIR  (about 30 s)
 set -euo pipefail
 fabemu=${1:?usage: booksim_families.sh FABEMU_BINARY SOURCE_DIR}
@@ -59,6 +60,20 @@ family() {
 
 family hypercube-6.cfg hypercube hypercube dim_order 6 "0.02=18.11 0.1=18.08 0.3=18.40 0.5=18.95 0.7=20.67" 0.9072 0.5 18.90 0.9013
 family fly-4x3.cfg fly butterfly dest_tag 14 "0.02=14.02 0.1=14.14 0.3=14.90 0.4=15.89 0.5=18.58" 0.6078 0.5 17.55 0.6795
+
+# BookSim's pipeline delays on these networks (BookSim2 itself, 2026-12-04):
+# the 6-cube with routing_delay 1, 24.71 cycles at 0.5; the fly with
+# routing_delay 1 and st_final_delay 2 (its crossbar's batches), 24.34 at
+# 0.3 and saturation 0.5013.
+run hypercube-rd1 hypercube-6.cfg routing_delay=1 injection_rate=0.5
+within "hypercube routing_delay 1 latency at 0.5 (cycles)" \
+  "$(value "$out/hypercube-rd1.txt" "Packet latency average")" 24.71
+run fly-rd1-st2 fly-4x3.cfg routing_delay=1 st_final_delay=2 injection_rate=0.3
+within "fly routing_delay 1 st_final_delay 2 latency at 0.3 (cycles)" \
+  "$(value "$out/fly-rd1-st2.txt" "Packet latency average")" 24.34
+run fly-rd1-st2-sat fly-4x3.cfg routing_delay=1 st_final_delay=2 injection_rate=1.0 sim_type=throughput
+within "fly routing_delay 1 st_final_delay 2 saturation" \
+  "$(value "$out/fly-rd1-st2-sat.txt" "Accepted packet rate average")" 0.5013
 
 echo "$fails failed"
 [ "$fails" = 0 ]

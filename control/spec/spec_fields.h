@@ -15,6 +15,8 @@ std::vector<std::string> pattern_names();
 Pattern pattern_of(const std::string& name);
 std::vector<std::string> profile_list();
 const std::vector<Field>& fields();
+// The cycle-synchronous router's keys, in table order (spec_fields_islip.cpp).
+std::vector<Field> islip_router_fields();
 bool is_item_key(const char* path);
 // Keys a spec may set directly (not the ports[].KEY rows of a list item).
 const Field* find_field(const std::string& path);

@@ -50,9 +50,9 @@ struct FixedKey {
 };
 const std::map<std::string, FixedKey>& fixed_keys() {
   static const std::map<std::string, FixedKey> keys{
-      {"input_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
-      {"output_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
-      {"internal_speedup", {1, 1, "fabemu's iSLIP router has no speedup"}},
+      {"internal_speedup",
+       {1, 1, "fabemu's iSLIP router allocates once a cycle (input_speedup and output_speedup "
+              "are modelled)"}},
       {"classes", {1, 1, "fabemu's BookSim import runs one traffic class"}},
       {"sim_count", {1, 1, "fabemu runs one simulation per run"}},
       {"speculative", {0, 0, "speculative switch allocation is not modelled"}},
@@ -92,6 +92,8 @@ const std::set<std::string>& read_keys() {
       "st_prepare_delay",
       "st_final_delay",
       "alloc_iters",
+      "input_speedup",
+      "output_speedup",
       "arb_type",
       "use_noc_latency",
       "traffic",
@@ -279,8 +281,14 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
   BooksimSpec out;
   BooksimCommon x;
   x.switch_allocator = common_router_keys(c, file, &out);
+  // Speedup: BookSim's expanded switch ports (router.input_speedup and
+  // output_speedup of the cycle-synchronous router).
+  const int in_speedup = booksim_positive(c, "input_speedup", 1, 4, file);
+  const int out_speedup = booksim_positive(c, "output_speedup", 1, 8, file);
   x.router_lines =
       (c.get_int("wait_for_tail_credit", 0) != 0 ? "  wait_for_tail_credit: true\n" : "") +
+      (in_speedup > 1 ? fmt::format("  input_speedup: {}\n", in_speedup) : "") +
+      (out_speedup > 1 ? fmt::format("  output_speedup: {}\n", out_speedup) : "") +
       vc_allocator_line(c, file) + pipeline_lines(c, file, &out);
   x.file = file;
   x.topology = c.get_string("topology", "torus");

@@ -9,6 +9,7 @@
 #include "control/spec/spec_refuse.h"
 #include "control/topology/link_timing.h"
 #include "control/topology/mesh3d.h"
+#include "control/topology/routing_registration.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/t3e_packets.h"
 
@@ -55,6 +56,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.source_queue_packets = static_cast<uint32_t>(spec.run.source_queue_packets);
   c.router.input_speedup = static_cast<uint32_t>(spec.router.input_speedup);
   c.router.output_speedup = static_cast<uint32_t>(spec.router.output_speedup);
+  c.router.cycle_synchronous = engine_model(spec) == "input_queued_islip";
   c.router.islip_iterations = static_cast<uint32_t>(spec.router.islip_iterations);
   c.router.separable_input_first = spec.router.switch_allocator == "separable_input_first";
   c.router.vc_input_first = spec.router.vc_allocator == "separable_input_first";

@@ -168,8 +168,8 @@ MemoryEstimate estimate_run_memory(const Spec& spec, const Fabric& f) {
     fifo_b +=
         InputQueuedRouter::fifo_bytes(nlr, max_ports, nv, qcap) +
         OutputQueues::state_bytes(
-            static_cast<uint32_t>(nout), nv, cfg.router.output_speedup,
-            nout * output_queue_packets(cfg.router.output_speedup, cfg.router.output_queue_units,
+            static_cast<uint32_t>(nout), nv, cfg.router.output_queue_speedup(),
+            nout * output_queue_packets(cfg.router.output_queue_speedup(), cfg.router.output_queue_units,
                                         cfg.format.min_units, vc_units));
     // Per output VC also the units routed and not yet sent, and a greedy
     // allocator's snapshot of them (counted whatever the allocator), and

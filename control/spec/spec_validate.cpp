@@ -30,6 +30,7 @@
 #include "control/topology/link_timing.h"
 #include "control/topology/registry.h"
 #include "control/topology/router_models.h"
+#include "control/topology/routing_registration.h"
 #include "dataplane/codec/codec.h"
 #include "dataplane/codec/codec_check.h"
 #include "dataplane/codec/t3e_packets.h"
@@ -431,6 +432,22 @@ void SpecValidator::validate_with_fabric(const Spec& s, int64_t endpoints) const
       blame({item, "endpoints"},
             fmt::format("router {} port {} is a link to router {}, not an endpoint port", m.router,
                         m.port, ports[m.port].peer_router));
+  }
+  // The cycle-synchronous router's matcher has one bit per switch input
+  // and output: ports times the speedup.
+  if (engine_model(s) == "input_queued_islip") {
+    size_t ports = 0;
+    for (const FabricRouter& r : f.routers) ports = std::max(ports, r.ports.size());
+    const bool in = s.router.input_speedup >= s.router.output_speedup;
+    const int speedup = in ? s.router.input_speedup : s.router.output_speedup;
+    if (ports * size_t(speedup) > size_t(kMaxPorts))
+      blame({in ? "router.input_speedup" : "router.output_speedup", "router.switch_allocator"},
+            fmt::format("{} {} gives this fabric's {}-port routers {} switch {}, but "
+                        "router.switch_allocator {} matches at most {}: lower the speedup, or "
+                        "set router.switch_allocator: per_output",
+                        in ? "router.input_speedup" : "router.output_speedup", speedup, ports,
+                        ports * size_t(speedup), in ? "inputs" : "outputs",
+                        s.router.switch_allocator, kMaxPorts));
   }
   validate_t3e_traffic(s, endpoints);
   validate_packets(s, f);

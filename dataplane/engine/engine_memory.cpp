@@ -51,7 +51,7 @@ uint32_t worker_buffer_limit(const EngineConfig& cfg, const Fabric& f, int w) {
     if (owner(static_cast<uint32_t>(ep.router)) == w) bufs += 2ull * SourceQueue::kBuildAhead;
   const uint32_t minu = std::max<uint32_t>(1, cfg.format.min_units);
   uint64_t oq_per_port = output_queue_packets(
-      cfg.router.output_speedup, cfg.router.output_queue_units, cfg.format.min_units,
+      cfg.router.output_queue_speedup(), cfg.router.output_queue_units, cfg.format.min_units,
       std::vector<uint32_t>(f.vc_buffer_units.begin(), f.vc_buffer_units.begin() + f.num_vcs));
   if (cfg.router.tiles.on) {
     uint32_t k = 1;

@@ -40,6 +40,15 @@
 //   packet may wait for the batch in flight), into a per-output queue that
 //   the link takes one packet a cycle from. It delays the packet's way to
 //   the far end, not its credits (taken at the switch, as BookSim's).
+//   Speedup (router.input_speedup, output_speedup), as BookSim2's: the
+//   switch has input_speedup inputs per input port, VC v of port p asking
+//   from input p * input_speedup + v % input_speedup, and output_speedup
+//   outputs per output port, port p asking for output q's q *
+//   output_speedup + p % output_speedup; the matcher runs over those, so
+//   VCs of one port cross together and an output takes packets from
+//   several ports in one cycle. Those wait in the output's queue for its
+//   link, one leaving a cycle, their downstream credits taken at the
+//   switch (a delay on the way to the far end, as the crossbar's).
 //   Wormhole (router.flow_control wormhole): the packets of a message are
 //   the flits of one worm, one cycle each; VC allocation is for its head,
 //   which keeps the output VC until the tail has crossed; the flits behind
@@ -74,8 +83,14 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
 
   using InputQueuedBuffers::init;
   void init(const RouterShape& s) {
-    InputQueuedBuffers::init(s);
-    init_islip(s.routers, s.max_ports, s.nv, s.config.islip_iterations);
+    // Its speedups are its switch's (BookSim's expanded ports), with no
+    // output VC queues: the base router's are off.
+    RouterShape base = s;
+    base.config.input_speedup = base.config.output_speedup = 1;
+    InputQueuedBuffers::init(base);
+    in_speedup_ = std::max<uint32_t>(1, s.config.input_speedup);
+    out_speedup_ = std::max<uint32_t>(1, s.config.output_speedup);
+    init_islip(s.routers, s.max_ports, s.nv, s.config.islip_iterations, in_speedup_);
     wormhole_ = s.config.wormhole;
     input_first_ = s.config.separable_input_first;
     vc_input_first_ = s.config.vc_input_first;
@@ -89,18 +104,25 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     sw_stage_.assign(size_t(s.routers) * sw_cap_, SwitchGrant{});
     sw_staged_.assign(sa_cycles_ > 1 ? s.routers : 0, 0);
     crossbar_ = s.config.crossbar_cycles < 1 ? 1 : s.config.crossbar_cycles;
-    xbar_.assign(crossbar_ > 1 ? s.routers : 0, CrossbarBatch{});
-    emit_next_.assign(crossbar_ > 1 ? size_t(s.routers) * s.max_ports : 0, 0);
+    // A crossbar of more than a cycle, or an output taking several packets
+    // a cycle, queues them for the link.
+    queued_ = crossbar_ > 1 || out_speedup_ > 1;
+    xbar_.assign(queued_ ? s.routers : 0, CrossbarBatch{});
+    emit_next_.assign(queued_ ? size_t(s.routers) * s.max_ports : 0, 0);
     worm_.assign(wormhole_ ? channels() : 0, Worm{});
     accept_ptr_.assign(channels(), 0);
   }
 
-  void init_islip(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t iterations) {
+  void init_islip(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t iterations,
+                  uint32_t input_speedup = 1) {
     iterations_ = iterations < 1 ? 1 : iterations;
+    in_speedup_ = input_speedup < 1 ? 1 : input_speedup;
     ptr_.assign(routers, IslipPointers{});
     holder_.assign(size_t(routers) * max_ports * nv, kFree);
     va_ptr_.assign(size_t(routers) * max_ports * nv, 0);
-    vc_ptr_.assign(size_t(routers) * max_ports, 0);
+    // Switch input k of a port starts at VC k, as BookSim's _sw_rr_offset.
+    vc_ptr_.resize(size_t(routers) * max_ports * in_speedup_);
+    for (size_t k = 0; k < vc_ptr_.size(); k++) vc_ptr_[k] = static_cast<uint8_t>(k % in_speedup_);
     ran_at_.assign(routers, kNever);
     active_.assign(size_t(routers) * max_ports / 64 + 2, 0);
   }
@@ -126,7 +148,8 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     return max_ports() == 64 ? bits : bits & ((uint64_t{1} << max_ports()) - 1);
   }
   uint32_t iterations() const { return iterations_; }
-  // The switch matched this cycle: iSLIP, or separable input-first.
+  // The switch matched this cycle over nports switch inputs and outputs
+  // (ports times the larger speedup): iSLIP, or separable input-first.
   uint32_t match_switch(uint32_t lr, uint32_t nports) {
     return input_first_
                ? separable_input_first_match(req, nports, req_inputs, pointers(lr), match)
@@ -136,16 +159,20 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   // The input channel that holds output VC (o, v), or kFree.
   int32_t& holder(uint32_t o, uint32_t v) { return holder_[size_t(o) * nv() + v]; }
   uint16_t& va_pointer(uint32_t o, uint32_t v) { return va_ptr_[size_t(o) * nv() + v]; }
-  // Input port `in` (numbered like outputs): the VC it favours next when
-  // two of its VCs want the same output.
+  // Switch input `in` (output 0's index times input_speedup plus the
+  // switch input's, as BookSim's expanded inputs): the VC it favours next
+  // when two of its VCs want the same output.
   uint8_t& vc_pointer(uint32_t in) { return vc_ptr_[in]; }
   IslipPointers& pointers(uint32_t lr) { return ptr_[lr]; }
   // The cycle local router lr last allocated in (a second wake-up in the
   // same cycle must not allocate again).
   ps_t& ran_at(uint32_t lr) { return ran_at_[lr]; }
 
-  // Per cycle scratch of one router: requested outputs per input port, the
-  // VC each (input, output) request comes from, the match.
+  // Per cycle scratch of one router: requested switch outputs per switch
+  // input, the VC each (input, output) request comes from, the match. With
+  // speedup these are BookSim's expanded ports: input port p's VC v asks
+  // from switch input p * input_speedup + v % input_speedup, for switch
+  // output q * output_speedup + p % output_speedup of output port q.
   uint64_t req[kMaxPorts] = {};
   uint64_t req_inputs = 0;  // the input ports whose req is not 0, a bit each
   uint8_t req_vc[kMaxPorts * kMaxPorts];
@@ -232,6 +259,10 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   bool input_first_ = false;  // router.switch_allocator separable_input_first
   bool vc_input_first_ = false;  // router.vc_allocator separable_input_first
   bool wait_tail_ = false;    // router.wait_for_tail_credit
+  // router.input_speedup, output_speedup: switch inputs per input port and
+  // switch outputs per output port.
+  uint32_t in_speedup_ = 1, out_speedup_ = 1;
+  bool queued_ = false;  // packets wait for the link: crossbar_cycles > 1 or output_speedup > 1
   // router.routing_cycles, vc_alloc_cycles, sw_alloc_cycles
   uint32_t routing_cycles_ = 0, va_cycles_ = 1, sa_cycles_ = 1;
   // QEntry::islip[kHoldsVc] of a head granted an output VC that its VC
@@ -277,6 +308,8 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   void allocate_vcs_as(H& h, uint32_t lr, ps_t* next);
   template <class H>
   uint32_t switch_requests(H& h, uint32_t lr, ps_t* next);
+  template <bool kSpeedup, class H>
+  uint32_t switch_requests_as(H& h, uint32_t lr, ps_t* next);
   uint32_t first_from(uint32_t vcs, uint32_t ap, uint32_t base) const;
   // Whether output VC (o, v) of the router whose output 0 is o0 is held (a
   // holder whose packet a fault took since is forgotten).

@@ -41,7 +41,8 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
     const uint32_t sa = sa_cycles_;
     allocate_vcs(h, lr, &next);
     const uint32_t eligible = switch_requests(h, lr, &next);
-    const uint32_t nports = max_ports();
+    const uint32_t si = in_speedup_, so = out_speedup_;
+    const uint32_t nports = max_ports() * std::max(si, so);  // switch inputs and outputs
     const uint32_t nv_ = nv();
     const uint32_t asking = static_cast<uint32_t>(__builtin_popcountll(rt.req_inputs));
     if (asking) {
@@ -54,12 +55,16 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
       if (matched < eligible && sa == 1) next = std::min(next, now + h.cycle_ps());
       const uint32_t o0 = rt.output(lr, 0);
       for (uint64_t b = rt.req_inputs; b; b &= b - 1) {  // only an asking input is matched
-        const uint32_t p = static_cast<uint32_t>(__builtin_ctzll(b));
+        const uint32_t p = static_cast<uint32_t>(__builtin_ctzll(b));  // switch input
         if (rt.match[p] < 0) continue;
-        const uint32_t po = static_cast<uint32_t>(rt.match[p]);
-        const uint32_t v = rt.req_vc[p * IslipRouter::kMaxPorts + po];
-        const uint32_t c = rt.channel(lr, p, v);
-        rt.vc_pointer(o0 + p) = static_cast<uint8_t>(v + 1 == nv_ ? 0 : v + 1);
+        const uint32_t q = static_cast<uint32_t>(rt.match[p]);  // switch output
+        const uint32_t v = rt.req_vc[p * IslipRouter::kMaxPorts + q];
+        const uint32_t po = so == 1 ? q : q / so;
+        const uint32_t c = rt.channel(lr, si == 1 ? p : p / si, v);
+        // Its switch input favours the VC input_speedup on, round the VCs
+        // (BookSim's _sw_rr_offset); no division when that is below nv_.
+        const uint32_t nx = v + si;
+        rt.vc_pointer(o0 * si + p) = static_cast<uint8_t>(nx < nv_ ? nx : nx % nv_);
         if (sa > 1) [[unlikely]] {  // it crosses when its stage is done (its head asks no more)
           const ps_t due = now + (sa - 1) * h.cycle_ps();
           sw_stage_[size_t(lr) * sw_cap_ + sw_staged_[lr]++] = SwitchGrant{due, c, o0 + po};
@@ -97,7 +102,7 @@ inline void IslipRouter::cross(H& h, uint32_t lr, uint32_t o, uint32_t c) {
     if (wormhole_) worm_[c].open = 0;
   }
   // (What a dead output discards never enters the crossbar.)
-  iq::grant(*this, h, o, c, crossbar_ > 1 && !h.discards(o) ? crossbar_wait(h, lr, o) : 0);
+  iq::grant(*this, h, o, c, queued_ && !h.discards(o) ? crossbar_wait(h, lr, o) : 0);
 }
 
 // BookSim's crossbar (iq_router.cpp, _SwitchEvaluate and _SwitchUpdate): a
@@ -106,7 +111,8 @@ inline void IslipRouter::cross(H& h, uint32_t lr, uint32_t o, uint32_t c) {
 // only at a cycle whose evaluation finds no stamped entry ahead: from X + 1,
 // or the cycle after the batch in flight is through; packets waiting then
 // go in one batch. Through in cycle B, a packet joins its output's queue,
-// which sends one a cycle. With c = 1 every packet is through at X + 1.
+// which sends one a cycle. With c = 1 every packet is through at X + 1,
+// and only output speedup makes the queue longer than one.
 template <class H>
 inline ps_t IslipRouter::crossbar_wait(H& h, uint32_t lr, uint32_t o) {
   const ps_t cyc = h.cycle_ps();
@@ -330,6 +336,15 @@ inline void IslipRouter::allocate_vcs_as(H& h, uint32_t lr, ps_t* next) {
 // the rest must try again).
 template <class H>
 inline uint32_t IslipRouter::switch_requests(H& h, uint32_t lr, ps_t* next) {
+  // (Without speedup a switch port is a router port: a branch per cycle,
+  // not per request.)
+  if (in_speedup_ > 1 || out_speedup_ > 1) [[unlikely]]
+    return switch_requests_as<true>(h, lr, next);
+  return switch_requests_as<false>(h, lr, next);
+}
+
+template <bool kSpeedup, class H>
+inline uint32_t IslipRouter::switch_requests_as(H& h, uint32_t lr, ps_t* next) {
   uint32_t eligible = 0;
   {
     IslipRouter& rt = *this;
@@ -338,6 +353,7 @@ inline uint32_t IslipRouter::switch_requests(H& h, uint32_t lr, ps_t* next) {
     const uint32_t o0 = rt.output(lr, 0), ch0 = o0 * nv_;
     // (Read once: the stores to the heads below could alias the member.)
     const ps_t staged = sa_cycles_ > 1 ? sa_cycles_ * cyc : 0;
+    const uint32_t si = kSpeedup ? in_speedup_ : 1, so = kSpeedup ? out_speedup_ : 1;
     for (uint64_t b = rt.req_inputs; b; b &= b - 1) rt.req[__builtin_ctzll(b)] = 0;
     rt.req_inputs = 0;
     for (uint64_t act = rt.active_outputs(lr); act; act &= act - 1) {
@@ -385,18 +401,21 @@ inline uint32_t IslipRouter::switch_requests(H& h, uint32_t lr, ps_t* next) {
             continue;
           }
           eligible++;
-          const uint64_t bit = 1ull << po;
-          uint8_t& rv = rt.req_vc[ip * IslipRouter::kMaxPorts + po];
-          if (rt.req[ip] & bit) {
-            // Two VCs of one input for one output: the input's VC pointer
+          // Its switch input and output (BookSim's expanded ports).
+          const uint32_t sin = kSpeedup ? ip * si + iv % si : ip;
+          const uint32_t sout = kSpeedup ? po * so + ip % so : po;
+          const uint64_t bit = 1ull << sout;
+          uint8_t& rv = rt.req_vc[sin * IslipRouter::kMaxPorts + sout];
+          if (rt.req[sin] & bit) {
+            // Two VCs of one switch input for one output: its VC pointer
             // says which goes first (the nearer at or after it, going round;
             // all three are below nv_, so no modulo).
-            const uint32_t from = rt.vc_pointer(o0 + ip);
+            const uint32_t from = rt.vc_pointer(o0 * si + sin);
             const auto after = [&](uint32_t x) { return x >= from ? x - from : x + nv_ - from; };
             if (after(iv) >= after(rv)) continue;
           }
-          rt.req[ip] |= bit;
-          rt.req_inputs |= uint64_t{1} << ip;
+          rt.req[sin] |= bit;
+          rt.req_inputs |= uint64_t{1} << sin;
           rv = static_cast<uint8_t>(iv);
         }
       }

@@ -16,6 +16,12 @@ struct RouterConfig {
   uint32_t output_speedup = 1;      // packets an output may accept at once (> 1: output queues)
   uint32_t output_queue_units = 0;  // capacity of each output VC queue (output_speedup > 1);
                                     // 0: router_sizing.h, output_queue_caps
+  // The cycle-synchronous router (router.switch_allocator islip or
+  // separable_input_first; input_queued_islip.h): its speedups are its
+  // switch's, as BookSim2's, with no output VC queues.
+  bool cycle_synchronous = false;
+  // The output speedup that output VC queues are made for (1: none).
+  uint32_t output_queue_speedup() const { return cycle_synchronous ? 1 : output_speedup; }
   // router.switch_allocator islip (input_queued_islip.h): iterations per cycle.
   uint32_t islip_iterations = 1;
   // router.switch_allocator separable_input_first: the same router, its

@@ -14,6 +14,10 @@
 #   torus with st_final_delay = 2 (BookSim's crossbar, its batches): 25.36
 #     cycles at 0.3, saturation 0.6563; with routing_delay = 1: 25.00 at
 #     0.3, saturation 0.5384 (BookSim2 itself, 2026-12-04)
+#   torus with input_speedup = 2: 19.22 at 0.3, saturation 0.6818;
+#     output_speedup = 2: 19.24, 0.6637; both: 19.18, 0.6846; 4 VCs with
+#     input_speedup 4 and output_speedup 2: 18.80 at 0.5, saturation 0.9851
+#     (BookSim2 itself, 2026-12-04)
 # the mesh and 1- to 3-dimensional tori translated to the torus family,
 # and what fabemu does not model refused at its FILE:LINE, exit 2.
 # Usage: booksim_import.sh FABEMU_BINARY SOURCE_DIR  (about 15 s)
@@ -198,19 +202,26 @@ within "torus wait_for_tail_credit saturation" \
   "$(value "$out/wtsat.txt" "Accepted packet rate average")" 0.1180
 
 # BookSim's pipeline delays: its crossbar of two cycles (whose queue lets
-# flits through in batches) and its routing stage of one.
-# The torus with --booksim-set $1: its latency at 0.3 and its saturation
-# against BookSim2's $2 and $3.
+# flits through in batches) and its routing stage of one; its speedups.
+# The torus with --booksim-set for each KEY=VALUE of $1: its latency at 0.3
+# and its saturation against BookSim2's $2 and $3.
 torus_pair() {
-  local tag=${1//[=_]/}
-  "$fabemu" run --booksim "$torus" --booksim-set "$1" --quiet >"$out/$tag-03.txt" 2>/dev/null
+  local sets=() kv tag=${1//[= _]/}
+  for kv in $1; do sets+=(--booksim-set "$kv"); done
+  "$fabemu" run --booksim "$torus" "${sets[@]}" --quiet >"$out/$tag-03.txt" 2>/dev/null
   within "torus $1 latency at 0.3 (cycles)" "$(value "$out/$tag-03.txt" "Packet latency average")" "$2"
-  "$fabemu" run --booksim "$torus" --booksim-set "$1" --booksim-set injection_rate=1.0 \
+  "$fabemu" run --booksim "$torus" "${sets[@]}" --booksim-set injection_rate=1.0 \
     --booksim-set sim_type=throughput --quiet >"$out/$tag-sat.txt" 2>/dev/null
   within "torus $1 saturation" "$(value "$out/$tag-sat.txt" "Accepted packet rate average")" "$3"
 }
 torus_pair st_final_delay=2 25.36 0.6563
 torus_pair routing_delay=1 25.00 0.5384
+# input_speedup and output_speedup: BookSim's expanded switch ports, an
+# output queue sending a flit a cycle (BookSim2 itself, 2026-12-04).
+torus_pair input_speedup=2 19.22 0.6818
+torus_pair output_speedup=2 19.24 0.6637
+torus_pair "input_speedup=2 output_speedup=2" 19.18 0.6846
+torus4_figures "input_speedup=4 output_speedup=2" "input_speedup: 4" 18.80 0.9851
 rc=0
 "$fabemu" check --booksim "$torus" --booksim-set routing_delay=2 >/dev/null 2>"$out/rd2.err" || rc=$?
 [ "$rc" = 2 ] || fail "routing_delay = 2 exited $rc, want 2"

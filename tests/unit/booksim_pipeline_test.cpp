@@ -11,11 +11,10 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "control/booksim/booksim_config.h"
-#include "control/booksim/booksim_import.h"
-#include "control/spec/spec_loader.h"
+#include "tests/support/booksim_text.h"
 #include "tests/support/run_collect.h"
 
 namespace fabemu {
@@ -31,25 +30,11 @@ const char* kRouter =
 
 constexpr ps_t kCyclePs = 30400;  // the flatfly profile's cycle (the hypercube's import)
 
-BooksimSpec imported(const std::string& more) {
-  BooksimConfig c;
-  c.read_string(std::string(kRouter) + more, "t.cfg");
-  return booksim_to_spec(c);
-}
-
-std::string refusal(const std::string& more) {
-  try {
-    imported(more);
-  } catch (const BooksimConfigError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "not refused: " << more;
-  return "";
-}
-
+const BooksimText kText(kRouter);
+BooksimSpec imported(const std::string& more) { return kText.imported(more); }
+std::string refusal(const std::string& more) { return kText.refusal(more); }
 Spec spec_from(const std::string& more, std::vector<std::string> sets = {}) {
-  sets.push_back("run.progress_s=0");
-  return load_spec_text(imported(more).yaml, sets, "t.yaml");
+  return kText.spec(more, std::move(sets));
 }
 
 struct Delays {

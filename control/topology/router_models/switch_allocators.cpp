@@ -23,18 +23,16 @@ namespace {
 // share: its engine instance, where it runs and what it needs.
 void cycle_allocator(SwitchAllocatorInfo& i) {
   i.available = [](const RoutingInfo& r) { return r.islip; };  // (where: the routings it is for)
-  i.limits = "without switch speedup or link.retry";
+  i.limits = "without link.retry";
   const std::string name = i.name;
-  i.check = [name](const Spec& s, const WrittenFn&) {
-    if (SpecProblem p =
-            speedup_problem(s, "router.switch_allocator",
-                            ("the " + name +
-                             " allocator matches one packet per input and output port per cycle, "
-                             "as BookSim's router without speedup does")
-                                .c_str(),
-                            "router.switch_allocator: per_output");
-        !p.message.empty())
-      return p;
+  i.check = [name](const Spec& s, const WrittenFn& written) {
+    if (written("router.output_queue_units"))
+      return SpecProblem{
+          {"router.output_queue_units", "router.switch_allocator"},
+          "router.switch_allocator " + name +
+              " queues packets per output, without a bound, as BookSim's router with its "
+              "default output_buffer_size: remove router.output_queue_units, or set "
+              "router.switch_allocator: per_output"};
     if (s.router.model != "input_queued")
       return SpecProblem{{"router.switch_allocator", "router.model"},
                          "router.switch_allocator " + name +
@@ -87,7 +85,9 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
       "and accept pointers, one iteration); it may cross from the next cycle "
       "and holds the VC until it has; then iSLIP matches input ports to output ports "
       "among the heads that hold their VC and have credits, router.islip_iterations "
-      "times; losers try again next cycle. router.flow_control wormhole moves a "
+      "times (router.input_speedup and output_speedup give each port that many switch "
+      "inputs and outputs, as BookSim's); losers try again next cycle. "
+      "router.flow_control wormhole moves a "
       "message's packets as the flits of one worm, which holds its output VC until "
       "its tail has crossed";
   i.reference =

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "control/booksim/booksim_network.h"
+#include "dataplane/core/fabric.h"
 
 namespace fabemu {
 
@@ -292,7 +293,7 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
       vc_allocator_line(c, file) + pipeline_lines(c, file, &out);
   x.file = file;
   x.topology = c.get_string("topology", "torus");
-  x.vcs = booksim_positive(c, "num_vcs", kDefaultVcs, 8, file);
+  x.vcs = booksim_positive(c, "num_vcs", kDefaultVcs, kMaxVcs, file);
   x.vc_buf = booksim_positive(c, "vc_buf_size", kDefaultVcBuf, 4096, file);
   const double rate_given = c.get_double("injection_rate", 0.1);
   if (!(rate_given > 0 && rate_given <= 1))

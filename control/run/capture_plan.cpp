@@ -108,7 +108,7 @@ CaptureProblem select_capture(const Spec::Capture& sc, const Fabric& fabric,
   }
   if (!sc.vcs.empty()) {
     ct.vc_mask = 0;
-    for (int v : sc.vcs) ct.vc_mask |= static_cast<uint8_t>(1u << v);
+    for (int v : sc.vcs) ct.vc_mask |= static_cast<uint16_t>(1u << v);
   }
   const auto endpoint_set = [&](const std::vector<int>& list, const char* key,
                                 std::vector<uint8_t>* out) {

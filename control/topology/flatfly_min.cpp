@@ -1,7 +1,7 @@
 // Registers routing "min" for the flatfly family: minimal dimension-order
 // routing (dataplane/routing/flatfly_min.h), and BookSim2's ran_min. One VC
 // is deadlock-free (dimension order); with two, min gives responses VC 1;
-// ran_min takes any of up to 8 VCs.
+// ran_min takes any of up to kMaxVcs (16) VCs.
 #include "dataplane/routing/flatfly_min.h"
 
 #include "control/topology/flatfly_routing.h"

@@ -11,7 +11,7 @@
 
 namespace fabemu {
 
-inline constexpr int kMaxVcs = 8;
+inline constexpr int kMaxVcs = 16;  // BookSim2's default num_vcs
 inline constexpr int kMaxPorts = 64;
 inline constexpr uint32_t kMaxSlices = 8;  // network slices (Fabric::slices)
 

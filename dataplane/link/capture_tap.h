@@ -158,7 +158,7 @@ class CaptureQueue {
 struct CaptureTaps {
   std::vector<int32_t> link_iface;    // [link id]: interface index, -1: not tapped
   std::vector<int32_t> device_iface;  // [port binding]: interface of its device, -1: not tapped
-  uint8_t vc_mask = 0xFF;             // VCs kept (bit per VC)
+  uint16_t vc_mask = 0xFFFF;          // VCs kept (bit per VC)
   std::vector<uint8_t> src, dst;      // [endpoint] kept (empty: all)
   uint8_t classes = 0x7;              // bit 0 requests, 1 responses, 2 frame segments
   uint32_t snaplen = 65535;           // bytes of each Ethernet frame in the file

@@ -184,7 +184,7 @@ struct GoBackNReceiver {
   LinkSeq expected = 0;
   // VCs whose input buffer has a damaged packet as its last entry (its CRC
   // failed; it leaves when its good copy arrives, or moves on marked).
-  uint8_t damaged_vcs = 0;
+  uint16_t damaged_vcs = 0;
   // What arrives with number `seq`: in sequence (take it if its CRC is
   // good, then expect the next) or not (discard: a duplicate, or sent after
   // a packet that was lost or damaged).

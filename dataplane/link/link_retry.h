@@ -467,7 +467,7 @@ void LinkRetry::receive(H& h, uint32_t c, rte_mbuf* m, ps_t arrive, LinkSeq seq,
   } else {
     h.link_stats(h.in(in).stats).retry.crc_errors++;
     crc_errors++;
-    rx.damaged_vcs = static_cast<uint8_t>(rx.damaged_vcs | (1u << v));
+    rx.damaged_vcs = static_cast<uint16_t>(rx.damaged_vcs | (1u << v));
   }
   h.enter_input(c, m, arrive, late);
 }
@@ -476,7 +476,7 @@ void LinkRetry::receive(H& h, uint32_t c, rte_mbuf* m, ps_t arrive, LinkSeq seq,
 template <class H>
 void LinkRetry::excise(H& h, uint32_t c) {
   const uint32_t in = c / nv_, v = c % nv_;
-  rx_[in].damaged_vcs = static_cast<uint8_t>(rx_[in].damaged_vcs & ~(1u << v));
+  rx_[in].damaged_vcs = static_cast<uint16_t>(rx_[in].damaged_vcs & ~(1u << v));
   rte_mbuf* m = h.remove_last(c);
   if (!m) return;
   h.link_stats(h.in(in).stats).retry.excised++;
@@ -498,7 +498,7 @@ bool LinkRetry::damaged_head(H& h, uint32_t c, bool* withhold) {
     excise(h, c);
     return true;
   }
-  rx_[in].damaged_vcs = static_cast<uint8_t>(rx_[in].damaged_vcs & ~(1u << v));
+  rx_[in].damaged_vcs = static_cast<uint16_t>(rx_[in].damaged_vcs & ~(1u << v));
   h.link_stats(h.in(in).stats).retry.bad_forwarded++;
   bad_out++;
   mark_transmit_error(codec_, head->m);

@@ -44,23 +44,24 @@ struct QEntry {
   uint8_t routed;    // out_port/out_vc/ready are set
   uint8_t stalled;   // counted as a credit stall at this hop already
   // router.switch_allocator islip (input_queued_islip.h): [kHoldsVc] its
-  // output VC is allocated to it, [kVcMask] the VCs of out_port its routing
-  // allows, a bit each. (Two bytes as the padding they were: the event-driven
-  // router's code does not change.)
+  // output VC is allocated to it; [1] spare. (Two bytes as the padding they
+  // were: the event-driven router's code does not change.)
   uint8_t islip[2];
 };
 static_assert(sizeof(QEntry) == 32, "queue entries are two per cache line");
-inline constexpr int kHoldsVc = 0, kVcMask = 1;  // QEntry::islip[]
+inline constexpr int kHoldsVc = 0;  // QEntry::islip[]
 
 // Per VC of one output: the fewest units a requester was short of when the
 // output last arbitrated, kNone where no requester was. A credit stream
 // coming back wakes the output only once that many credits are there (its
 // other requesters wait for wake-ups of their own: pipeline, input, link).
-struct alignas(16) BlockedUnits {
+struct alignas(32) BlockedUnits {
   static constexpr uint16_t kNone = 0xFFFF;
-  uint16_t units[8] = {kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone};
+  uint16_t units[kMaxVcs];
+  BlockedUnits() {
+    for (uint16_t& u : units) u = kNone;
+  }
 };
-static_assert(kMaxVcs == 8, "BlockedUnits lists one entry per VC");
 
 class InputQueuedBuffers {
  public:

@@ -77,6 +77,7 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
  public:
   static constexpr int32_t kFree = -1;
   static constexpr uint32_t kMaxPorts = 64;  // one bit per port in the matcher
+  static_assert(kMaxVcs <= 16, "vc_mask_ keeps a bit per VC in 16");
   // Greedy selection decides on the state at the cycle's start, kept lazily
   // (routing/greedy_snapshot.h, GreedySnapshot::kLazyDecisions).
   static constexpr bool kLazySnapshot = true;
@@ -111,6 +112,7 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     emit_next_.assign(queued_ ? size_t(s.routers) * s.max_ports : 0, 0);
     worm_.assign(wormhole_ ? channels() : 0, Worm{});
     accept_ptr_.assign(channels(), 0);
+    vc_mask_.assign(channels(), 0);
   }
 
   void init_islip(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t iterations,
@@ -187,14 +189,13 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   template <class H>
   void head_routed(H& h, const RoutedHead& at, QEntry& e, const RouteCandidates& rc, ps_t ready,
                    ps_t not_before) {
-    uint8_t mask = 0;
+    uint32_t mask = 0;
     for (uint32_t i = 0; i < rc.count; i++)
-      if (rc.c[i].port == e.out_port) mask |= static_cast<uint8_t>(1u << rc.c[i].vc);
+      if (rc.c[i].port == e.out_port) mask |= 1u << rc.c[i].vc;
     // Into an endpoint any VC will do (it depends on no other channel), as
     // BookSim's routings eject on any.
-    if (h.out(output(at.router, e.out_port)).peer_router < 0)
-      mask = static_cast<uint8_t>((1u << nv()) - 1);
-    e.islip[kVcMask] = mask;
+    if (h.out(output(at.router, e.out_port)).peer_router < 0) mask = (1u << nv()) - 1;
+    vc_mask_[at.channel] = static_cast<uint16_t>(mask);
     if (wormhole_) worm_[at.channel].pipeline = ready - e.arrive;  // its flits' too
     // BookSim's routing stage: routing_delay cycles from the head's arrival,
     // or from the cycle the packet ahead left (its next head is routed then).
@@ -218,7 +219,7 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     e.out_vc = w.vc;
     e.routed = 1;
     e.islip[kHoldsVc] = 1;
-    e.islip[kVcMask] = static_cast<uint8_t>(1u << w.vc);
+    vc_mask_[c] = static_cast<uint16_t>(1u << w.vc);
     iq::head_routed(*this, h,
                     RoutedHead{c, router_of_channel(c), port_of_channel(c), vc_of_channel(c)}, e,
                     e.arrive + w.pipeline, not_before);
@@ -295,6 +296,9 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   // output VCs (port * nv + vc), as BookSim's iSLIP VC allocator's.
   std::vector<uint16_t> accept_ptr_;
   std::vector<uint8_t> vc_ptr_;     // [input]
+  // [input channel]: the VCs of its head's output port that its routing
+  // allows, a bit each (kMaxVcs of them).
+  std::vector<uint16_t> vc_mask_;
   std::vector<ps_t> ran_at_;        // [local router]
   std::vector<uint64_t> active_;    // bit o: output o has requests (one spare word)
 

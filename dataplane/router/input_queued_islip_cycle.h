@@ -248,7 +248,7 @@ inline void IslipRouter::allocate_vcs_as(H& h, uint32_t lr, ps_t* next) {
       const uint32_t o = o0 + static_cast<uint32_t>(__builtin_ctzll(act)), n = rt.requests(o);
       // Grants: per output VC the requester granted and the grant pointer an
       // accept would leave.
-      uint16_t grant_to[8], grant_ptr[8];
+      uint16_t grant_to[kMaxVcs], grant_ptr[kMaxVcs];
       uint32_t granted = 0;  // a bit per output VC that granted
       // Whether output VC v may be given now (not held; with
       // wait_for_tail_credit, all its credits back).
@@ -271,18 +271,18 @@ inline void IslipRouter::allocate_vcs_as(H& h, uint32_t lr, ps_t* next) {
       for (uint32_t v = 0; v < nv_; v++) {
         if (input_first ? !((free >> v) & 1) : !may_give(v)) continue;
         uint16_t ptr = rt.va_pointer(o, v);
-        const auto waiting = [&](const QEntry& e) {
-          return !e.islip[kHoldsVc] && ((e.islip[kVcMask] >> v) & 1) && e.ready <= now;
+        const auto waiting = [&](uint32_t c, const QEntry& e) {
+          return !e.islip[kHoldsVc] && ((vc_mask_[c] >> v) & 1) && e.ready <= now;
         };
         const int32_t won = RoundRobinArbiter::pick(
             rt.request_bits(o), nbits, n, &ptr, [&](uint32_t i) {
               const uint32_t c = ch0 + rt.requester_port(i) * nv_ + rt.requester_vc(i);
               const QEntry& e = rt.head(c);
               if constexpr (input_first)  // only the heads whose own pick is v
-                return waiting(e) &&
-                       first_from(e.islip[kVcMask] & free, accept_ptr_[c], e.out_port * nv_) == v;
+                return waiting(c, e) &&
+                       first_from(vc_mask_[c] & free, accept_ptr_[c], e.out_port * nv_) == v;
               else
-                return waiting(e);
+                return waiting(c, e);
             });
         if (won < 0) continue;
         grant_to[v] = static_cast<uint16_t>(won);

@@ -17,7 +17,8 @@
 #   torus with input_speedup = 2: 19.22 at 0.3, saturation 0.6818;
 #     output_speedup = 2: 19.24, 0.6637; both: 19.18, 0.6846; 4 VCs with
 #     input_speedup 4 and output_speedup 2: 18.80 at 0.5, saturation 0.9851
-#     (BookSim2 itself, 2026-12-04)
+#     (BookSim2 itself, 2026-12-04); num_vcs = 16 (BookSim's default):
+#     18.42 at 0.3, saturation 0.8856
 # the mesh and 1- to 3-dimensional tori translated to the torus family,
 # and what fabemu does not model refused at its FILE:LINE, exit 2.
 # Usage: booksim_import.sh FABEMU_BINARY SOURCE_DIR  (about 15 s)
@@ -222,6 +223,8 @@ torus_pair input_speedup=2 19.22 0.6818
 torus_pair output_speedup=2 19.24 0.6637
 torus_pair "input_speedup=2 output_speedup=2" 19.18 0.6846
 torus4_figures "input_speedup=4 output_speedup=2" "input_speedup: 4" 18.80 0.9851
+# num_vcs = 16, BookSim's default: 18.42 cycles at 0.3, saturation 0.8856.
+torus_pair num_vcs=16 18.42 0.8856
 rc=0
 "$fabemu" check --booksim "$torus" --booksim-set routing_delay=2 >/dev/null 2>"$out/rd2.err" || rc=$?
 [ "$rc" = 2 ] || fail "routing_delay = 2 exited $rc, want 2"

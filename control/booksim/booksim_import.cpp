@@ -58,8 +58,6 @@ const std::map<std::string, FixedKey>& fixed_keys() {
       {"sim_count", {1, 1, "fabemu runs one simulation per run"}},
       {"speculative", {0, 0, "speculative switch allocation is not modelled"}},
       {"noq", {0, 0, "next-hop output queueing is not modelled"}},
-      {"hold_switch_for_packet",
-       {0, 0, "a packet's flits compete for the switch one by one in fabemu's iSLIP router"}},
       {"subnets", {1, 1, "one network"}},
       {"include_queuing",
        {1, 1, "fabemu's latency includes source queueing, as BookSim's default"}},
@@ -95,6 +93,7 @@ const std::set<std::string>& read_keys() {
       "alloc_iters",
       "input_speedup",
       "output_speedup",
+      "hold_switch_for_packet",
       "arb_type",
       "use_noc_latency",
       "traffic",
@@ -316,6 +315,15 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
     x.load = 1;
   }
   x.worm = x.flits > 1 ? "  flow_control: wormhole   # BookSim's packets of several flits\n" : "";
+  // hold_switch_for_packet keeps a packet's switch connection for its next
+  // flit: nothing to hold with packets of one flit.
+  if (c.get_int("hold_switch_for_packet", 0) != 0) {
+    if (x.flits > 1)
+      x.worm += "  hold_switch_for_packet: true\n";
+    else
+      out.notes.push_back(
+          "hold_switch_for_packet = 1 changes nothing with packets of one flit (packet_size = 1)");
+  }
   const std::string queue =
       x.flits > 1 ? fmt::format("  source_queue_packets: {}\n", std::max(256, 32 * x.flits)) : "";
   const Measure m = measurement(c, file, &out);

@@ -62,6 +62,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.router.vc_input_first = spec.router.vc_allocator == "separable_input_first";
   c.router.wormhole = spec.router.flow_control == "wormhole";
   c.router.wait_for_tail_credit = spec.router.wait_for_tail_credit;
+  c.router.hold_switch_for_packet = spec.router.hold_switch_for_packet;
   c.router.routing_cycles = static_cast<uint32_t>(spec.router.routing_cycles);
   c.router.vc_alloc_cycles = static_cast<uint32_t>(spec.router.vc_alloc_cycles);
   c.router.sw_alloc_cycles = static_cast<uint32_t>(spec.router.sw_alloc_cycles);

@@ -137,6 +137,9 @@ struct Spec {
     // islip: an output VC goes to a new packet only once the credits of the
     // last one have all come back (BookSim2's wait_for_tail_credit = 1)
     bool wait_for_tail_credit = false;
+    // router.flow_control wormhole: a worm keeps its switch connection
+    // while its next flit waits (BookSim2's hold_switch_for_packet = 1)
+    bool hold_switch_for_packet = false;
     // islip: how output VCs are allocated (islip | separable_input_first)
     std::string vc_allocator = "islip";
     // islip: BookSim2's pipeline delays, in cycles (routing_delay,

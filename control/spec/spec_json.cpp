@@ -107,6 +107,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"router.islip_iterations", [](const Spec& s) -> json { return s.router.islip_iterations; }},
     {"router.flow_control", [](const Spec& s) -> json { return s.router.flow_control; }},
     {"router.wait_for_tail_credit", [](const Spec& s) -> json { return s.router.wait_for_tail_credit; }},
+    {"router.hold_switch_for_packet", [](const Spec& s) -> json { return s.router.hold_switch_for_packet; }},
     {"router.vc_allocator", [](const Spec& s) -> json { return s.router.vc_allocator; }},
     {"router.routing_cycles", [](const Spec& s) -> json { return s.router.routing_cycles; }},
     {"router.vc_alloc_cycles", [](const Spec& s) -> json { return s.router.vc_alloc_cycles; }},

@@ -56,6 +56,10 @@
 //   worm's flits follow each other a cycle apart where credits allow and
 //   flits of worms on other VCs interleave with them on a link, as
 //   BookSim2's router moves multi-flit packets. Credits are per flit.
+//   router.hold_switch_for_packet (wormhole): a worm's flit that crosses
+//   keeps its switch input and output for the next flit waiting behind
+//   it, which crosses next cycle without allocation if it has credits
+//   (hold_stage), as BookSim2's switch hold.
 // The buffers, requests and crossings are the input-queued router's; this
 // adds the output VC holders and the allocators' pointers, and runs the
 // cycle; choosing this model at compile time keeps the event-driven
@@ -113,6 +117,10 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
     worm_.assign(wormhole_ ? channels() : 0, Worm{});
     accept_ptr_.assign(channels(), 0);
     vc_mask_.assign(channels(), 0);
+    hold_ = s.config.hold_switch_for_packet && wormhole_;
+    holds_.assign(hold_ ? s.routers : 0, SwitchHolds{});
+    hold_vc_.assign(hold_ ? size_t(s.routers) * kMaxPorts : 0, 0);
+    hold_out_.assign(hold_ ? size_t(s.routers) * kMaxPorts : 0, 0);
   }
 
   void init_islip(uint32_t routers, uint32_t max_ports, uint32_t nv, uint32_t iterations,
@@ -264,6 +272,14 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   // switch outputs per output port.
   uint32_t in_speedup_ = 1, out_speedup_ = 1;
   bool queued_ = false;  // packets wait for the link: crossbar_cycles > 1 or output_speedup > 1
+  // router.hold_switch_for_packet: per local router the switch inputs and
+  // outputs held (a bit each), and per switch input its held VC and output.
+  bool hold_ = false;
+  struct SwitchHolds {
+    uint64_t in = 0, out = 0;
+  };
+  std::vector<SwitchHolds> holds_;      // [local router]
+  std::vector<uint8_t> hold_vc_, hold_out_;  // [local router * kMaxPorts + switch input]
   // router.routing_cycles, vc_alloc_cycles, sw_alloc_cycles
   uint32_t routing_cycles_ = 0, va_cycles_ = 1, sa_cycles_ = 1;
   // QEntry::islip[kHoldsVc] of a head granted an output VC that its VC
@@ -319,9 +335,14 @@ class IslipRouter : public InputQueuedBuffers, public InputQueuedOps<IslipRouter
   // holder whose packet a fault took since is forgotten).
   bool vc_held(uint32_t o0, uint32_t o, uint32_t v);
   // The crossing of channel c's head to output o of local router lr (its
-  // match's stage done).
+  // match's stage done). True: a worm goes on with a flit waiting behind.
   template <class H>
-  void cross(H& h, uint32_t lr, uint32_t o, uint32_t c);
+  bool cross(H& h, uint32_t lr, uint32_t o, uint32_t c);
+  // router.hold_switch_for_packet: switch input p of local router lr keeps
+  // switch output q for its VC v's worm; hold_stage sends on the held ones.
+  void hold(uint32_t lr, uint32_t p, uint32_t q, uint32_t v);
+  template <class H>
+  void hold_stage(H& h, uint32_t lr, SwitchHolds held, ps_t* next);
   // crossbar_cycles > 1: how much later than through a one-cycle crossbar
   // a packet leaving its input buffer now for output o reaches o's link.
   template <class H>

@@ -40,8 +40,14 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
     ps_t next = kNever;
     const uint32_t sa = sa_cycles_;
     allocate_vcs(h, lr, &next);
+    // router.hold_switch_for_packet: the switch inputs and outputs held at
+    // the cycle's start take no requests this cycle.
+    const SwitchHolds held = hold_ ? holds_[lr] : SwitchHolds{};
     const uint32_t eligible = switch_requests(h, lr, &next);
     const uint32_t si = in_speedup_, so = out_speedup_;
+    // Held connections send first, as BookSim's hold stage updates before
+    // its switch allocation.
+    if (held.in) [[unlikely]] hold_stage(h, lr, held, &next);
     const uint32_t nports = max_ports() * std::max(si, so);  // switch inputs and outputs
     const uint32_t nv_ = nv();
     const uint32_t asking = static_cast<uint32_t>(__builtin_popcountll(rt.req_inputs));
@@ -71,7 +77,8 @@ inline void IslipRouter::cycle(H& h, uint32_t lr) {
           next = std::min(next, due);
           continue;
         }
-        cross(h, lr, o0 + po, c);
+        if (cross(h, lr, o0 + po, c) && hold_) [[unlikely]]
+          hold(lr, p, q, v);
       }
     }
     // Matches of earlier cycles cross after this cycle's allocation, as
@@ -94,15 +101,54 @@ inline uint32_t IslipRouter::first_from(uint32_t vcs, uint32_t ap, uint32_t base
 }
 
 template <class H>
-inline void IslipRouter::cross(H& h, uint32_t lr, uint32_t o, uint32_t c) {
+inline bool IslipRouter::cross(H& h, uint32_t lr, uint32_t o, uint32_t c) {
   const QEntry& crossing = head(c);
   // (A worm keeps its output VC until its last flit crosses.)
-  if (!wormhole_ || (meta(crossing.m)->flags & kPktLastSegment)) {
+  const bool last = !wormhole_ || (meta(crossing.m)->flags & kPktLastSegment);
+  if (last) {
     holder(o, crossing.out_vc) = kFree;
     if (wormhole_) worm_[c].open = 0;
   }
   // (What a dead output discards never enters the crossbar.)
   iq::grant(*this, h, o, c, queued_ && !h.discards(o) ? crossbar_wait(h, lr, o) : 0);
+  return !last && len(c);
+}
+
+inline void IslipRouter::hold(uint32_t lr, uint32_t p, uint32_t q, uint32_t v) {
+  SwitchHolds& hs = holds_[lr];
+  hs.in |= uint64_t{1} << p;
+  hs.out |= uint64_t{1} << q;
+  hold_vc_[size_t(lr) * kMaxPorts + p] = static_cast<uint8_t>(v);
+  hold_out_[size_t(lr) * kMaxPorts + p] = static_cast<uint8_t>(q);
+}
+
+// router.hold_switch_for_packet, as BookSim2's _SWHoldEvaluate and
+// _SWHoldUpdate: each connection held since the last cycle sends its VC's
+// next flit if that is there and its downstream buffer has credits for it,
+// keeping the connection while the worm goes on and a flit waits behind;
+// otherwise the connection is let go and the flit asks for the switch
+// from the next cycle, as any.
+template <class H>
+inline void IslipRouter::hold_stage(H& h, uint32_t lr, SwitchHolds held, ps_t* next) {
+  const ps_t now = h.now(), cyc = h.cycle_ps();
+  const uint32_t si = in_speedup_, so = out_speedup_, o0 = output(lr, 0);
+  SwitchHolds& hs = holds_[lr];
+  hs.in &= ~held.in;
+  hs.out &= ~held.out;
+  for (uint64_t b = held.in; b; b &= b - 1) {
+    const uint32_t p = static_cast<uint32_t>(__builtin_ctzll(b));
+    const uint32_t v = hold_vc_[size_t(lr) * kMaxPorts + p];
+    const uint32_t q = hold_out_[size_t(lr) * kMaxPorts + p];
+    const uint32_t c = channel(lr, p / si, v), o = o0 + q / so;
+    if (!len(c)) continue;
+    const QEntry& e = head(c);
+    *next = std::min(*next, now + cyc);  // sent or let go: it asks again
+    if (!e.routed || e.islip[kHoldsVc] != 1 || e.ready > now || h.out(o).free_ps > now ||
+        input_free_at(o0 + p / si) > now ||
+        !h.vcs(o)[e.out_vc].credits.available(e.units, now, next))
+      continue;
+    if (cross(h, lr, o, c)) hold(lr, p, q, v);
+  }
 }
 
 // BookSim's crossbar (iq_router.cpp, _SwitchEvaluate and _SwitchUpdate): a
@@ -338,7 +384,7 @@ template <class H>
 inline uint32_t IslipRouter::switch_requests(H& h, uint32_t lr, ps_t* next) {
   // (Without speedup a switch port is a router port: a branch per cycle,
   // not per request.)
-  if (in_speedup_ > 1 || out_speedup_ > 1) [[unlikely]]
+  if (in_speedup_ > 1 || out_speedup_ > 1 || hold_) [[unlikely]]
     return switch_requests_as<true>(h, lr, next);
   return switch_requests_as<false>(h, lr, next);
 }
@@ -354,6 +400,8 @@ inline uint32_t IslipRouter::switch_requests_as(H& h, uint32_t lr, ps_t* next) {
     // (Read once: the stores to the heads below could alias the member.)
     const ps_t staged = sa_cycles_ > 1 ? sa_cycles_ * cyc : 0;
     const uint32_t si = kSpeedup ? in_speedup_ : 1, so = kSpeedup ? out_speedup_ : 1;
+    // Switch inputs and outputs a held connection has (hold_switch_for_packet).
+    const SwitchHolds held = kSpeedup && hold_ ? holds_[lr] : SwitchHolds{};
     for (uint64_t b = rt.req_inputs; b; b &= b - 1) rt.req[__builtin_ctzll(b)] = 0;
     rt.req_inputs = 0;
     for (uint64_t act = rt.active_outputs(lr); act; act &= act - 1) {
@@ -400,10 +448,11 @@ inline uint32_t IslipRouter::switch_requests_as(H& h, uint32_t lr, ps_t* next) {
             }
             continue;
           }
-          eligible++;
           // Its switch input and output (BookSim's expanded ports).
           const uint32_t sin = kSpeedup ? ip * si + iv % si : ip;
           const uint32_t sout = kSpeedup ? po * so + ip % so : po;
+          if (kSpeedup && (((held.in >> sin) | (held.out >> sout)) & 1)) continue;
+          eligible++;
           const uint64_t bit = 1ull << sout;
           uint8_t& rv = rt.req_vc[sin * IslipRouter::kMaxPorts + sout];
           if (rt.req[sin] & bit) {

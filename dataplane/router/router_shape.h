@@ -32,6 +32,9 @@ struct RouterConfig {
   // router.wait_for_tail_credit (islip): an output VC is reallocated only
   // once all its credits are back.
   bool wait_for_tail_credit = false;
+  // router.hold_switch_for_packet (islip, wormhole): a worm keeps its switch
+  // input and output while its next flit waits behind, as BookSim2's.
+  bool hold_switch_for_packet = false;
   // router.vc_allocator separable_input_first (islip): each head picks one
   // output VC, then each output VC one of its pickers.
   bool vc_input_first = false;

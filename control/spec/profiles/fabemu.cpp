@@ -30,6 +30,7 @@ const ProfileDefaults& fabemu_defaults() {
       {"router.islip_iterations", "1"},
       {"router.flow_control", "virtual_cut_through"},
       {"router.wait_for_tail_credit", "false"},
+      {"router.hold_switch_for_packet", "false"},
       {"router.vc_allocator", "islip"},
       {"router.routing_cycles", "0"},
       {"router.vc_alloc_cycles", "1"},

@@ -54,6 +54,19 @@ void cycle_allocator(SwitchAllocatorInfo& i) {
           "faults are not modelled with router.flow_control wormhole (a worm cut by a dead "
           "link would hold its output VCs for ever): remove the faults, or set "
           "router.flow_control: virtual_cut_through"};
+    if (s.router.hold_switch_for_packet && s.router.flow_control != "wormhole")
+      return SpecProblem{{"router.hold_switch_for_packet", "router.flow_control"},
+                         "router.hold_switch_for_packet holds the switch for the flits of a "
+                         "worm, but router.flow_control is virtual_cut_through (a packet "
+                         "crosses whole): set router.flow_control: wormhole, or remove it"};
+    if (s.router.hold_switch_for_packet &&
+        (s.router.sw_alloc_cycles > 1 || s.router.forward_progress_ns > 0))
+      return SpecProblem{
+          {"router.hold_switch_for_packet",
+           s.router.sw_alloc_cycles > 1 ? "router.sw_alloc_cycles" : "router.forward_progress_ns"},
+          "router.hold_switch_for_packet is modelled with one-cycle switch allocation and no "
+          "forward-progress timer: set router.sw_alloc_cycles: 1 and remove "
+          "router.forward_progress_ns, or remove router.hold_switch_for_packet"};
     if (s.router.wait_for_tail_credit && (!s.faults.empty() || !s.run.control_socket.empty()))
       return SpecProblem{
           {s.faults.empty() ? "run.control_socket" : "faults", "router.wait_for_tail_credit"},
@@ -95,6 +108,7 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
       "sw_alloc_delay = 1; Dally & Towles, Principles and Practices of "
       "Interconnection Networks, 19.3; McKeown, IEEE/ACM ToN 1999)";
   i.own_keys = {"router.islip_iterations", "router.flow_control",   "router.wait_for_tail_credit",
+                "router.hold_switch_for_packet",
                 "router.vc_allocator",     "router.routing_cycles", "router.vc_alloc_cycles",
                 "router.sw_alloc_cycles",  "router.crossbar_cycles"};
   cycle_allocator(i);
@@ -110,6 +124,7 @@ FABEMU_REGISTER_NAMED(SwitchAllocatorInfo) {
       "BookSim2's iq router with sw_allocator = separable_input_first (Dally & Towles, "
       "Principles and Practices of Interconnection Networks, 19.3)";
   i.own_keys = {"router.flow_control",    "router.wait_for_tail_credit", "router.vc_allocator",
+                "router.hold_switch_for_packet",
                 "router.routing_cycles",  "router.vc_alloc_cycles",     "router.sw_alloc_cycles",
                 "router.crossbar_cycles"};
   cycle_allocator(i);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "control/booksim/booksim_network.h"
+#include "dataplane/stats/sample_periods.h"
 #include "dataplane/core/fabric.h"
 
 namespace fabemu {
@@ -41,6 +42,7 @@ namespace {
 // BookSim's defaults (its booksim_config.cpp) for the keys the import reads.
 constexpr int kDefaultVcs = 16, kDefaultVcBuf = 8;
 constexpr int kDefaultWarmup = 3, kDefaultSample = 1000, kDefaultMaxSamples = 10;
+constexpr int kSourceQueue = 4096;  // packets
 
 // Keys whose value fabemu models only at one setting: BookSim's value there,
 // and what fabemu lacks for the others.
@@ -156,7 +158,7 @@ void check_keys(const BooksimConfig& c) {
 }
 
 struct Measure {
-  int warmup_cycles, measure_cycles;
+  int warmup_cycles, measure_cycles, period_cycles;
 };
 
 Measure measurement(const BooksimConfig& c, const std::string& file, BooksimSpec* out) {
@@ -165,19 +167,30 @@ Measure measurement(const BooksimConfig& c, const std::string& file, BooksimSpec
     booksim_refuse(booksim_entry(c, "sim_type", file),
                    "sim_type " + sim + " is not modelled: use latency or throughput");
   out->sim_type = sim;
-  out->latency_thres = c.get_double("latency_thres", 500.0);
+  BooksimMeasure& m = out->measure;
+  m.latency_run = sim == "latency";
+  m.latency_thres = c.get_double("latency_thres", 500.0);
+  m.stopping_thres = c.get_double("stopping_thres", 0.05);
+  m.acc_stopping_thres = c.get_double("acc_stopping_thres", 0.05);
   const int warmup = c.get_int("warmup_periods", kDefaultWarmup);
   const int sample = booksim_positive(c, "sample_period", kDefaultSample, 10000000, file);
-  const int samples = booksim_positive(c, "max_samples", kDefaultMaxSamples, 100000, file);
+  const int samples = booksim_positive(c, "max_samples", kDefaultMaxSamples,
+                                       int(SamplePeriods::kMaxPeriods), file);
   if (warmup < 0 || warmup >= samples)
     booksim_refuse(booksim_entry(c, "warmup_periods", file),
                    fmt::format("warmup_periods must be 0 to max_samples - 1 ({}), got {}",
                                samples - 1, warmup));
+  m.warmup_thres = c.get_double("warmup_thres", 0.05);
+  m.acc_warmup_thres = c.get_double("acc_warmup_thres", 0.05);
+  m.warmup_periods = warmup;
+  m.max_samples = samples;
+  m.sample_period = sample;
   out->notes.push_back(fmt::format(
-      "BookSim stops sampling once its figures converge (warmup_thres, stopping_thres); "
-      "fabemu runs {} warm-up periods and all {} further periods of {} cycles",
-      warmup, samples - warmup, sample));
-  return {warmup * sample, (samples - warmup) * sample};
+      "fabemu runs all {} sample periods of {} cycles and applies BookSim's convergence rule "
+      "to them afterwards (warm-up, stopping_thres, acc_stopping_thres, latency_thres): its "
+      "result lines are those of the periods BookSim would have measured",
+      samples, sample));
+  return {warmup * sample, (samples - warmup) * sample, sample};
 }
 
 // The router keys every network shares; returns router.switch_allocator
@@ -324,8 +337,11 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
       out.notes.push_back(
           "hold_switch_for_packet = 1 changes nothing with packets of one flit (packet_size = 1)");
   }
+  // BookSim's sources fall behind without bound (their packets wait to be
+  // generated): the queue holds a backlog whose wait passes latency_thres
+  // long before it fills.
   const std::string queue =
-      x.flits > 1 ? fmt::format("  source_queue_packets: {}\n", std::max(256, 32 * x.flits)) : "";
+      fmt::format("  source_queue_packets: {}\n", std::max(kSourceQueue, 32 * x.flits));
   const Measure m = measurement(c, file, &out);
   const int seed = c.get_int("seed", 0);
   // (BookSim's kncube and flatfly read it; its default lengthens them. Its
@@ -336,51 +352,71 @@ BooksimSpec booksim_to_spec(const BooksimConfig& c) {
         "use_noc_latency 1 (BookSim's default) lengthens the " + x.topology +
             "'s channels by their placement, which is not modelled: set use_noc_latency = 0");
   std::string y = booksim_network_yaml(c, x, &out);
-  y += fmt::format("run:\n  seed: {}\n  warmup_ns: {}\n  measure_ns: {}\n{}", seed > 0 ? seed : 1,
-                   m.warmup_cycles * out.cycle_ns, m.measure_cycles * out.cycle_ns, queue);
+  y += fmt::format(
+      "run:\n  seed: {}\n  warmup_ns: {}\n  measure_ns: {}\n  sample_period_ns: {}   # BookSim's "
+      "sample_period\n{}",
+      seed > 0 ? seed : 1, m.warmup_cycles * out.cycle_ns, m.measure_cycles * out.cycle_ns,
+      m.period_cycles * out.cycle_ns, queue);
   out.yaml = "# From the BookSim2 configuration " + file + " (fabemu run --booksim)\n" + y;
   return out;
 }
 
 std::string booksim_results(const nlohmann::json& r, const BooksimSpec& s) {
   const double cyc = s.cycle_ns;
-  const auto lat = [&](const char* block, const char* f) {
-    return r.value(block, nlohmann::json::object()).value(f, 0.0) / cyc;
-  };
   std::string o;
-  // A packet of several flits is a fabemu message: its latency is the
-  // message's (generation to the last flit), a flit's is a packet's.
-  const bool worms = s.packet_size > 1 && r.contains("message_latency_ns");
-  const char* packet_block = worms ? "message_latency_ns" : "latency_ns";
-  const double mean = lat(packet_block, "mean");
-  if (s.sim_type == "latency" && mean > s.latency_thres) {
-    o += fmt::format("Average latency for class 0 exceeded {:g} cycles. Aborting simulation.\n",
-                     s.latency_thres);
-    o += "Simulation unstable, ending ...\n";
+  BooksimFigures f;
+  if (r.contains("sample_periods")) {
+    f = booksim_figures(r, s.measure, cyc);
   } else {
-    const double offered = r.value("offered_load", 0.0), accepted = r.value("accepted_load", 0.0);
-    const double entered = r.value("entered_load", offered);
-    const double hops = r.value("hops", nlohmann::json::object()).value("mean", 0.0);
+    // Without sample periods (run.sample_period_ns 0): the run's window.
+    const auto lat = [&](const char* block, const char* k) {
+      return r.value(block, nlohmann::json::object()).value(k, 0.0) / cyc;
+    };
+    // A packet of several flits is a fabemu message: its latency is the
+    // message's (generation to the last flit), a flit's is a packet's.
+    const bool worms = s.packet_size > 1 && r.contains("message_latency_ns");
+    const char* packet = worms ? "message_latency_ns" : "latency_ns";
+    const char* network = worms ? "message_network_latency_ns" : "network_latency_ns";
+    f.plat_avg = lat(packet, "mean"), f.plat_min = lat(packet, "min"), f.plat_max = lat(packet, "max");
+    f.nlat_avg = lat(network, "mean"), f.nlat_min = lat(network, "min");
+    f.nlat_max = lat(network, "max");
+    f.flat_avg = lat("network_latency_ns", "mean"), f.flat_min = lat("network_latency_ns", "min");
+    f.flat_max = lat("network_latency_ns", "max");
+    f.injected_flits = r.value("entered_load", r.value("offered_load", 0.0));
+    f.accepted_flits = r.value("accepted_load", 0.0);
+    f.accepted_packets = f.accepted_flits / s.packet_size;
+    f.hops = r.value("hops", nlohmann::json::object()).value("mean", 0.0);
+    if (s.sim_type == "latency" && f.plat_avg > s.measure.latency_thres) {
+      f.unstable = true;
+      f.unstable_line = fmt::format(
+          "Average latency for class 0 exceeded {:g} cycles. Aborting simulation.",
+          s.measure.latency_thres);
+    }
+  }
+  if (f.unstable) {
+    o += f.unstable_line + "\nSimulation unstable, ending ...\n";
+  } else {
+    if (f.time_taken > 0) o += fmt::format("Time taken is {:.0f} cycles\n", f.time_taken);
     o += "====== Overall Traffic Statistics ======\n====== Traffic class 0 ======\n";
-    const auto three = [&](const char* name, const char* block) {
-      o += fmt::format("{} average = {:g} (1 samples)\n", name, lat(block, "mean"));
-      o += fmt::format("\tminimum = {:g} (1 samples)\n", lat(block, "min"));
-      o += fmt::format("\tmaximum = {:g} (1 samples)\n", lat(block, "max"));
+    const auto three = [&](const char* name, double avg, double min, double max) {
+      o += fmt::format("{} average = {:g} (1 samples)\n", name, avg);
+      o += fmt::format("\tminimum = {:g} (1 samples)\n", min);
+      o += fmt::format("\tmaximum = {:g} (1 samples)\n", max);
     };
     // BookSim's: generation to the tail; the head's injection to the tail;
     // each flit's own injection to its arrival.
-    three("Packet latency", packet_block);
-    three("Network latency", worms ? "message_network_latency_ns" : "network_latency_ns");
-    three("Flit latency", "network_latency_ns");
+    three("Packet latency", f.plat_avg, f.plat_min, f.plat_max);
+    three("Network latency", f.nlat_avg, f.nlat_min, f.nlat_max);
+    three("Flit latency", f.flat_avg, f.flat_min, f.flat_max);
     const double size = s.packet_size;
-    o += fmt::format("Injected packet rate average = {:g} (1 samples)\n", entered / size);
-    o += fmt::format("Accepted packet rate average = {:g} (1 samples)\n", accepted / size);
-    o += fmt::format("Injected flit rate average = {:g} (1 samples)\n", entered);
-    o += fmt::format("Accepted flit rate average = {:g} (1 samples)\n", accepted);
+    o += fmt::format("Injected packet rate average = {:g} (1 samples)\n", f.injected_flits / size);
+    o += fmt::format("Accepted packet rate average = {:g} (1 samples)\n", f.accepted_packets);
+    o += fmt::format("Injected flit rate average = {:g} (1 samples)\n", f.injected_flits);
+    o += fmt::format("Accepted flit rate average = {:g} (1 samples)\n", f.accepted_flits);
     o += fmt::format("Injected packet size average = {} (1 samples)\n", s.packet_size);
     o += fmt::format("Accepted packet size average = {} (1 samples)\n", s.packet_size);
     // BookSim counts routers, the last one included; fabemu links between them.
-    o += fmt::format("Hops average = {:g} (1 samples)\n", hops + 1);
+    o += fmt::format("Hops average = {:g} (1 samples)\n", f.hops + 1);
   }
   const double wall = r.value("performance", nlohmann::json::object()).value("wall_s", 0.0);
   o += fmt::format("Total run time {:g}\n", wall);

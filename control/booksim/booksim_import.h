@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "control/booksim/booksim_config.h"
+#include "control/booksim/booksim_convergence.h"
 
 namespace fabemu {
 
@@ -21,7 +22,7 @@ struct BooksimSpec {
   std::vector<std::string> notes;  // where the run differs from BookSim's, a line each
   double cycle_ns = 1.0;           // one BookSim cycle in the spec's time
   std::string sim_type = "latency";
-  double latency_thres = 500.0;    // cycles: above it BookSim calls a latency run unstable
+  BooksimMeasure measure;          // its sample periods and convergence rule
   int packet_size = 1;             // flits per BookSim packet (a fabemu message's packets)
 };
 

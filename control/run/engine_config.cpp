@@ -36,6 +36,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.warmup_ps = ns_to_ps(spec.run.warmup_ns);
   c.measure_ps = ns_to_ps(spec.run.measure_ns);
   c.drain_ps = ns_to_ps(spec.run.drain_ns);
+  c.sample_period_ps = ns_to_ps(spec.run.sample_period_ns);
   c.workers = spec.run.workers;
   c.check_invariants = spec.run.check_invariants;
   c.retry.enabled = spec.link.retry;

@@ -51,10 +51,58 @@ static nlohmann::json lanes_json(const LinkStats& l) {
           {"changes", std::move(log)}};
 }
 
+namespace {
+
+// run.sample_period_ns: a cell per period from time 0 to the last one
+// anything happened in (dataplane/stats/sample_periods.h), times in ns.
+nlohmann::json sample_periods_json(const SamplePeriods& sp) {
+  using nlohmann::json;
+  const std::vector<PeriodCell>& cells = sp.cells();
+  size_t n = cells.size();
+  while (n > 0 && cells[n - 1].generated == 0 && cells[n - 1].arrived == 0 && cells[n - 1].sent == 0)
+    n--;
+  const auto ns = [](double ps) { return ps_to_ns(ps); };
+  const auto extremes = [&](double sum, ps_t min, ps_t max, uint64_t count) {
+    return json{{"sum", ns(sum)},
+                {"min", count ? ns(double(min)) : 0.0},
+                {"max", count ? ns(double(max)) : 0.0}};
+  };
+  json out = json::array();
+  for (size_t i = 0; i < n; i++) {
+    const PeriodCell& c = cells[i];
+    json later = json::array();
+    for (uint32_t d = 0; d < SamplePeriods::kDelays; d++) {
+      const PeriodDelay& pd = sp.delays()[i * SamplePeriods::kDelays + d];
+      later.push_back(json::array({pd.messages, ns(pd.latency_ps_sum)}));
+    }
+    out.push_back({{"generated", c.generated},
+                   {"generated_ns_sum", ns(c.generated_ps_sum)},
+                   {"generated_messages", c.generated_messages},
+                   {"sent", c.sent},
+                   {"arrived", c.arrived},
+                   {"arrived_generated_ns_sum", ns(c.arrived_gen_ps_sum)},
+                   {"flit_latency_ns", extremes(c.flat_ps_sum, c.flat_min_ps, c.flat_max_ps, c.arrived)},
+                   {"messages_arrived", c.messages_arrived},
+                   {"arrived_latency_ns_sum", ns(c.latency_ps_sum)},
+                   {"messages", c.messages},
+                   {"latency_ns", extremes(c.plat_ps_sum, c.plat_min_ps, c.plat_max_ps, c.messages)},
+                   {"network_latency_ns",
+                    extremes(c.nlat_ps_sum, c.nlat_min_ps, c.nlat_max_ps, c.messages)},
+                   {"hops_sum", c.hops_sum},
+                   {"last_arrival_ns", ns(double(c.last_arrival_ps))},
+                   {"arrived_later", later}});
+  }
+  return {{"period_ns", ns(double(sp.period_ps()))},
+          {"note", "per period from time 0: packets generated / sent / arrived in it; messages "
+                   "arrived in it and their latency; messages generated in "
+                   "it: their latency, hops and last arrival, and arrived_later[d] = [messages, "
+                   "latency sum] of those arriving d periods later (the last: d or more)"},
+          {"cells", out}};
+}
+
 // Network slices: what each slice carried. Its share of the packets the
 // processors sent (their injection ports in it), the load it entered as a
 // fraction of its ports' bandwidth, and how busy its router channels were.
-namespace {
 nlohmann::json slices_json(const Fabric& fabric, const RunStats& st, double window) {
   struct Slice {
     uint64_t packets = 0;
@@ -187,6 +235,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
     j["message_network_latency_ns"] = histogram_ns(st.message_network_latency_ps);
   }
   j["hops"] = {{"mean", st.hops.mean()}, {"max", st.hops.count ? st.hops.max : 0}};
+  if (st.periods.on()) j["sample_periods"] = sample_periods_json(st.periods);
   if (st.islip_cycles)  // router.switch_allocator islip: how well the matching did
     j["switch_allocation"] = {
         {"cycles", st.islip_cycles},

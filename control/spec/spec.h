@@ -218,6 +218,7 @@ struct Spec {
     double warmup_ns = 20000;
     double measure_ns = 100000;
     double drain_ns = 1000000;         // give up draining after this long (then report)
+    double sample_period_ns = 0;       // figures per sample period in the report (0: off)
     int workers = 1;                   // worker cores
     bool check_invariants = false;     // check credit conservation at every event (slow)
     double progress_s = 1.0;           // progress line period, wall seconds (0: off)

@@ -163,6 +163,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"run.warmup_ns", [](const Spec& s) -> json { return s.run.warmup_ns; }},
     {"run.measure_ns", [](const Spec& s) -> json { return s.run.measure_ns; }},
     {"run.drain_ns", [](const Spec& s) -> json { return s.run.drain_ns; }},
+    {"run.sample_period_ns", [](const Spec& s) -> json { return s.run.sample_period_ns; }},
     {"run.workers", [](const Spec& s) -> json { return s.run.workers; }},
     {"run.check_invariants", [](const Spec& s) -> json { return s.run.check_invariants; }},
     {"run.progress_s", [](const Spec& s) -> json { return s.run.progress_s; }},

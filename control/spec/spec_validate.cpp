@@ -40,6 +40,7 @@
 #include "dataplane/ethernet/ether.h"
 #include "dataplane/link/lanes.h"
 #include "dataplane/router/router_sizing.h"
+#include "dataplane/stats/sample_periods.h"
 
 namespace fabemu {
 
@@ -82,6 +83,7 @@ void SpecValidator::validate(Spec& s) const {
   validate_router_model(s, *routing);
   validate_switch_allocator(s, *routing);
   validate_injection_vc(s, *routing);
+  validate_sample_periods(s);
   if (s.topology.family == "torus" && !s.topology.wrap && !routing->routes_mesh)
     blame({"topology.wrap", "routing"},
           fmt::format("topology.wrap false makes a mesh, but routing '{}' needs the torus's wrap "
@@ -358,6 +360,23 @@ void SpecValidator::validate_injection_vc(const Spec& s, const RoutingInfo& rout
                       "(which rotates over every VC)",
                       s.topology.family, printable(s.routing),
                       s.topology.family == "torus" ? "dim_order" : "dest_tag"));
+}
+
+// run.sample_period_ns: cells kept per worker for every period up to the
+// end of generation (dataplane/stats/sample_periods.h).
+void SpecValidator::validate_sample_periods(const Spec& s) const {
+  const double p = s.run.sample_period_ns;
+  if (p <= 0) return;
+  if (s.run.mode == "realtime")
+    blame({"run.sample_period_ns", "run.mode"},
+          "run.sample_period_ns samples a virtual-time run: remove it, or set run.mode: virtual");
+  const double periods = std::ceil((s.run.warmup_ns + s.run.measure_ns) / p);
+  if (periods > SamplePeriods::kMaxPeriods)
+    blame({"run.sample_period_ns", "run.measure_ns"},
+          fmt::format("run.sample_period_ns {} cuts run.warmup_ns + run.measure_ns ({} ns) into "
+                      "{:.0f} periods, more than the {} kept: lengthen the period, or shorten "
+                      "the run",
+                      p, s.run.warmup_ns + s.run.measure_ns, periods, SamplePeriods::kMaxPeriods));
 }
 
 // What the port bindings need from the rest of the spec (clashes between

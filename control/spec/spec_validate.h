@@ -36,6 +36,7 @@ class SpecValidator {
   void validate_router_model(Spec& s, const RoutingInfo& routing) const;
   void validate_switch_allocator(const Spec& s, const RoutingInfo& routing) const;
   void validate_injection_vc(const Spec& s, const RoutingInfo& routing) const;
+  void validate_sample_periods(const Spec& s) const;
   void check_choice(const Spec& s, const RouterChoiceInfo& choice) const;
   template <class Info>
   std::pair<const Info*, const std::string*> foreign_key(const NamedRegistry<Info>& choices,

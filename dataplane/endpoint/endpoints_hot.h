@@ -192,6 +192,7 @@ Endpoints::Enqueue Endpoints::enqueue_message(H& h, uint32_t e, uint32_t dst, ui
       if (gen_ps < h.measure_end()) st.offered_units += pm.units;
     }
   }
+  if (st.periods.on()) [[unlikely]] st.periods.generated(gen_ps, nseg);
   return Enqueue::ok;
 }
 
@@ -280,6 +281,7 @@ void Endpoints::try_inject(H& h, uint32_t e) {
     credits_[size_t(e) * nv + v].take(units);
     meta(m)->inj_ps = now;
     ep.inj_free = now + dur;
+    if (h.stats().periods.on()) [[unlikely]] h.stats().periods.sent(now);
     LinkStats& ls = h.stats().links[ep.link];
     ls.packets++;
     ls.units += units;
@@ -420,6 +422,7 @@ void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
     st.network_latency_ps.add(t - pm->inj_ps);
     st.hops.add(pm->hops);
   }
+  if (st.periods.on()) [[unlikely]] st.periods.packet_arrived(t, pm->gen_ps, pm->inj_ps);
   if (*p_.on_deliver) (*p_.on_deliver)(pm->id, pm->src, pm->dst, t - pm->gen_ps, pm->hops);
   if (pm->flags & kPktFrame) {
     h.frame_segment(p, m);  // keeps the mbuf until the frame is whole
@@ -433,6 +436,8 @@ void Endpoints::on_deliver(H& h, uint32_t e, rte_mbuf* m, ps_t t) {
   }
   if (ra == MessageReassembly::Result::complete) {
     st.delivered_messages++;
+    if (st.periods.on()) [[unlikely]]
+      st.periods.message_arrived(t, pm->gen_ps, first_inj, pm->hops);
     if (pm->nseg > 1 && (pm->flags & kPktMeasured)) {
       st.message_latency_ps.add(t - pm->gen_ps);
       st.message_network_latency_ps.add(t - first_inj);

@@ -39,6 +39,8 @@ struct EngineConfig : TrafficConfig, BridgeConfig {
   ps_t warmup_ps = 0;
   ps_t measure_ps = 0;
   ps_t drain_ps = 0;
+  // run.sample_period_ns: figures per sample period (stats/sample_periods.h); 0: off.
+  ps_t sample_period_ps = 0;
   int workers = 1;
   bool check_invariants = false;
   // Decode every delivered packet against its metadata, as check_invariants

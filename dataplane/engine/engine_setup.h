@@ -78,6 +78,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
   w.barriers.init(cfg_.barrier, w.routers);
   w.st = RunStats{};
   w.st.links = links_.links;
+  if (!cfg_.realtime) w.st.periods.init(cfg_.sample_period_ps, gen_end_);
   w.route.mixed_rates =  // link/link_wiring.h
       wire_links({&f_, &links_, &router_worker_, &router_local_, &cap_, max_ports_, nv_}, w.id,
                  w.routers, w.out, w.in, w.vcs);

@@ -46,6 +46,7 @@ void merge_workers(RunStats& out, const std::vector<WorkerResult>& workers) {
     out.message_latency_ps.merge(s.message_latency_ps);
     out.message_network_latency_ps.merge(s.message_network_latency_ps);
     out.hops.merge(s.hops);
+    out.periods.merge(s.periods);
     out.barrier.merge(s.barrier);
     out.invariant_checks += s.invariant_checks;
     out.lateness_ps.merge(wp->lateness_ps);

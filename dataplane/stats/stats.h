@@ -11,6 +11,7 @@
 #include "dataplane/link/lanes.h"
 #include "dataplane/sim/time.h"
 #include "dataplane/stats/latency_histogram.h"
+#include "dataplane/stats/sample_periods.h"
 
 namespace fabemu {
 
@@ -272,6 +273,7 @@ struct RunStats {
   LatencyHistogram message_latency_ps;
   LatencyHistogram message_network_latency_ps;  // ... from their first packet's injection
   LatencyHistogram hops;
+  SamplePeriods periods;  // run.sample_period_ns
   BarrierStats barrier;  // the barrier/eureka networks (dataplane/barrier/), when on
   std::vector<LinkStats> links;
   // Frames (port-bound endpoints) and real time.

@@ -37,12 +37,16 @@ grep -q ": ok (" "$out/check.txt" || fail "check prints no ok line"
 grep -q "routing: dim_order" "$out/check.txt" || fail "check prints no translated spec"
 
 "$fabemu" run --booksim "$torus" --quiet >"$out/t03.txt" 2>"$out/t03.err"
-for line in "====== Overall Traffic Statistics ======" "Packet latency average = " \
+for line in "Time taken is " "====== Overall Traffic Statistics ======" "Packet latency average = " \
     "Accepted packet rate average = " "Hops average = " "Total run time "; do
   grep -q "^$line" "$out/t03.txt" || fail "no '$line' line"
 done
 within "torus latency at 0.3 (cycles)" "$(value "$out/t03.txt" "Packet latency average")" 19.27
 within "torus accepted at 0.3" "$(value "$out/t03.txt" "Accepted packet rate average")" 0.3
+# BookSim2 stops there after 3 warm-up and 3 running periods (6,063 cycles).
+taken=$(sed -n 's/^Time taken is \([0-9]*\) cycles$/\1/p' "$out/t03.txt")
+[ -n "$taken" ] && [ "$taken" -ge 6000 ] && [ "$taken" -lt 7000 ] ||
+  fail "torus at 0.3: Time taken is '$taken' cycles, want BookSim's 6,000 to 7,000"
 grep -q "to_self: true" "$out/check.txt" || fail "uniform is not translated with traffic.to_self"
 grep -q "injection: free" "$out/check.txt" || fail "the sources do not choose VCs as BookSim's"
 

@@ -3,7 +3,7 @@
 # docs/report.schema.json (issue 36 item 5). Short runs of every profile
 # (t3e, yarc, flatfly, spider, custom) and topology family, both modes (virtual
 # time; real time with a replayed host and a null port), and the reports
-# with optional parts (slices, switch allocation, link retry and lanes,
+# with optional parts (slices, switch allocation, sample periods, link retry and lanes,
 # faults and forward-progress time-outs, capture, ports, a stalled, an
 # interrupted and an overloaded run) are each validated with jsonschema.
 # Then the schema must be strict: a report with one key renamed, or one
@@ -47,7 +47,7 @@ report barrier 0 "$topo/t3e-4x4x4.yaml" "${short[@]}" --set traffic.phases=eurek
 report spider 0 "$topo/spider-fhc-64.yaml" "${short[@]}" --set link.ber=1e-4 \
   --set router.deadlock_timeout_ns=100000 --set traffic.cc_adapt=0.5 --set traffic.vector_fraction=0.2
 report islip 0 "$topo/flatfly-32x2-booksim.yaml" --set run.warmup_ns=500 --set run.measure_ns=1000 \
-  --set run.progress_s=0
+  --set run.progress_s=0 --set run.sample_period_ns=250
 report retry_lanes 0 "$topo/yarc-r1.5-288.yaml" "${short[@]}" --set run.workers=1 --set link.retry=true \
   --set link.ber=1e-4 --set link.lane_degrade=true --set link.lane_retry_threshold=2
 report faults 0 "$topo/t3e-4x4x4.yaml" "${short[@]}" --set router.forward_progress_ns=1000 \
@@ -124,7 +124,7 @@ def has(name, *keys):
         return True
     print(f"json_schema: FAIL {name}: no {'.'.join(keys)} to validate")
     return False
-expected = [("yarc_slices", "slices"), ("islip", "switch_allocation"),
+expected = [("yarc_slices", "slices"), ("islip", "switch_allocation"), ("islip", "sample_periods"),
             ("retry_lanes", "link_retry"), ("retry_lanes", "link_lanes"),
             ("retry_lanes", "links", "retry"), ("retry_lanes", "links", "lanes"), ("faults", "faults"),
             ("faults", "forward_progress_timeouts"), ("faults", "links", "state"),

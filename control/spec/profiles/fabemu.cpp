@@ -61,6 +61,7 @@ const ProfileDefaults& fabemu_defaults() {
       {"run.warmup_ns", "20000"},
       {"run.measure_ns", "100000"},
       {"run.drain_ns", "1000000"},
+      {"run.sample_period_ns", "0"},
       {"run.workers", "1"},
       {"run.check_invariants", "false"},
       {"run.progress_s", "1.0"},

@@ -64,10 +64,29 @@ std::string traffic_pattern(const BooksimConfig& c, const std::string& topology,
     return pattern(call.name);
   if (call.name == "neighbor" && numbering == Nodes::flatfly) return "  pattern: neighbor\n";
   if (call.name == "randperm") {
-    out->notes.push_back(
-        "traffic randperm: fabemu draws its own random permutation from run.seed "
-        "(traffic.pattern permutation), not the one of BookSim's perm_seed");
-    return "  pattern: permutation\n";
+    // BookSim's permutation of perm_seed (randperm({S}) or the perm_seed key).
+    double seed = 0;
+    if (!call.args.empty()) {
+      const BooksimArg& a = call.args[0];
+      if (call.args.size() > 1 || (a.is_list() && a.items.size() != 1))
+        booksim_refuse(e, "randperm takes one perm_seed, written randperm(S) or randperm({S})");
+      seed = a.is_list() ? a.items[0].number : a.number;
+    } else if (const BooksimEntry* ps = c.find("perm_seed")) {
+      if (ps->kind == BooksimValueKind::kString)
+        booksim_refuse(booksim_entry(c, "perm_seed", file),
+                       "perm_seed must be a number (time draws a new permutation each run)");
+      seed = c.get_int("perm_seed", 0);
+    }
+    if (seed < 0 || seed > 2147483647 || seed != std::floor(seed))
+      booksim_refuse(e, fmt::format("perm_seed must be 0 to 2^31 - 1, got {}", seed));
+    if (!cube)
+      out->notes.push_back(fmt::format(
+          "traffic randperm: BookSim's permutation of perm_seed {:.0f}, but over fabemu's "
+          "endpoint numbers, which are not BookSim's node numbers on the {}: its pairs differ "
+          "from BookSim's",
+          seed, topology));
+    return pattern("permutation") +
+           fmt::format("  permutation_seed: {:.0f}   # BookSim's perm_seed\n", seed);
   }
   if (call.name == "hotspot" && numbering != Nodes::flatfly) {
     // BookSim's first argument lists the hot nodes, the second their rates:

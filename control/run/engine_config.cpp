@@ -87,6 +87,7 @@ EngineConfig make_engine_config(const Spec& spec, const Fabric& fabric) {
   c.slot_units = static_cast<uint32_t>(spec.traffic.slot_units);
   c.to_self = spec.traffic.to_self;
   c.booksim_numbering = spec.traffic.numbering == "booksim";
+  c.permutation_seed = spec.traffic.permutation_seed;
   c.batch_size =
       spec.traffic.process != "bernoulli" ? static_cast<uint32_t>(spec.traffic.batch_size) : 1;
   c.single_batch = spec.traffic.process == "single_batch";

@@ -185,6 +185,7 @@ struct Spec {
     int slot_units = 1;                // injection-link units per Bernoulli trial
     bool to_self = false;              // uniform draws the source too (BookSim2's)
     std::string numbering = "fabemu";  // fixed patterns' node numbers: fabemu | booksim
+    int64_t permutation_seed = -1;     // permutation: BookSim2's randperm of this perm_seed; -1: fabemu's
     double burst_alpha = 0.5;          // process on_off: off to on, per slot (BookSim2's)
     double burst_beta = 0.5;           // process on_off: on to off, per slot
     std::vector<PacketSize> sizes{{64, 1.0}};

@@ -138,6 +138,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"traffic.slot_units", [](const Spec& s) -> json { return s.traffic.slot_units; }},
     {"traffic.to_self", [](const Spec& s) -> json { return s.traffic.to_self; }},
     {"traffic.numbering", [](const Spec& s) -> json { return s.traffic.numbering; }},
+    {"traffic.permutation_seed", [](const Spec& s) -> json { return s.traffic.permutation_seed; }},
     {"traffic.burst_alpha", [](const Spec& s) -> json { return s.traffic.burst_alpha; }},
     {"traffic.burst_beta", [](const Spec& s) -> json { return s.traffic.burst_beta; }},
     {"traffic.sizes", sizes_json},

@@ -90,6 +90,11 @@ void SpecValidator::validate(Spec& s) const {
                       "links: use routing dim_order (BookSim's dimension order on a mesh), or "
                       "remove topology.wrap",
                       printable(s.routing)));
+  if (s.traffic.permutation_seed >= 0 && s.traffic.pattern != "permutation")
+    blame({"traffic.permutation_seed", "traffic.pattern"},
+          fmt::format("traffic.permutation_seed chooses BookSim2's random permutation, but "
+                      "traffic.pattern is '{}': set traffic.pattern: permutation, or remove the key",
+                      printable(s.traffic.pattern)));
   if (s.traffic.adaptive_fraction < 1.0 && s.routing != "adaptive")
     blame({"traffic.adaptive_fraction", "routing"},
           fmt::format("traffic.adaptive_fraction {} marks packets for adaptive routing, but "
@@ -477,6 +482,7 @@ void SpecValidator::validate_with_fabric(const Spec& s, int64_t endpoints) const
     cfg.hotspot = static_cast<uint32_t>(s.traffic.hotspot);
     cfg.hotspot_fraction = s.traffic.hotspot_fraction;
     cfg.booksim_numbering = s.traffic.numbering == "booksim";
+    cfg.permutation_seed = s.traffic.permutation_seed;
     TrafficPattern tp;
     std::string err;
     if (!tp.init(f, cfg, &err))

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "dataplane/endpoint/knuth_ran_array.h"
+
 namespace fabemu {
 
 namespace {
@@ -103,6 +105,11 @@ bool TrafficPattern::init(const Fabric& f, const TrafficConfig& cfg, uint64_t se
     if (it == by_coord.end()) it = by_coord.find({c[0], c[1], c[2], 0});
     return it == by_coord.end() ? 0 : it->second;
   };
+  // BookSim2's k-ary n-cube numbers its nodes x fastest.
+  auto kncube_node = [&](uint32_t e) {
+    const auto& c = f.routers[f.endpoints[e].router].coord;
+    return static_cast<uint32_t>(c[0] + k[0] * (c[1] + k[1] * c[2]));
+  };
   const bool node_pattern = bit_pattern(pattern_) || pattern_ == Pattern::tornado ||
                             pattern_ == Pattern::neighbor;
   // Bit patterns work on the bits of a node number (fabemu's own bitcomp
@@ -130,8 +137,7 @@ bool TrafficPattern::init(const Fabric& f, const TrafficConfig& cfg, uint64_t se
     }
     std::vector<uint32_t> node_of(n_), endpoint_of(n_);
     for (uint32_t e = 0; e < n_; e++) {
-      const auto& c = f.routers[f.endpoints[e].router].coord;
-      node_of[e] = static_cast<uint32_t>(c[0] + k[0] * (c[1] + k[1] * c[2]));
+      node_of[e] = kncube_node(e);
       endpoint_of[node_of[e]] = e;
     }
     for (uint32_t e = 0; e < n_; e++)
@@ -203,6 +209,18 @@ bool TrafficPattern::init(const Fabric& f, const TrafficConfig& cfg, uint64_t se
       break;
     }
     case Pattern::permutation: {
+      if (cfg.permutation_seed >= 0) {  // BookSim2's randperm, on its node numbers
+        const std::vector<uint32_t> dest = booksim_random_permutation(n_, cfg.permutation_seed);
+        // (Elsewhere BookSim's node numbers are the endpoints'.)
+        const bool kncube = cfg.booksim_numbering && torus && f.routers.size() == n_;
+        std::vector<uint32_t> node_of(n_), endpoint_of(n_);
+        for (uint32_t e = 0; e < n_; e++) {
+          node_of[e] = kncube ? kncube_node(e) : e;
+          endpoint_of[node_of[e]] = e;
+        }
+        for (uint32_t e = 0; e < n_; e++) fixed_[e] = endpoint_of[dest[node_of[e]]];
+        break;
+      }
       // A random derangement-free-ish permutation fixed by the seed (Fisher-Yates).
       std::vector<uint32_t> p(n_);
       for (uint32_t i = 0; i < n_; i++) p[i] = i;

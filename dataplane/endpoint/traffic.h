@@ -47,6 +47,9 @@ struct TrafficConfig {
   // The fixed patterns work on BookSim2's node numbers (traffic.numbering
   // booksim; the torus family: x fastest) rather than the endpoint index.
   bool booksim_numbering = false;
+  // traffic.pattern permutation: >= 0, BookSim2's randperm of this
+  // perm_seed (knuth_ran_array.h); -1, fabemu's own from run.seed.
+  int64_t permutation_seed = -1;
   bool single_batch = false;    // one batch per endpoint at time 0, then nothing
   // BookSim2's on_off process: each slot a source turns on with
   // burst_alpha or off with burst_beta, and an on source generates with

@@ -108,7 +108,8 @@ done
 "$fabemu" check --booksim "$torus" --booksim-set traffic=randperm >"$out/rp.txt" 2>"$out/rp.err" ||
   fail "traffic randperm exited $?"
 grep -q "pattern: permutation" "$out/rp.txt" || fail "randperm is not a permutation"
-grep -q "note: traffic randperm" "$out/rp.err" || fail "randperm has no note: $(cat "$out/rp.err")"
+grep -q "permutation_seed: 0" "$out/rp.txt" || fail "randperm is not BookSim's of perm_seed 0"
+grep -q "numbering: booksim" "$out/rp.txt" || fail "randperm is not on BookSim's numbers"
 # BookSim's node 5 of the 4-ary 3-cube is (1, 1, 0): fabemu's endpoint (1 x 4 + 1) x 4 = 20.
 "$fabemu" check --booksim "$torus" --booksim-set 'traffic=hotspot({5})' >"$out/hs.txt" 2>/dev/null ||
   fail "traffic hotspot({5}) exited $?"

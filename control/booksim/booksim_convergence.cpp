@@ -13,13 +13,17 @@ namespace fabemu {
 namespace {
 
 // A sample period's cell (dataplane/stats/sample_periods.h), in cycles.
+struct Extremes {  // a block's sum, min and max
+  double sum = 0, min = 0, max = 0;
+};
 struct Cell {
   double generated = 0, generated_sum = 0, generated_messages = 0, arrived = 0;
   double arrived_gen_sum = 0, sent = 0;
-  double flat_sum = 0, flat_min = 0, flat_max = 0;
+  Extremes flat;  // packets arrived: injection to arrival
   double messages_arrived = 0, latency_sum = 0;
-  double messages = 0, plat_sum = 0, plat_min = 0, plat_max = 0;
-  double nlat_sum = 0, nlat_min = 0, nlat_max = 0, hops_sum = 0, last_arrival = 0;
+  double messages = 0;
+  Extremes plat, nlat;  // messages generated: generation / first injection to arrival
+  double hops_sum = 0, last_arrival = 0;
   std::vector<double> later_messages, later_latency_sum;  // by periods after generation
 };
 
@@ -29,8 +33,10 @@ std::vector<Cell> read_cells(const nlohmann::json& periods, double cyc) {
     Cell c;
     const auto num = [&](const char* k) { return j.value(k, 0.0); };
     const auto t = [&](const char* k) { return j.value(k, 0.0) / cyc; };
-    const auto sub = [&](const char* block, const char* k) {
-      return j.value(block, nlohmann::json::object()).value(k, 0.0) / cyc;
+    const auto extremes = [&](const char* block) {
+      const nlohmann::json& x = j.value(block, nlohmann::json::object());
+      return Extremes{x.value("sum", 0.0) / cyc, x.value("min", 0.0) / cyc,
+                      x.value("max", 0.0) / cyc};
     };
     c.generated = num("generated");
     c.generated_sum = t("generated_ns_sum");
@@ -38,18 +44,12 @@ std::vector<Cell> read_cells(const nlohmann::json& periods, double cyc) {
     c.arrived = num("arrived");
     c.arrived_gen_sum = t("arrived_generated_ns_sum");
     c.sent = num("sent");
-    c.flat_sum = sub("flit_latency_ns", "sum");
-    c.flat_min = sub("flit_latency_ns", "min");
-    c.flat_max = sub("flit_latency_ns", "max");
+    c.flat = extremes("flit_latency_ns");
     c.messages_arrived = num("messages_arrived");
     c.latency_sum = t("arrived_latency_ns_sum");
     c.messages = num("messages");
-    c.plat_sum = sub("latency_ns", "sum");
-    c.plat_min = sub("latency_ns", "min");
-    c.plat_max = sub("latency_ns", "max");
-    c.nlat_sum = sub("network_latency_ns", "sum");
-    c.nlat_min = sub("network_latency_ns", "min");
-    c.nlat_max = sub("network_latency_ns", "max");
+    c.plat = extremes("latency_ns");
+    c.nlat = extremes("network_latency_ns");
     c.hops_sum = num("hops_sum");
     c.last_arrival = t("last_arrival_ns");
     for (const nlohmann::json& l : j.value("arrived_later", nlohmann::json::array())) {
@@ -214,7 +214,7 @@ BooksimFigures booksim_figures(const nlohmann::json& report, const BooksimMeasur
   // estimate: the cells do not say which of them BookSim would have made).
   const double stop = m.latency_run ? measured_done : drain_start;
   const int last = std::min(n - 1, static_cast<int>(stop / P));
-  f.time_taken = stop + (last >= 0 ? cell(last).nlat_max : 0);
+  f.time_taken = stop + (last >= 0 ? cell(last).nlat.max : 0);
   // The figures: packets generated in [R, D), flits retired from R on.
   constexpr double kInf = std::numeric_limits<double>::infinity();
   double plat_min = kInf, nlat_min = kInf, flat_min = kInf, flits = 0;
@@ -222,21 +222,21 @@ BooksimFigures booksim_figures(const nlohmann::json& report, const BooksimMeasur
     const Cell& c = cell(g);
     if (c.messages == 0) continue;
     f.packets += static_cast<uint64_t>(c.messages);
-    f.plat_avg += c.plat_sum;
-    f.nlat_avg += c.nlat_sum;
+    f.plat_avg += c.plat.sum;
+    f.nlat_avg += c.nlat.sum;
     f.hops += c.hops_sum;
-    plat_min = std::min(plat_min, c.plat_min);
-    nlat_min = std::min(nlat_min, c.nlat_min);
-    f.plat_max = std::max(f.plat_max, c.plat_max);
-    f.nlat_max = std::max(f.nlat_max, c.nlat_max);
+    plat_min = std::min(plat_min, c.plat.min);
+    nlat_min = std::min(nlat_min, c.nlat.min);
+    f.plat_max = std::max(f.plat_max, c.plat.max);
+    f.nlat_max = std::max(f.nlat_max, c.nlat.max);
   }
   for (int a = R; a < n; a++) {
     const Cell& c = cell(a);
     if (c.arrived == 0) continue;
     flits += c.arrived;
-    f.flat_avg += c.flat_sum;
-    flat_min = std::min(flat_min, c.flat_min);
-    f.flat_max = std::max(f.flat_max, c.flat_max);
+    f.flat_avg += c.flat.sum;
+    flat_min = std::min(flat_min, c.flat.min);
+    f.flat_max = std::max(f.flat_max, c.flat.max);
   }
   const double pk = double(f.packets);
   f.plat_avg = pk ? f.plat_avg / pk : 0;

@@ -307,6 +307,31 @@ host_addr "$ns0" "$ip0"
 host_addr "$ns1" "$ip1"
 
 # ---------------------------------------------------------------------------
+# CPUs: with two or more, fabemu's worker gets the last CPU to itself and the
+# hosts' programs (ping, iperf3, the download) the others, so that the host
+# traffic does not take the worker's core away (unless the options choose
+# the workers' CPUs or count).
+ncpu=$(nproc)
+hostcpu=()
+cpu_opts=()
+fabemu_cpu=
+if [[ $baseline -eq 0 && $ncpu -ge 2 && " $* " != *run.cores* && " $* " != *run.workers* ]]; then
+  fabemu_cpu=$((ncpu - 1))
+  cpu_opts=(--set "run.cores=[$fabemu_cpu]")
+  hostcpu=(taskset -c "0-$((ncpu - 2))")
+  echo "CPUs: fabemu's worker on CPU $fabemu_cpu, the hosts' programs on CPU(s) 0-$((ncpu - 2))"
+fi
+# How often this machine itself takes a busy core away, on the worker's CPU
+# just before the run: the share of time more than 10 us into such a stall
+# is the least share of events any emulation here can run more than 10 us late.
+host_stall_share=
+if [[ $baseline -eq 0 && -x $FABEMU_BUILD/fabemu_host_stalls ]]; then
+  stalls=$("$FABEMU_BUILD/fabemu_host_stalls" 2 ${fabemu_cpu:+"$fabemu_cpu"} 2>&1 || true)
+  host_stall_share=$(sed -n 's/.*; \([0-9.]*\)% of the time more than 10 us into a stall.*/\1/p' <<<"$stalls")
+  echo "host: ${stalls:-fabemu_host_stalls gave nothing}"
+fi
+
+# ---------------------------------------------------------------------------
 # The fabric.
 if [[ $baseline -eq 0 ]]; then
   ports="[{name: h0, device: \"net_af_packet0,iface=$if0\", endpoint: $ep0},"
@@ -318,8 +343,11 @@ if [[ $baseline -eq 0 ]]; then
   # SIGINT is how it is told to stop, drain and write its report.
   control=()
   [[ ${#fault_plan[@]} -gt 0 ]] && control=(--control "$tmp/control.sock")
+  # Late means more than 10 us late, for events and frames alike (the bound
+  # the timing verdict is judged on).
   env --default-signal=INT,TERM "$fabemu" run "$spec" \
     --set run.mode=realtime --set run.duration_s=0 --set traffic.load=0 \
+    --set run.lateness_bound_ns=10000 "${cpu_opts[@]}" \
     --set "ports=$ports" --json "$tmp/run.json" "${control[@]}" "$@" >"$tmp/fabemu.log" 2>&1 &
   fabemu_pid=$!
 fi
@@ -362,7 +390,7 @@ done
 failures=()
 echo
 echo "== ping -c 10 -i 0.2 $ip1 (from h0)"
-run_wait "$tmp/ping.txt" "$tmp/ping.err" ip netns exec "$ns0" ping -n -c 10 -i 0.2 "$ip1" || true
+run_wait "$tmp/ping.txt" "$tmp/ping.err" "${hostcpu[@]}" ip netns exec "$ns0" ping -n -c 10 -i 0.2 "$ip1" || true
 cat "$tmp/ping.err" >>"$tmp/ping.txt"
 tail -n 2 "$tmp/ping.txt" | sed 's/^/  /'
 received=$(sed -n 's/.* \([0-9][0-9]*\) received.*/\1/p' "$tmp/ping.txt")
@@ -372,7 +400,7 @@ fi
 
 echo
 echo "== iperf3 -c $ip1 -t $seconds (h0 -> h1, TCP)"
-ip netns exec "$ns1" iperf3 -s -1 -B "$ip1" >"$tmp/iperf3-server.log" 2>&1 &
+"${hostcpu[@]}" ip netns exec "$ns1" iperf3 -s -1 -B "$ip1" >"$tmp/iperf3-server.log" 2>&1 &
 for ((i = 0; i < 50; i++)); do
   ip netns exec "$ns1" ss -Hltn 'sport = :5201' 2>/dev/null | grep -q . && break
   sleep 0.1
@@ -384,7 +412,7 @@ if [[ $http_mb -gt 0 ]]; then
   mkdir -p "$tmp/www"
   head -c "${http_mb}M" /dev/urandom >"$tmp/www/blob"
   http_sha=$(sha256sum <"$tmp/www/blob" | cut -d' ' -f1)
-  ip netns exec "$ns1" python3 -m http.server 8080 --bind "$ip1" --directory "$tmp/www" \
+  "${hostcpu[@]}" ip netns exec "$ns1" python3 -m http.server 8080 --bind "$ip1" --directory "$tmp/www" \
     >"$tmp/http-server.log" 2>&1 &
   for ((i = 0; i < 50; i++)); do
     ip netns exec "$ns1" ss -Hltn 'sport = :8080' 2>/dev/null | grep -q . && break
@@ -392,7 +420,7 @@ if [[ $http_mb -gt 0 ]]; then
   done
   rate=()
   [[ -n $http_rate ]] && rate=(--limit-rate "$http_rate")
-  ip netns exec "$ns0" curl -sS --max-time 600 "${rate[@]}" -o "$tmp/download" \
+  "${hostcpu[@]}" ip netns exec "$ns0" curl -sS --max-time 600 "${rate[@]}" -o "$tmp/download" \
     -w '%{http_code} %{size_download} %{time_total}\n' "http://$ip1:8080/blob" \
     >"$tmp/curl.txt" 2>&1 &
   http_pid=$!
@@ -415,7 +443,7 @@ if [[ ${#fault_plan[@]} -gt 0 ]]; then
 fi
 iperf_rc=0
 run_wait "$tmp/iperf3.json" "$tmp/iperf3.err" timeout --kill-after=5 $((seconds + 30)) \
-  ip netns exec "$ns0" iperf3 -c "$ip1" -t "$seconds" -J || iperf_rc=$?
+  "${hostcpu[@]}" ip netns exec "$ns0" iperf3 -c "$ip1" -t "$seconds" -J || iperf_rc=$?
 iperf_bytes=0
 iperf_mbps=0
 if jq -e . "$tmp/iperf3.json" >/dev/null 2>&1; then
@@ -529,12 +557,46 @@ if [[ -n $fabemu_pid ]]; then
       "  lateness           p50 \(.realtime.lateness_ns.p50 | ns), p99 \(.realtime.lateness_ns.p99 | ns)," +
         " max \(.realtime.lateness_ns.max | ns); \(.realtime.lateness_ns.over_bound | num) events" +
         " over the \(.realtime.lateness_ns.bound | ns) bound",
+      "  frame lateness     p50 \(.realtime.frame_lateness_ns.p50 | ns), p99 \(.realtime.frame_lateness_ns.p99 | ns)," +
+        " max \(.realtime.frame_lateness_ns.max | ns); \(.realtime.frame_lateness_ns.over_bound | num) frames" +
+        " over the bound",
+      "  worker busy        \(.realtime.worker_busy | map(. * 100 | round | tostring + "%") | join(", "))" +
+        " of the wall time; carried \(.realtime.carried.frames_per_s | round) frames/s",
       (if (.realtime.lateness_ns.over_bound // 0) > 0 then
         "  (the emulation fell behind the wall clock at times, so the fabric ran slower than" +
         " its spec then: a larger run.time_scale, e.g. --set run.time_scale=" +
         "\(((.realtime.time_scale // 1) * 10) | num), slows the fabric down; or free some cores)"
        else empty end)
     ' "$tmp/run.json"
+    # The timing verdict: late events and frames (over 10 us) beside the
+    # share of time the host itself took the worker's core away.
+    read -r faithful late_events late_frames capacity frame_bytes < <(jq -r '
+      [(.realtime.faithful // false),
+       ((.realtime.lateness_ns.over_bound_fraction // 0) * 100),
+       ((.realtime.frame_lateness_ns.over_bound_fraction // 0) * 100),
+       (.realtime.carried.frame_capacity_per_s // 0 | round),
+       (.realtime.carried.frame_bytes_mean // 0 | round)] | map(tostring) | join(" ")' "$tmp/run.json")
+    timing=$(awk -v e="$late_events" -v f="$late_frames" -v h="$host_stall_share" 'BEGIN {
+      printf "%.2f%% of events and %.2f%% of frames more than 10 us late", e, f
+      if (h != "") printf " (host stalls: %.3f%% of the time more than 10 us into one)", h }')
+    if [[ $faithful == true ]]; then
+      verdict="timing faithful: $timing"
+    else
+      verdict="timing NOT faithful: $timing; at this time scale the worker could carry about $capacity frames/s of ${frame_bytes} B"
+    fi
+    echo "  timing             $verdict"
+    # TCP's retransmits: frames the fabric refused at h0's port are their
+    # cause when there are any.
+    ingress=$(jq -r '[(.ports // [])[] | select(.name == "h0") | .drops.ingress_queue_full // 0] | add // 0' "$tmp/run.json")
+    if [[ ${iperf_retr:-0} -gt 0 ]]; then
+      if [[ $ingress -gt 0 ]]; then
+        echo "  retransmits        iperf3's $iperf_retr retransmits: the fabric dropped $ingress of h0's" \
+          "frames at its ingress queue (full$([[ $faithful == true ]] || echo ": the emulation was behind the wall clock"))"
+      else
+        echo "  retransmits        iperf3's $iperf_retr retransmits: the fabric dropped none of h0's frames" \
+          "at its port; TCP timed out on late or reordered segments"
+      fi
+    fi
   else
     failures+=("fabemu: wrote no JSON report")
   fi
@@ -545,7 +607,7 @@ if [[ $baseline -eq 1 ]]; then
   echo "iperf3 over a plain veth pair: $iperf_mbps Mbit/s (compare: scripts/netns-demo.sh [FILE])"
 else
   echo "iperf3 across the fabric ($fabric_name, endpoints $ep0 -> $ep1): $iperf_mbps Mbit/s" \
-    "(compare: scripts/netns-demo.sh --baseline)"
+    "(compare: scripts/netns-demo.sh --baseline); ${verdict:-timing unknown: fabemu wrote no report}"
 fi
 if [[ ${#failures[@]} -gt 0 ]]; then
   for f in "${failures[@]}"; do

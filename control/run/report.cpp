@@ -26,6 +26,33 @@ nlohmann::json histogram_ns(const LatencyHistogram& h) {
   return j;
 }
 
+RealtimeTiming realtime_timing(const RunStats& st) {
+  RealtimeTiming t;
+  if (!st.realtime) return t;
+  for (const PortStats& p : st.ports) {
+    t.frame_lateness_ps.merge(p.frame_lateness_ps);
+    t.frames += p.tx_frames;
+    t.frame_bytes += p.tx_bytes;
+    t.frames_over_bound += p.frames_over_bound;
+  }
+  if (st.lateness_ps.count)
+    t.late_events = double(st.events_over_bound) / double(st.lateness_ps.count);
+  if (t.frame_lateness_ps.count)
+    t.late_frames = double(t.frames_over_bound) / double(t.frame_lateness_ps.count);
+  if (st.wall_s > 0) {
+    for (double b : st.worker_busy_s) t.busiest = std::max(t.busiest, std::min(1.0, b / st.wall_s));
+    t.frames_per_s = double(t.frames) / st.wall_s;
+    t.messages_per_s = double(st.delivered_messages) / st.wall_s;
+    if (t.busiest > 0) {
+      t.frame_capacity_per_s = t.frames_per_s / t.busiest;
+      t.message_capacity_per_s = t.messages_per_s / t.busiest;
+    }
+  }
+  t.faithful = t.late_events <= kFaithfulLateFraction && t.late_frames <= kFaithfulLateFraction &&
+               !host_fell_behind(st);
+  return t;
+}
+
 // A link's (or every link's) link-level retry counters, by their declared names.
 static nlohmann::json retry_json(const LinkRetryCounters& r) {
   nlohmann::json j;
@@ -412,6 +439,8 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
         drops[frame_drop_name(static_cast<FrameDrop>(i))] = p.drops[i];
         total += p.drops[i];
       }
+      json frame_lateness = histogram_ns(p.frame_lateness_ps);  // real time
+      frame_lateness["over_bound"] = p.frames_over_bound;
       ports.push_back({{"name", p.name},
                        {"device", p.device},
                        {"dpdk_port", p.port_id},
@@ -429,6 +458,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                        {"dropped", total},
                        {"drops", drops},
                        {"frame_latency_ns", histogram_ns(p.frame_latency_ps)},
+                       {"frame_lateness_ns", frame_lateness},
                        {"frame_hops", {{"mean", p.frame_hops.mean()},
                                        {"max", p.frame_hops.count ? p.frame_hops.max : 0}}}});
       const size_t b = ports.size() - 1;
@@ -450,15 +480,32 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
       h["worker"] = w;
       workers.push_back(h);
     }
+    const RealtimeTiming timing = realtime_timing(st);
     json late = histogram_ns(st.lateness_ps);
     late["bound"] = ps_to_ns(double(st.lateness_bound_ps));
     late["over_bound"] = st.events_over_bound;
+    late["over_bound_fraction"] = timing.late_events;
+    json frame_late = histogram_ns(timing.frame_lateness_ps);
+    frame_late["bound"] = late["bound"];
+    frame_late["over_bound"] = timing.frames_over_bound;
+    frame_late["over_bound_fraction"] = timing.late_frames;
+    json busy = json::array();
+    for (double b : st.worker_busy_s) busy.push_back(st.wall_s > 0 ? std::min(1.0, b / st.wall_s) : 0.0);
     j["realtime"] = {{"time_scale", st.time_scale},
                      {"wall_s", st.wall_s},
                      {"emulated_ns", ps_to_ns(double(st.end_ps))},
+                     {"faithful", timing.faithful},
                      {"lateness_ns", late},
+                     {"frame_lateness_ns", frame_late},
                      {"poll_gap_ns", histogram_ns(st.poll_gap_ps)},
-                     {"worker_lateness_ns", workers}};
+                     {"worker_lateness_ns", workers},
+                     {"worker_busy", busy},
+                     {"carried", {{"frames_per_s", timing.frames_per_s},
+                                  {"frame_bytes_mean", timing.frames ? double(timing.frame_bytes) / double(timing.frames) : 0.0},
+                                  {"messages_per_s", timing.messages_per_s},
+                                  {"busiest_worker", timing.busiest},
+                                  {"frame_capacity_per_s", timing.frame_capacity_per_s},
+                                  {"message_capacity_per_s", timing.message_capacity_per_s}}}};
   }
   json workers = json::array();
   for (size_t i = 0; i < st.worker_cpus.size(); i++)

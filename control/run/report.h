@@ -29,6 +29,30 @@ inline constexpr double kSaturatedFraction = 0.95;
 // deadlock.
 inline bool host_fell_behind(const RunStats& st) { return st.realtime && st.overload_episodes > 0; }
 
+// A real-time run kept the fabric's timing when no more than this share of
+// its events, and of the frames it handed to ports, ran later than
+// run.lateness_bound_ns (a host takes a core away now and then, whatever
+// the engine's speed: build/fabemu_host_stalls measures how often).
+inline constexpr double kFaithfulLateFraction = 0.01;
+
+// How well a real-time run kept the wall clock, and what it could carry.
+struct RealtimeTiming {
+  double late_events = 0;  // share of events later than the bound
+  double late_frames = 0;  // share of frames handed to ports later than it
+  uint64_t frames = 0;     // handed to ports
+  uint64_t frames_over_bound = 0;
+  uint64_t frame_bytes = 0;
+  LatencyHistogram frame_lateness_ps;  // every port's
+  double busiest = 0;      // the busiest worker's share of the wall time in rounds with events
+  // What the run carried per wall second, and that over `busiest`: about
+  // what its cores could carry at this time scale (frames or, with no
+  // ports, messages), when they are the limit.
+  double frames_per_s = 0, frame_capacity_per_s = 0;
+  double messages_per_s = 0, message_capacity_per_s = 0;
+  bool faithful = true;
+};
+RealtimeTiming realtime_timing(const RunStats& st);
+
 // A latency histogram in ns: count, mean, min, p50, p99, p999, max.
 nlohmann::json histogram_ns(const LatencyHistogram& h);
 

@@ -84,11 +84,46 @@ std::string ns_text(uint64_t ps) {
   return fmt::format("{:.0f} ns", double(ps) / 1e3);
 }
 
+// Frames the host sent faster than the fabric took them: what a TCP sender
+// sees (each one is a retransmit) and why.
+const char* ingress_drops_cause(const RunStats& st) {
+  if (st.realtime && !realtime_timing(st).faithful)
+    return "; the emulation was behind the wall clock (see the first line), so it took the "
+           "host's frames slower than the fabric would: a TCP sender retransmits each";
+  return "; the host sent faster than the endpoint's injection link carries: a TCP sender "
+         "retransmits each";
+}
+
+// Real time: when the run did not keep the fabric's timing, the summary's
+// first line says so, how much was late and what the cores could carry.
+void print_behind_line(const Spec& spec, const RunStats& st) {
+  const RealtimeTiming t = realtime_timing(st);
+  if (!st.realtime || t.faithful) return;
+  std::string late = fmt::format("{:.1f}% of events", 100 * t.late_events);
+  if (t.frame_lateness_ps.count)
+    late += fmt::format(" and {:.1f}% of frames", 100 * t.late_frames);
+  std::string carried;
+  if (t.frames)
+    carried = fmt::format("about {:.0f} frames/s ({:.0f} B mean, {:.3f} Gbit/s)",
+                          t.frame_capacity_per_s, double(t.frame_bytes) / double(t.frames),
+                          t.frame_capacity_per_s * double(t.frame_bytes) / double(t.frames) * 8 /
+                              1e9);
+  else
+    carried = fmt::format("about {:.0f} messages/s", t.message_capacity_per_s);
+  fmt::print(
+      "BEHIND     the emulation fell behind the wall clock: {} ran later than the {} bound "
+      "(p99 {}), so the fabric's timing was not the spec's. At time scale {} its {} carried {} "
+      "(busiest {:.0f}% busy); offer less, raise run.time_scale or add workers\n",
+      late, ns_text(st.lateness_bound_ps), ns_text(st.lateness_ps.percentile(99)),
+      st.time_scale, spec.run.workers == 1 ? "worker" : "workers", carried, 100 * t.busiest);
+}
+
 void print_run_summary(const Spec& spec, const RunResult& res) {
   const RunStats& st = res.stats;
   const auto& j = res.json;
   auto lat = j["latency_ns"];
   const bool measured = lat["count"].get<uint64_t>() > 0;
+  print_behind_line(spec, st);
   fmt::print(
       "fabric     {} ({} routers, {} endpoints, {} VCs, {}s of {} bits)\n"
       "traffic    {} at offered load {:.3f} ({:.3f} refused by the source queues, {:.3f} entered "
@@ -234,8 +269,12 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
           p.replay_sent, p.replay_unsent);
     for (int i = 0; i < static_cast<int>(FrameDrop::count); i++)
       if (p.drops[i])
-        fmt::print("  dropped  {} {}: {}\n", p.drops[i], frame_drop_name(static_cast<FrameDrop>(i)),
-                   frame_drop_help(static_cast<FrameDrop>(i)));
+        fmt::print("  dropped  {} {}: {}{}\n", p.drops[i],
+                   frame_drop_name(static_cast<FrameDrop>(i)),
+                   frame_drop_help(static_cast<FrameDrop>(i)),
+                   static_cast<FrameDrop>(i) == FrameDrop::ingress_queue_full
+                       ? ingress_drops_cause(st)
+                       : "");
   }
   if (!st.capture_files.empty())
     fmt::print("capture    {} packets and frames on {} interface(s) in {} ({:.1f} MB){}{}\n",
@@ -261,6 +300,12 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
         ns_text(st.lateness_ps.percentile(99)), ns_text(st.lateness_ps.max), st.events_over_bound,
         st.lateness_ps.count, ns_text(st.lateness_bound_ps), ns_text(st.poll_gap_ps.percentile(50)),
         ns_text(st.poll_gap_ps.percentile(99)), ns_text(st.poll_gap_ps.max));
+    if (const RealtimeTiming t = realtime_timing(st); t.frame_lateness_ps.count)
+      fmt::print(
+          "           frame lateness (handed to the port against its emulated time) p50 {}  "
+          "p99 {}  max {}  ({} of {} frames over the bound)\n",
+          ns_text(t.frame_lateness_ps.percentile(50)), ns_text(t.frame_lateness_ps.percentile(99)),
+          ns_text(t.frame_lateness_ps.max), t.frames_over_bound, t.frame_lateness_ps.count);
     if (st.overload_episodes)
       fmt::print(
           "overload   {} time(s) more than {} behind the wall clock (max {}), run.overload: {}; "

@@ -10,6 +10,8 @@ struct Engine<R, L>::BridgeHost : EndpointHost {
   using EndpointHost::e;
   using EndpointHost::w;
   bool generating() const { return w.eps.generating(); }
+  // The wall clock's emulated time (real time; the worker's own otherwise).
+  ps_t wall_now() const { return e.cfg_.realtime ? e.realtime_.emulated(rte_rdtsc()) : w.now; }
   Nic& nic(uint32_t ep) { return w.eps.nic(ep); }
   Endpoints::Enqueue enqueue_frame(uint32_t from, uint32_t to, uint32_t len, uint8_t flags,
                                    const uint8_t* bytes, uint16_t flow) {

@@ -136,7 +136,7 @@ struct Engine<R, L>::KernelHost {
     e.cfg_.live(live);
   }
   bool settled() const { return e.live_.settled(); }
-  void finish() { w.bridge.flush_tx(w.st); }
+  void finish() { w.bridge.flush_tx(w.st, BridgeHost{{e, w}}.wall_now()); }
 
   const uint64_t hz = rte_get_tsc_hz();
   uint64_t last_poll = 0;

@@ -86,7 +86,7 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
     w.router.set_link_units(o, w.in[o].unit_ps, w.out[o].unit_ps);
   setup_endpoints(w.id, w.eps);
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
-  w.bridge.init(bridge_, w.id, double(rte_get_tsc_hz()), w.eps, w.st);
+  w.bridge.init(bridge_, w.id, double(rte_get_tsc_hz()), w.eps, w.st, cfg_.lateness_bound_ps);
   if (w.bridge.polls_devices() &&
       !w.bridge.make_tx_pool("ft" + std::to_string(inst_) + "_" + std::to_string(w.id),
                              static_cast<int>(rte_lcore_to_socket_id(w.lcore)), err))

@@ -69,8 +69,10 @@ PortStats BridgePorts::port_identity(uint32_t b) const {
   return ps;
 }
 
-void Bridge::init(BridgePorts& ports, int worker, double tsc_hz, Endpoints& eps, RunStats& st) {
+void Bridge::init(BridgePorts& ports, int worker, double tsc_hz, Endpoints& eps, RunStats& st,
+                  ps_t lateness_bound_ps) {
   ports_ = &ports;
+  lateness_bound_ps_ = lateness_bound_ps;
   worker_ = worker;
   link_checked_.assign(ports.devices.size(), 0);
   const std::vector<PortEndpointConfig>& pcs = ports.ports();

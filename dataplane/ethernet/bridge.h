@@ -103,7 +103,10 @@ class Bridge {
   // Worker `worker`'s part: counters for every binding in st.ports, the
   // frame queues and reassembly slots of its port-bound endpoints, its MAC
   // table (aging in TSC cycles at tsc_hz) and the devices it polls.
-  void init(BridgePorts& ports, int worker, double tsc_hz, Endpoints& eps, RunStats& st);
+  // Real time: a frame handed to its port later than lateness_bound after
+  // its emulated time counts as late (PortStats::frames_over_bound).
+  void init(BridgePorts& ports, int worker, double tsc_hz, Endpoints& eps, RunStats& st,
+            ps_t lateness_bound_ps);
   // Devices polled (not replayed) need a transmit pool: make_tx_pool
   // (name: unique among the process's DPDK objects; socket: the worker's).
   bool polls_devices() const { return !polled_.empty(); }
@@ -132,7 +135,9 @@ class Bridge {
   template <class H> void on_replay(H& h, uint32_t b);
   // A frame's packet reached its egress endpoint e: kept until the frame is whole.
   template <class H> void frame_segment(H& h, uint32_t e, rte_mbuf* m);
-  void flush_tx(RunStats& st);
+  // Hands the frames waiting to their ports; wall_ps is the wall clock's
+  // emulated time now, against which each frame's lateness is measured.
+  void flush_tx(RunStats& st, ps_t wall_ps);
 
   // At the end of a run: frames still in the fabric or half reassembled are
   // counted, once each, at the binding they were bound for. note_undelivered
@@ -164,6 +169,7 @@ class Bridge {
   std::vector<uint8_t> frame_;      // a frame's bytes on their way into segments
   std::vector<uint8_t> frame_out_;  // a frame for a replayed host (no transmit buffer)
   LatencyHistogram frame_latency_iv_;  // since the last progress tick
+  ps_t lateness_bound_ps_ = 0;
 };
 
 }  // namespace fabemu

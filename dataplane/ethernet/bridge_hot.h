@@ -17,7 +17,7 @@ void Bridge::receive(H& h, bool running, CatchUp&& catch_up, RunStats& st) {
     }
   }
   if (polled_.empty()) catch_up();
-  flush_tx(st);
+  flush_tx(st, h.wall_now());
 }
 
 template <class H>
@@ -290,26 +290,44 @@ void Bridge::emit_frame(H& h, uint32_t e, rte_mbuf** segs, uint32_t nseg, ps_t g
     return;
   }
   meta(tx)->dst = b;  // the binding, for the transmit counters
+  meta(tx)->gen_ps = h.now();  // when it should leave: its lateness is counted as it goes
   auto& q = txb_[dev];
   q.push_back(tx);
-  if (q.size() >= 32) flush_tx(st);
+  if (q.size() >= 32) flush_tx(st, h.wall_now());
 }
 
-inline void Bridge::flush_tx(RunStats& st) {
+inline void Bridge::flush_tx(RunStats& st, ps_t wall_ps) {
+  constexpr uint16_t kBurst = 32;  // emit_frame flushes at this many
   for (uint32_t d : polled_) {
     auto& q = txb_[d];
-    if (q.empty()) continue;
-    const uint16_t n = static_cast<uint16_t>(q.size());
-    const uint16_t sent = rte_eth_tx_burst(ports_->devices[d].port_id, 0, q.data(), n);
-    for (uint16_t i = 0; i < n; i++) {
-      rte_mbuf* m = q[i];
-      const uint32_t b = meta(m)->dst;
-      if (i < sent) {
-        st.ports[b].tx_frames++;
-        st.ports[b].tx_bytes += rte_pktmbuf_pkt_len(m);
-      } else {
-        count_drop(st, b, FrameDrop::tx_full);
-        rte_pktmbuf_free(m);
+    for (size_t at = 0; at < q.size(); at += kBurst) {
+      const uint16_t n = static_cast<uint16_t>(std::min<size_t>(kBurst, q.size() - at));
+      // What the counters need, read before the port owns the buffers (a
+      // driver may free them inside tx_burst).
+      uint32_t binding[kBurst], bytes[kBurst];
+      ps_t due[kBurst];
+      for (uint16_t i = 0; i < n; i++) {
+        const PacketMeta* pm = meta(q[at + i]);
+        binding[i] = pm->dst;
+        due[i] = pm->gen_ps;
+        bytes[i] = rte_pktmbuf_pkt_len(q[at + i]);
+      }
+      const uint16_t sent = rte_eth_tx_burst(ports_->devices[d].port_id, 0, &q[at], n);
+      for (uint16_t i = 0; i < n; i++) {
+        if (i >= sent) {
+          count_drop(st, binding[i], FrameDrop::tx_full);
+          rte_pktmbuf_free(q[at + i]);
+          continue;
+        }
+        PortStats& ps = st.ports[binding[i]];
+        ps.tx_frames++;
+        ps.tx_bytes += bytes[i];
+        // Frame lateness: handed to the port now, due when its tail reached
+        // the egress endpoint (the event that completed it ran late, and the
+        // frame waited for its burst).
+        const ps_t late = wall_ps > due[i] ? wall_ps - due[i] : 0;
+        ps.frame_lateness_ps.add(late);
+        if (late > lateness_bound_ps_) ps.frames_over_bound++;
       }
     }
     q.clear();

@@ -54,6 +54,10 @@ struct KernelWorker {
   uint64_t events = 0;
   uint64_t edge_wait_tsc = 0;  // TSC cycles spent at window edges waiting for the others
   uint64_t events_over_bound = 0;
+  // Real time: TSC cycles of the loop's rounds that ran events (what ran
+  // them, polled the ports and injected what came); the rest was idle
+  // polling. A core busy nearly all the time is the fabric's limit.
+  uint64_t busy_tsc = 0;
   ps_t max_behind_ps = 0;
   uint64_t overload_episodes = 0;  // worker 0
   bool overload_stopped = false;   // worker 0

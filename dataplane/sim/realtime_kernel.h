@@ -150,16 +150,21 @@ requires RealtimeHost<H> ps_t RealtimeKernel::run(H& h, KernelWorker& k) {
     if (k.failed) phase_.store(kDone, std::memory_order_release);  // the others stop too
     if (phase == kDone || k.failed) break;
     if (phase == kDraining) h.draining();
+    // An iteration that ran events counts as busy (sim/kernel_worker.h).
+    const uint64_t top = rte_rdtsc();
+    const uint64_t events_before = k.events;
+    bool took_remote = false;
 
     // Events that came from other cores: they cannot run before what this
     // core has already run, so a late one runs now (and counts as late).
     if (cfg_.workers > 1) {
       k.drain_inbox();
+      took_remote = !k.inbox.empty();
       k.take_inbox(h, true);
     }
     // Catch up to now before what the ports received enters at now: the
     // frames arrived by now, so they enter no earlier than they came.
-    const uint64_t tsc_limit = rte_rdtsc() + house_cycles_;
+    const uint64_t tsc_limit = top + house_cycles_;
     auto catch_up = [&] {
       const ps_t now = emulated(rte_rdtsc());
       note_behind(k, now, run_due_events(h, k, now, tsc_limit));
@@ -168,6 +173,7 @@ requires RealtimeHost<H> ps_t RealtimeKernel::run(H& h, KernelWorker& k) {
     if (cfg_.workers > 1) k.flush_outbox();
 
     const uint64_t tsc = rte_rdtsc();
+    if (k.events != events_before || took_remote) k.busy_tsc += tsc - top;
     if (tsc < next_house) continue;
     next_house = tsc + house_cycles_;
     h.keep_house(tsc);

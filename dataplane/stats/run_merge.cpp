@@ -18,6 +18,7 @@ void merge_workers(RunStats& out, const std::vector<WorkerResult>& workers) {
     out.worker_events.push_back(wp->events);
     out.worker_packet_hops.push_back(s.packet_hops);
     out.worker_edge_wait_s.push_back(double(wp->edge_wait_tsc) / double(rte_get_tsc_hz()));
+    out.worker_busy_s.push_back(double(wp->busy_tsc) / double(rte_get_tsc_hz()));
     out.drained = out.drained && s.drained;
     out.interrupted = out.interrupted || s.interrupted;
     out.stalled = out.stalled || s.stalled;

@@ -86,6 +86,8 @@ void PortStats::merge(const PortStats& o) {
   replay_unsent += o.replay_unsent;
   for (int r = 0; r < static_cast<int>(FrameDrop::count); r++) drops[r] += o.drops[r];
   frame_latency_ps.merge(o.frame_latency_ps);
+  frame_lateness_ps.merge(o.frame_lateness_ps);
+  frames_over_bound += o.frames_over_bound;
   frame_hops.merge(o.frame_hops);
 }
 

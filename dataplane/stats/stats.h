@@ -141,6 +141,11 @@ struct PortStats {
   uint64_t replay_sent = 0, replay_unsent = 0;
   uint64_t drops[static_cast<int>(FrameDrop::count)] = {};
   LatencyHistogram frame_latency_ps;  // frames to this port: receive to tail delivery
+  // Real time: how late each frame was handed to this port against its
+  // emulated time (its tail delivered), and how many later than
+  // run.lateness_bound_ns.
+  LatencyHistogram frame_lateness_ps;
+  uint64_t frames_over_bound = 0;
   LatencyHistogram frame_hops;
   void merge(const PortStats& o);  // adds o's counters (same binding)
 };
@@ -287,6 +292,9 @@ struct RunStats {
   // frame enters the fabric up to one gap after it arrived (ingress lateness).
   LatencyHistogram poll_gap_ps;
   uint64_t events_over_bound = 0;
+  // Real time: the wall seconds each worker spent in rounds that ran events
+  // (all of wall_s: it never waited for the wall clock).
+  std::vector<double> worker_busy_s;
   // Overload (real time): the furthest a worker fell behind the wall clock,
   // how many times the run went over run.overload_bound_ns, and whether
   // run.overload: stop ended it.

@@ -59,10 +59,33 @@ run_case() {
   echo "=== $name: netns-demo.sh $*"
   local rc=0
   # The demo cleans up on SIGTERM; stay well inside ctest's own timeout.
+  mkdir -p "$out/$name"
   FABEMU_BUILD=$(dirname "$fabemu") FABEMU_DEMO_NO_BUILD=1 FABEMU_DEMO_SECONDS=${FABEMU_DEMO_SECONDS:-3} \
-    FABEMU_DEMO_OUT=$out/$name timeout --kill-after=30 300 bash "$demo" "$@" || rc=$?
+    FABEMU_DEMO_OUT=$out/$name timeout --kill-after=30 300 bash "$demo" "$@" \
+    > >(tee "$out/$name/demo.txt") || rc=$?
   if [[ $rc -ne 0 ]]; then
     bad "$name: netns-demo.sh exited $rc"
+    return
+  fi
+  # Its last line says whether the fabric kept its timing, as the report
+  # does; frame lateness covers every frame handed to a host.
+  local verdict
+  verdict=$(jq -r 'if .realtime.faithful then "timing faithful" else "timing NOT faithful" end' \
+    "$out/$name/run.json" 2>/dev/null || echo "no report")
+  if ! tail -n 1 "$out/$name/demo.txt" | grep -q "; $verdict: .* of events and .* of frames more than 10 us late"; then
+    bad "$name: the demo's last line does not give the report's verdict ($verdict): $(tail -n 1 "$out/$name/demo.txt")"
+    return
+  fi
+  if ! jq -e '.realtime.frame_lateness_ns.count == ([.ports[].tx_frames] | add) and
+              .realtime.frame_lateness_ns.bound == 10000' "$out/$name/run.json" >/dev/null; then
+    bad "$name: frame lateness does not cover the frames sent to the hosts: $(jq -c '[.realtime.frame_lateness_ns, [.ports[].tx_frames]]' "$out/$name/run.json")"
+    return
+  fi
+  # Frames refused at h0's ingress queue are named as iperf3's retransmits' cause.
+  if jq -e '.ports[] | select(.name == "h0") | .drops.ingress_queue_full > 0' "$out/$name/run.json" >/dev/null &&
+     grep -q "[1-9][0-9]* retransmits)" "$out/$name/demo.txt" &&
+     ! grep -q "^  retransmits .* at its ingress queue" "$out/$name/demo.txt"; then
+    bad "$name: ingress drops at h0 and TCP retransmits, but the demo does not name the drops as their cause"
     return
   fi
   local json=$out/$name/run.json

@@ -37,6 +37,16 @@ jq -e '.run.overload.episodes >= 1 and .run.overload.max_behind_ns > 1e6' "$tmp/
 jq -e '.offered_load > 0.04 and .offered_load < 0.06' "$tmp/d.json" >/dev/null ||
   fail "offered load $(jq .offered_load "$tmp/d.json"), want about 0.05"
 echo "realtime_overload: duration 0.3 s run ended after $took s wall, $(jq -c .run.overload "$tmp/d.json")"
+# Behind the wall clock, the summary says so first, with the share of late
+# events and what the worker carried; the report calls the timing unfaithful.
+head -n 1 "$tmp/out.txt" | grep -q "^BEHIND     the emulation fell behind the wall clock: [0-9.]*% of events ran later than the 1.00 us bound .* its worker carried about [0-9]* messages/s" ||
+  { head -n 3 "$tmp/out.txt"; fail "behind: the summary's first line does not say so"; }
+jq -e '.realtime.faithful == false and .realtime.lateness_ns.over_bound_fraction > 0.5 and
+       (.realtime.worker_busy | length) == 1 and .realtime.worker_busy[0] > 0.5 and
+       .realtime.carried.message_capacity_per_s >= .realtime.carried.messages_per_s and
+       .realtime.carried.messages_per_s > 0' "$tmp/d.json" >/dev/null ||
+  fail "behind: JSON realtime $(jq -c '.realtime | del(.worker_lateness_ns)' "$tmp/d.json")"
+echo "realtime_overload: $(head -n 1 "$tmp/out.txt" | cut -c1-160)..."
 
 # 2. SIGINT on an endless run that is far behind.
 "$fabemu" run "$topo" "${common[@]}" --set run.duration_s=0 --json "$tmp/i.json" \
@@ -89,3 +99,13 @@ grep -q "saturation not judged (the run fell behind the wall clock" "$tmp/out.tx
 jq -e '.saturation.judged == false and .saturation.saturated == false' "$tmp/b.json" >/dev/null ||
   fail "behind: JSON saturation $(jq -c .saturation "$tmp/b.json")"
 echo "realtime_overload: a run $(jq .run.overload.max_behind_ns "$tmp/b.json") ns behind names the host (exit $status)"
+
+# 6. A run that keeps up (time scale 10,000: a host stall of 5 ms is 0.5 us
+# of emulated time, under the 1 us bound): faithful, no BEHIND line.
+"$fabemu" run "$topo" "${common[@]}" --set run.time_scale=10000 --set traffic.load=0.01 \
+  --set run.duration_s=0.3 --json "$tmp/f.json" >"$tmp/out.txt" 2>"$tmp/err.txt"
+grep -q "^BEHIND" "$tmp/out.txt" && { head -n 2 "$tmp/out.txt"; fail "keeping up: the summary says it fell behind"; }
+jq -e '.realtime.faithful == true and .realtime.lateness_ns.over_bound_fraction <= 0.01 and
+       .realtime.worker_busy[0] < 1' "$tmp/f.json" >/dev/null ||
+  fail "keeping up: JSON realtime $(jq -c '.realtime | del(.worker_lateness_ns)' "$tmp/f.json")"
+echo "realtime_overload: at time scale 10000 the run kept its timing: $(jq -c '[.realtime.lateness_ns.over_bound_fraction, .realtime.worker_busy]' "$tmp/f.json")"

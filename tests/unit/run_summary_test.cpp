@@ -103,5 +103,51 @@ TEST(RunSummary, TheRuleIsTheSweeps) {
       << "scripts/fabemu-sweep's SATURATED differs from report.h's kSaturatedFraction";
 }
 
+// A real-time run's timing verdict from its counters (made up here): the
+// shares of late events and frames, the busiest worker, what it carried.
+TEST(RealtimeTiming, SharesOfLateEventsAndFramesDecideTheVerdict) {
+  RunStats st;
+  st.realtime = true;
+  st.wall_s = 2.0;
+  st.lateness_bound_ps = 10 * 1000 * 1000;
+  for (int i = 0; i < 1000; i++) st.lateness_ps.add(i < 5 ? 50'000'000 : 1000);
+  st.events_over_bound = 5;  // 0.5%
+  PortStats a, b;
+  a.tx_frames = 300;
+  a.tx_bytes = 300 * 1500;
+  b.tx_frames = 100;
+  b.tx_bytes = 100 * 64;
+  for (int i = 0; i < 300; i++) a.frame_lateness_ps.add(2000);
+  for (int i = 0; i < 100; i++) b.frame_lateness_ps.add(i < 2 ? 40'000'000 : 2000);
+  b.frames_over_bound = 2;  // 2 of 400: 0.5%
+  st.ports = {a, b};
+  st.worker_busy_s = {0.5, 1.0};  // the busiest was busy half of the 2 s
+  st.delivered_messages = 400;
+  RealtimeTiming t = realtime_timing(st);
+  EXPECT_DOUBLE_EQ(t.late_events, 0.005);
+  EXPECT_DOUBLE_EQ(t.late_frames, 0.005);
+  EXPECT_EQ(t.frames, 400u);
+  EXPECT_EQ(t.frames_over_bound, 2u);
+  EXPECT_DOUBLE_EQ(t.busiest, 0.5);
+  EXPECT_DOUBLE_EQ(t.frames_per_s, 200);
+  EXPECT_DOUBLE_EQ(t.frame_capacity_per_s, 400);  // 200/s at half the busiest core
+  EXPECT_TRUE(t.faithful);
+
+  // Over 1% of the frames late: not faithful, though the events were.
+  st.ports[1].frames_over_bound = 6;
+  EXPECT_FALSE(realtime_timing(st).faithful);
+  st.ports[1].frames_over_bound = 2;
+  // Over 1% of the events late.
+  st.events_over_bound = 11;
+  EXPECT_FALSE(realtime_timing(st).faithful);
+  st.events_over_bound = 5;
+  // Once run.overload_bound_ns behind.
+  st.overload_episodes = 1;
+  EXPECT_FALSE(realtime_timing(st).faithful);
+  // Virtual time has no verdict to give.
+  st.realtime = false;
+  EXPECT_TRUE(realtime_timing(st).faithful);
+}
+
 }  // namespace
 }  // namespace fabemu

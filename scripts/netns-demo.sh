@@ -307,19 +307,19 @@ host_addr "$ns0" "$ip0"
 host_addr "$ns1" "$ip1"
 
 # ---------------------------------------------------------------------------
-# CPUs: with two or more, fabemu's worker gets the last CPU to itself and the
-# hosts' programs (ping, iperf3, the download) the others, so that the host
-# traffic does not take the worker's core away (unless the options choose
-# the workers' CPUs or count).
+# CPUs: with two or more, fabemu runs one worker on the last CPU and the
+# hosts' programs (ping, iperf3, the download) run on the others, so that
+# the host traffic does not take the worker's core away (unless the options
+# choose the workers' CPUs or count).
 ncpu=$(nproc)
 hostcpu=()
 cpu_opts=()
 fabemu_cpu=
 if [[ $baseline -eq 0 && $ncpu -ge 2 && " $* " != *run.cores* && " $* " != *run.workers* ]]; then
   fabemu_cpu=$((ncpu - 1))
-  cpu_opts=(--set "run.cores=[$fabemu_cpu]")
+  cpu_opts=(--set run.workers=1 --set "run.cores=[$fabemu_cpu]")
   hostcpu=(taskset -c "0-$((ncpu - 2))")
-  echo "CPUs: fabemu's worker on CPU $fabemu_cpu, the hosts' programs on CPU(s) 0-$((ncpu - 2))"
+  echo "CPUs: fabemu (one worker) on CPU $fabemu_cpu, the hosts' programs on CPU(s) 0-$((ncpu - 2))"
 fi
 # How often this machine itself takes a busy core away, on the worker's CPU
 # just before the run: the share of time more than 10 us into such a stall

@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
                         {1500, {}, ""},
                         {64, {"port=a", "port=b"}, " (port taps on a and b)"},
                         {64, {"all"}, " (capture of every link and port)"}};
+  double untapped_fps[2] = {0, 0};  // 64 B, 1500 B without taps
   for (const Case& c : cases) {
     const uint32_t bytes = c.bytes;
     try {
@@ -120,6 +121,14 @@ int main(int argc, char** argv) {
       if (!c.taps.empty())
         fmt::print("               captured{}: {} records written, {} dropped (writer behind)\n",
                    c.what, f.st.capture_written, f.st.capture_drops);
+      else
+        untapped_fps[bytes == 64 ? 0 : 1] = f.delivered_fps;
+      if (c.taps.empty() && bytes == 1500 && untapped_fps[0] > 0)
+        fmt::print(
+            "               1500 B over 64 B frames/s: {:.3f} (a frame's cost grows with its "
+            "packets: about {:.1f} fabric packets a frame)\n",
+            untapped_fps[1] / untapped_fps[0],
+            p.tx_frames ? double(f.st.delivered_packets) / double(p.tx_frames) : 0.0);
     } catch (const std::exception& e) {
       fmt::print(stderr, "{} B: {}\n", bytes, e.what());
       return 1;

@@ -40,7 +40,10 @@ RealtimeTiming realtime_timing(const RunStats& st) {
   if (t.frame_lateness_ps.count)
     t.late_frames = double(t.frames_over_bound) / double(t.frame_lateness_ps.count);
   if (st.wall_s > 0) {
-    for (double b : st.worker_busy_s) t.busiest = std::max(t.busiest, std::min(1.0, b / st.wall_s));
+    for (double b : st.worker_busy_s) {
+      t.worker_busy.push_back(std::min(1.0, b / st.wall_s));
+      t.busiest = std::max(t.busiest, t.worker_busy.back());
+    }
     t.frames_per_s = double(t.frames) / st.wall_s;
     t.messages_per_s = double(st.delivered_messages) / st.wall_s;
     if (t.busiest > 0) {
@@ -489,8 +492,6 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
     frame_late["bound"] = late["bound"];
     frame_late["over_bound"] = timing.frames_over_bound;
     frame_late["over_bound_fraction"] = timing.late_frames;
-    json busy = json::array();
-    for (double b : st.worker_busy_s) busy.push_back(st.wall_s > 0 ? std::min(1.0, b / st.wall_s) : 0.0);
     j["realtime"] = {{"time_scale", st.time_scale},
                      {"wall_s", st.wall_s},
                      {"emulated_ns", ps_to_ns(double(st.end_ps))},
@@ -499,7 +500,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                      {"frame_lateness_ns", frame_late},
                      {"poll_gap_ns", histogram_ns(st.poll_gap_ps)},
                      {"worker_lateness_ns", workers},
-                     {"worker_busy", busy},
+                     {"worker_busy", timing.worker_busy},
                      {"carried", {{"frames_per_s", timing.frames_per_s},
                                   {"frame_bytes_mean", timing.frames ? double(timing.frame_bytes) / double(timing.frames) : 0.0},
                                   {"messages_per_s", timing.messages_per_s},

@@ -2,6 +2,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
 #include "control/spec/spec.h"
 #include "dataplane/core/fabric.h"
 #include "dataplane/engine/engine_base.h"
@@ -43,7 +45,8 @@ struct RealtimeTiming {
   uint64_t frames_over_bound = 0;
   uint64_t frame_bytes = 0;
   LatencyHistogram frame_lateness_ps;  // every port's
-  double busiest = 0;      // the busiest worker's share of the wall time in rounds with events
+  std::vector<double> worker_busy;  // each worker's share of the wall time in rounds with events
+  double busiest = 0;               // the largest of them
   // What the run carried per wall second, and that over `busiest`: about
   // what its cores could carry at this time scale (frames or, with no
   // ports, messages), when they are the limit.

@@ -86,8 +86,8 @@ std::string ns_text(uint64_t ps) {
 
 // Frames the host sent faster than the fabric took them: what a TCP sender
 // sees (each one is a retransmit) and why.
-const char* ingress_drops_cause(const RunStats& st) {
-  if (st.realtime && !realtime_timing(st).faithful)
+static const char* ingress_drops_cause(const RunStats& st, const RealtimeTiming& timing) {
+  if (st.realtime && !timing.faithful)
     return "; the emulation was behind the wall clock (see the first line), so it took the "
            "host's frames slower than the fabric would: a TCP sender retransmits each";
   return "; the host sent faster than the endpoint's injection link carries: a TCP sender "
@@ -96,8 +96,7 @@ const char* ingress_drops_cause(const RunStats& st) {
 
 // Real time: when the run did not keep the fabric's timing, the summary's
 // first line says so, how much was late and what the cores could carry.
-void print_behind_line(const Spec& spec, const RunStats& st) {
-  const RealtimeTiming t = realtime_timing(st);
+static void print_behind_line(const Spec& spec, const RunStats& st, const RealtimeTiming& t) {
   if (!st.realtime || t.faithful) return;
   std::string late = fmt::format("{:.1f}% of events", 100 * t.late_events);
   if (t.frame_lateness_ps.count)
@@ -123,7 +122,8 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
   const auto& j = res.json;
   auto lat = j["latency_ns"];
   const bool measured = lat["count"].get<uint64_t>() > 0;
-  print_behind_line(spec, st);
+  const RealtimeTiming timing = realtime_timing(st);
+  print_behind_line(spec, st, timing);
   fmt::print(
       "fabric     {} ({} routers, {} endpoints, {} VCs, {}s of {} bits)\n"
       "traffic    {} at offered load {:.3f} ({:.3f} refused by the source queues, {:.3f} entered "
@@ -273,7 +273,7 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
                    frame_drop_name(static_cast<FrameDrop>(i)),
                    frame_drop_help(static_cast<FrameDrop>(i)),
                    static_cast<FrameDrop>(i) == FrameDrop::ingress_queue_full
-                       ? ingress_drops_cause(st)
+                       ? ingress_drops_cause(st, timing)
                        : "");
   }
   if (!st.capture_files.empty())
@@ -300,7 +300,7 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
         ns_text(st.lateness_ps.percentile(99)), ns_text(st.lateness_ps.max), st.events_over_bound,
         st.lateness_ps.count, ns_text(st.lateness_bound_ps), ns_text(st.poll_gap_ps.percentile(50)),
         ns_text(st.poll_gap_ps.percentile(99)), ns_text(st.poll_gap_ps.max));
-    if (const RealtimeTiming t = realtime_timing(st); t.frame_lateness_ps.count)
+    if (const RealtimeTiming& t = timing; t.frame_lateness_ps.count)
       fmt::print(
           "           frame lateness (handed to the port against its emulated time) p50 {}  "
           "p99 {}  max {}  ({} of {} frames over the bound)\n",

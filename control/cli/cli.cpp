@@ -15,6 +15,7 @@
 #include "control/cli/commands.h"
 #include "control/cli/fault_command.h"
 #include "control/cli/tool_command.h"
+#include "control/mpi/mpi_ranks.h"
 #include "control/run/runner.h"
 #include "control/spec/faults.h"
 #include "control/spec/spec_context.h"
@@ -172,6 +173,14 @@ int fabemu_main(int argc, char** argv) {
       ->add_flag("--healthy", describe_opts.healthy,
                  "describe the fabric without the spec's faults")
       ->excludes(at);
+  describe
+      ->add_option("--ranks", describe_opts.ranks,
+                   "print the partition of the routers over R MPI ranks (of run.workers "
+                   "workers each) that `mpirun -n R fabemu run` would use: routers per rank and "
+                   "worker, the links cut between them, and the synchronisation rate their "
+                   "latency allows (default: the job's ranks under mpirun, else 1)")
+      ->type_name("R")
+      ->check(CLI::Range(1, 4096));
   describe->footer(
       "A spec with faults is described DEGRADED: as its faults leave the fabric (all of them, "
       "or those up to --at), routes traced through the tables programmed around them, with "
@@ -299,6 +308,21 @@ int fabemu_main(int argc, char** argv) {
     return code == 0 ? stdout_written(kExitOk, "fabemu") : kExitUsage;
   }
 
+  // Under mpirun with several ranks: join the job (control/mpi/mpi_ranks.h).
+  struct LeaveJob {
+    ~LeaveJob() { mpi_ranks().leave(); }
+  } leave_job;
+  if (MpiRanks::launched_size() > 1) {
+    if (!*check && !*describe && !*run) {
+      std::cerr << "fabemu: only run, check and describe take part in an MPI job; start this "
+                   "command without mpirun\n";
+      return kExitUsage;
+    }
+    if (std::string why; !mpi_ranks().join(&why)) {
+      std::cerr << "fabemu rank " << MpiRanks::launched_rank() << ": " << why << "\n";
+      return kExitUsage;
+    }
+  }
   try {
     if (*check)
       return stdout_written(check_command(check_args, std::cout, std::cerr), "fabemu check");

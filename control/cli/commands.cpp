@@ -20,6 +20,9 @@
 #include "control/cli/cli.h"
 #include "control/cli/describe_faults.h"
 #include "control/cli/output.h"
+#include "control/mpi/job_spec.h"
+#include "control/mpi/mpi_ranks.h"
+#include "control/mpi/rank_partition.h"
 #include "control/run/capture_plan.h"
 #include "control/run/control_socket.h"
 #include "control/run/fault_plan.h"
@@ -30,6 +33,7 @@
 #include "control/spec/spec_error.h"
 #include "control/spec/spec_loader.h"
 #include "control/spec/spec_refuse.h"
+#include "control/spec/spec_yaml.h"
 #include "control/topology/registry.h"
 #include "control/topology/slices.h"
 #include "dataplane/core/eal.h"
@@ -106,12 +110,30 @@ std::string link_retry_problem(const Spec& spec, const Fabric& sliced) {
 
 // Loads the spec, from its file or from a BookSim2 configuration (whose
 // translation goes to *booksim when given); on failure prints the error and
-// returns false.
+// returns false. In a job of several ranks every rank returns the same.
+bool load_one(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* booksim);
+
 bool load(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* booksim = nullptr) {
   if (args.file.empty() == args.booksim.empty()) {
     err << "fabemu: give a spec FILE or --booksim FILE (one of them)\n";
     return false;
   }
+  const MpiRanks& job = mpi_ranks();
+  if (job.size() > 1) {  // several ranks: rank 0's file, checked on all (control/mpi/job_spec.h)
+    if (args.booksim.empty()) {
+      if (!load_job_spec(job, args.file, spec_detail::read_spec_file,
+                         [&](const std::string& text) { return load_spec_text(text, args.sets, args.file); },
+                         spec, err))
+        return false;
+    } else if (!job.all_ok(load_one(args, spec, err, booksim))) {
+      return false;  // (each rank reads its own BookSim file: the spec hashes compare them)
+    }
+    return check_job_identity(job, *spec, err);
+  }
+  return load_one(args, spec, err, booksim);
+}
+
+bool load_one(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* booksim) {
   try {
     if (args.booksim.empty()) {
       *spec = load_spec(args.file, args.sets);
@@ -182,16 +204,29 @@ int check_command(const SpecArgs& args, std::ostream& out, std::ostream& err) {
   Spec spec;
   BooksimSpec booksim;
   if (!load(args, &spec, err, &booksim)) return kExitUsage;
+  // In a job of several ranks each rank checks that the fabric runs on its
+  // server and that its part fits; rank 0 prints the verdict.
+  const MpiRanks& job = mpi_ranks();
+  Fabric f;
+  bool ok = true;
   try {
-    const Fabric f = runnable_fabric(spec);
-    const std::string& name = args.booksim.empty() ? args.file : args.booksim;
-    out << name << ": ok (" << fabric_one_line(spec, f) << ")\n";
-    if (!args.booksim.empty()) out << booksim.yaml;  // the spec it runs as
-    return kExitOk;
+    f = runnable_fabric(spec);
+    if (job.size() > 1) partition_routers(spec, f, job.size());
   } catch (const SpecError& e) {
-    err << e.what() << "\n";
+    err << (job.size() > 1 ? fmt::format("fabemu rank {}: ", job.rank()) : "") << e.what() << "\n";
+    ok = false;
+  }
+  if (!job.all_ok(ok)) {
+    if (ok) err << fmt::format("fabemu rank {}: another rank refused the spec (above)\n", job.rank());
     return kExitUsage;
   }
+  if (!job.root()) return kExitOk;
+  const std::string& name = args.booksim.empty() ? args.file : args.booksim;
+  out << name << ": ok (" << fabric_one_line(spec, f) << ")";
+  if (job.size() > 1) out << fmt::format(" on {} MPI ranks, every one running the same build and spec", job.size());
+  out << "\n";
+  if (!args.booksim.empty()) out << booksim.yaml;  // the spec it runs as
+  return kExitOk;
 }
 
 namespace {
@@ -322,6 +357,7 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
                      std::ostream& err) {
   Spec spec;
   if (!load(args, &spec, err)) return kExitUsage;
+  if (!mpi_ranks().root()) return kExitOk;  // rank 0 describes the job's fabric
   std::ostream& human = text_stream(opts.json_out, out, err);
   if (const std::string problem = json_path_problem(opts.json_out); !problem.empty()) {
     err << "fabemu describe: " << problem << "\n";  // before the routes are traced
@@ -329,9 +365,11 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
   }
   Fabric f;
   DescribedFaults faults;
+  RankPartition partition;
   try {
     f = runnable_fabric(spec);
     faults = describe_faults(spec, f, opts.at, opts.healthy);
+    partition = partition_routers(spec, f, opts.ranks > 0 ? opts.ranks : mpi_ranks().size());
   } catch (const SpecError& e) {
     err << e.what() << "\n";
     return kExitUsage;
@@ -431,6 +469,10 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
       row("barrier network", "none: " + why);
   }
   write_fault_rows(faults, sum, row);
+  {
+    const std::vector<std::string> lines = partition_lines(partition);
+    for (size_t i = 0; i < lines.size(); i++) row(i ? "" : "partition", lines[i]);
+  }
   // The memory estimate: a summary row, then a line per part (not wrapped).
   const MemoryEstimate mem =
       estimate_run_memory(spec, replicate_slices(f, static_cast<uint32_t>(spec.topology.slices)));
@@ -501,6 +543,18 @@ int describe_command(const SpecArgs& args, const DescribeOptions& opts, std::ost
                      {"coord", f.routers[e.router].coord}});
     j["endpoint_list"] = eps;
     if (!spec.faults.empty()) j["faults"] = faults_json(faults, sum);
+    auto wire_ns = [](ps_t ps) {
+      return ps == kNever ? nlohmann::json(nullptr) : nlohmann::json(static_cast<double>(ps) / kPsPerNs);
+    };
+    j["partition"] = {{"ranks", partition.ranks},
+                      {"workers_per_rank", partition.workers},
+                      {"routers", partition.routers},
+                      {"endpoints", partition.endpoints},
+                      {"rank_cut_links", partition.rank_cut},
+                      {"rank_cut_links_out", partition.rank_cut_of},
+                      {"worker_cut_links", partition.worker_cut},
+                      {"rank_cut_wire_min_ns", wire_ns(partition.rank_wire_min)},
+                      {"worker_cut_wire_min_ns", wire_ns(partition.worker_wire_min)}};
     if (!write_json(j, opts.json_out, out, err)) return kExitRunFailed;
   }
   // Broken tables or a cycle where the algorithm promises none: the fabric
@@ -519,6 +573,17 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
     with_control.sets.push_back("run.control_socket=" + nlohmann::json(opts.control_socket).dump());
   BooksimSpec booksim;
   if (!load(with_control, &spec, err, &booksim)) return kExitUsage;
+  if (const MpiRanks& job = mpi_ranks(); job.size() > 1) {
+    if (job.root())
+      err << fmt::format(
+          "fabemu run: the {} MPI ranks share the build and the spec, but running one fabric "
+          "over several ranks needs links between ranks (an MPI or Ethernet channel of the "
+          "link component), which this build does not have yet. `fabemu describe --ranks {}` "
+          "prints the partition such a run would use. Run one process for now (no mpirun, "
+          "or mpirun -n 1), with run.workers for more cores\n",
+          job.size(), job.size());
+    return kExitUsage;
+  }
   spec.overrides = args.sets;  // as given: --control is an option of its own
   (void)out;  // the runner prints its own summary and progress
   for (const std::string& t : opts.capture_taps) {

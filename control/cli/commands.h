@@ -44,6 +44,8 @@ struct DescribeOptions {
   // all of them), none with `healthy` (control/cli/describe_faults.h).
   ps_t at = kNever;
   bool healthy = false;
+  // The partition over this many MPI ranks (0: the job's, 1 without mpirun).
+  int ranks = 0;
 };
 
 // Prints the fabric's size, diameter, average hops, bisection, zero-load

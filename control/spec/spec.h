@@ -231,6 +231,9 @@ struct Spec {
     std::string overload = "warn";     // behind by more than overload_bound_ns: warn | shed | stop
     double overload_bound_ns = 1e6;    // emulated ns a core may fall behind the wall clock
     std::vector<int> cores;            // CPUs for the workers, in order; empty: any the process may use
+    // MPI rank of each router (mpirun -n R; control/mpi/rank_partition.h);
+    // empty: contiguous blocks over the ranks' workers.
+    std::vector<int> partition;
     double mac_aging_s = 300;          // learned MAC addresses expire after this long unseen
     std::vector<std::string> eal;      // extra DPDK EAL arguments (e.g. --vdev=...)
     std::string control_socket;        // Unix socket for faults while running; empty: none

@@ -176,6 +176,7 @@ const std::vector<std::pair<std::string_view, Writer>>& writers() {
     {"run.overload", [](const Spec& s) -> json { return s.run.overload; }},
     {"run.overload_bound_ns", [](const Spec& s) -> json { return s.run.overload_bound_ns; }},
     {"run.cores", [](const Spec& s) -> json { return s.run.cores; }},
+    {"run.partition", [](const Spec& s) -> json { return s.run.partition; }},
     {"run.eal", [](const Spec& s) -> json { return s.run.eal; }},
     {"run.control_socket", [](const Spec& s) -> json { return s.run.control_socket; }},
     {"capture.taps", [](const Spec& s) -> json { return s.capture.taps; }},

@@ -18,6 +18,7 @@ fabemu_packages=(
   tshark  # tests/system/dissector.sh runs pcap-tools/fabemu.lua in it
   python3-matplotlib  # fabemu pcap --plot (pcap-tools/fabemu-pcap)
   python3-jsonschema  # tests/system/json_schema.sh checks reports against docs/report.schema.json
+  openmpi-bin libopenmpi-dev  # several ranks: mpirun -n R fabemu run (control/mpi/)
 )
 
 # Installs only what dpkg does not report as installed; runs apt-get update

@@ -323,36 +323,45 @@ int fabemu_main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  try {
-    if (*check)
-      return stdout_written(check_command(check_args, std::cout, std::cerr), "fabemu check");
-    if (*describe) {
-      if (describe_exact) describe_opts.max_routes = 0;
-      if (!describe_at.empty() && !parse_emulated_time(describe_at, &describe_opts.at)) {
-        std::cerr << "fabemu describe: --at '" << printable(describe_at)
-                  << "' is not an emulated time: give one such as 20us, 1500ns or 2ms\n";
-        return kExitUsage;
+  const int status = [&]() -> int {
+    try {
+      if (*check)
+        return stdout_written(check_command(check_args, std::cout, std::cerr), "fabemu check");
+      if (*describe) {
+        if (describe_exact) describe_opts.max_routes = 0;
+        if (!describe_at.empty() && !parse_emulated_time(describe_at, &describe_opts.at)) {
+          std::cerr << "fabemu describe: --at '" << printable(describe_at)
+                    << "' is not an emulated time: give one such as 20us, 1500ns or 2ms\n";
+          return kExitUsage;
+        }
+        return stdout_written(describe_command(describe_args, describe_opts, std::cout, std::cerr),
+                              "fabemu describe");
       }
-      return stdout_written(describe_command(describe_args, describe_opts, std::cout, std::cerr),
-                            "fabemu describe");
+      if (*run) {
+        run_opts.eal_args = split_eal_args(run_eal);
+        return run_spec_command(run_args, run_opts, std::cout, std::cerr);
+      }
+      if (*reference)
+        return stdout_written(spec_reference_command(std::cout), "fabemu spec-reference");
+      if (*fault)
+        return stdout_written(
+            fault_command(fault_socket, fault_requests, std::cin, std::cout, std::cerr),
+            "fabemu fault");
+      if (analyze.chosen())
+        return stdout_written(analyze.run(std::cout, std::cerr), "fabemu analyze");
+    } catch (const std::exception& e) {
+      std::cerr << "fabemu: " << e.what() << "\n";
+      return kExitRunFailed;
     }
-    if (*run) {
-      run_opts.eal_args = split_eal_args(run_eal);
-      return run_spec_command(run_args, run_opts, std::cout, std::cerr);
-    }
-    if (*reference)
-      return stdout_written(spec_reference_command(std::cout), "fabemu spec-reference");
-    if (*fault)
-      return stdout_written(
-          fault_command(fault_socket, fault_requests, std::cin, std::cout, std::cerr),
-          "fabemu fault");
-    if (analyze.chosen())
-      return stdout_written(analyze.run(std::cout, std::cerr), "fabemu analyze");
-  } catch (const std::exception& e) {
-    std::cerr << "fabemu: " << e.what() << "\n";
-    return kExitRunFailed;
+    return kExitUsage;
+  }();
+  // A rank that failed alone ends the job: no other rank waits for it.
+  MpiRanks& job = mpi_ranks();
+  if (status != kExitOk && job.joined() && !job.failure_agreed()) {
+    std::cerr.flush();
+    job.abort_all(status);
   }
-  return kExitUsage;
+  return status;
 }
 
 }  // namespace fabemu

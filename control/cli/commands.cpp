@@ -113,7 +113,16 @@ std::string link_retry_problem(const Spec& spec, const Fabric& sliced) {
 // returns false. In a job of several ranks every rank returns the same.
 bool load_one(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* booksim);
 
+bool load_job(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* booksim);
+
 bool load(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* booksim = nullptr) {
+  if (mpi_ranks().size() == 1) return load_job(args, spec, err, booksim);
+  if (load_job(args, spec, err, booksim)) return true;
+  mpi_ranks().agree_failure();  // (every rank of the job returns false together)
+  return false;
+}
+
+bool load_job(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* booksim) {
   if (args.file.empty() == args.booksim.empty()) {
     err << "fabemu: give a spec FILE or --booksim FILE (one of them)\n";
     return false;
@@ -153,6 +162,22 @@ bool load_one(const SpecArgs& args, Spec* spec, std::ostream& err, BooksimSpec* 
     err << (args.booksim.empty() ? args.file : args.booksim) << ": " << e.what() << "\n";
   }
   return false;
+}
+
+// What a run over several MPI ranks cannot do yet (empty: nothing of it).
+std::string not_across_ranks(const Spec& spec, const RunOptions& opts) {
+  if (spec.run.mode == "realtime") return "real time (run.mode: realtime)";
+  if (!spec.ports.empty()) return "a port's traffic (ports)";
+  if (!spec.faults.empty() || !spec.run.control_socket.empty() || spec.router.forward_progress_ns > 0)
+    return "faults (faults, run.control_socket, router.forward_progress_ns)";
+  if (spec.link.retry) return "link-level retry (link.retry)";
+  if (spec.link.recovery != "none") return "two-hop recovery (link.recovery)";
+  if (!spec.capture.taps.empty() || !opts.capture_taps.empty()) return "capture (capture.taps, --capture)";
+  if (spec.traffic.phases != "none") return "the barrier/eureka networks (traffic.phases)";
+  if (spec.run.check_invariants) return "the credit check at every event (run.check_invariants)";
+  if (spec.run.sample_period_ns > 0) return "sample periods (run.sample_period_ns, run --booksim)";
+  if (spec.topology.slices > 1) return "network slices (topology.slices)";
+  return {};
 }
 
 }  // namespace
@@ -218,6 +243,7 @@ int check_command(const SpecArgs& args, std::ostream& out, std::ostream& err) {
   }
   if (!job.all_ok(ok)) {
     if (ok) err << fmt::format("fabemu rank {}: another rank refused the spec (above)\n", job.rank());
+    mpi_ranks().agree_failure();
     return kExitUsage;
   }
   if (!job.root()) return kExitOk;
@@ -573,16 +599,22 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
     with_control.sets.push_back("run.control_socket=" + nlohmann::json(opts.control_socket).dump());
   BooksimSpec booksim;
   if (!load(with_control, &spec, err, &booksim)) return kExitUsage;
-  if (const MpiRanks& job = mpi_ranks(); job.size() > 1) {
-    if (job.root())
-      err << fmt::format(
-          "fabemu run: the {} MPI ranks share the build and the spec, but running one fabric "
-          "over several ranks needs links between ranks (an MPI or Ethernet channel of the "
-          "link component), which this build does not have yet. `fabemu describe --ranks {}` "
-          "prints the partition such a run would use. Run one process for now (no mpirun, "
-          "or mpirun -n 1), with run.workers for more cores\n",
-          job.size(), job.size());
-    return kExitUsage;
+  RunOptions rank_opts = opts;
+  if (MpiRanks& job = mpi_ranks(); job.size() > 1) {
+    // What the ranks do not carry between them yet: refused on every rank
+    // alike (the same spec), before anything starts.
+    if (const std::string what = not_across_ranks(spec, opts); !what.empty()) {
+      if (job.root())
+        err << fmt::format("fabemu run: over {} MPI ranks, {} is not carried between ranks yet: "
+                           "run it as one process (no mpirun, or mpirun -n 1)\n",
+                           job.size(), what);
+      job.agree_failure();
+      return kExitUsage;
+    }
+    if (!job.root()) {  // rank 0 prints and writes the job's report
+      rank_opts.quiet = true;
+      rank_opts.json_out.clear();
+    }
   }
   spec.overrides = args.sets;  // as given: --control is an option of its own
   (void)out;  // the runner prints its own summary and progress
@@ -633,8 +665,8 @@ int run_spec_command(const SpecArgs& args, const RunOptions& opts, std::ostream&
     spec.capture.taps.insert(spec.capture.taps.end(), opts.capture_taps.begin(),
                              opts.capture_taps.end());
     if (!memory_warning.empty()) err << "fabemu run: WARNING: " << memory_warning << "\n";
-    if (args.booksim.empty()) return run_command(spec, opts);
-    return run_booksim(spec, opts, booksim, out, err);
+    if (args.booksim.empty()) return run_command(spec, rank_opts);
+    return run_booksim(spec, rank_opts, booksim, out, err);
   } catch (const SpecError& e) {
     err << e.what() << "\n";
     return kExitUsage;

@@ -2,8 +2,12 @@
 // every collective is the one-rank case and join() refuses a job of several.
 #include "control/mpi/mpi_ranks.h"
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+
+#include "dataplane/core/eal.h"
 
 #ifdef FABEMU_HAVE_MPI
 #include <mpi.h>
@@ -56,10 +60,12 @@ bool MpiRanks::join(std::string* err) {
 void MpiRanks::leave() {
   if (!joined_) return;
   joined_ = false;
+  link_.reset();
   MPI_Finalize();
 }
 
 void MpiRanks::abort_all(int code) {
+  eal_remove_runtime_dir_now();  // (MPI_Abort ends the process without its exit handlers)
   if (joined_) MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);
 }
@@ -98,6 +104,86 @@ bool MpiRanks::all_ok(bool ok) const {
   return all != 0;
 }
 
+namespace {
+
+// What one rank sends every other at a window edge, and the results to
+// rank 0 at the end (counts of int: a window's events are far below 2 GB).
+class MpiRankLink final : public RankLink {
+ public:
+  MpiRankLink(int rank, int size) : rank_(rank), size_(size) {}
+  int rank() const override { return rank_; }
+  int ranks() const override { return size_; }
+
+  bool exchange(const std::vector<std::string>& out, std::vector<std::string>* in,
+                std::string* err) override {
+    send_counts_.assign(size_, 0);
+    send_offsets_.assign(size_, 0);
+    int total = 0;
+    for (int q = 0; q < size_; q++) {
+      if (q == rank_ || out[q].size() > size_t(INT32_MAX - total)) continue;
+      send_counts_[q] = static_cast<int>(out[q].size());
+      send_offsets_[q] = total;
+      total += send_counts_[q];
+    }
+    send_.resize(total);
+    for (int q = 0; q < size_; q++)
+      if (send_counts_[q]) std::memcpy(send_.data() + send_offsets_[q], out[q].data(), send_counts_[q]);
+    recv_counts_.assign(size_, 0);
+    if (MPI_Alltoall(send_counts_.data(), 1, MPI_INT, recv_counts_.data(), 1, MPI_INT,
+                     MPI_COMM_WORLD) != MPI_SUCCESS) {
+      *err = "MPI_Alltoall failed";
+      return false;
+    }
+    recv_offsets_.assign(size_, 0);
+    int rtotal = 0;
+    for (int q = 0; q < size_; q++) recv_offsets_[q] = rtotal, rtotal += recv_counts_[q];
+    recv_.resize(rtotal);
+    if (MPI_Alltoallv(send_.data(), send_counts_.data(), send_offsets_.data(), MPI_CHAR,
+                      recv_.data(), recv_counts_.data(), recv_offsets_.data(), MPI_CHAR,
+                      MPI_COMM_WORLD) != MPI_SUCCESS) {
+      *err = "MPI_Alltoallv failed";
+      return false;
+    }
+    in->resize(size_);
+    for (int q = 0; q < size_; q++) (*in)[q].assign(recv_.data() + recv_offsets_[q], recv_counts_[q]);
+    return true;
+  }
+
+  bool gather(const std::string& mine, std::vector<std::string>* all, std::string* err) override {
+    int n = static_cast<int>(mine.size());
+    std::vector<int> sizes(size_), offsets(size_);
+    if (MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+      *err = "MPI_Gather failed";
+      return false;
+    }
+    int total = 0;
+    for (int q = 0; q < size_; q++) offsets[q] = total, total += sizes[q];
+    std::string buf(rank_ == 0 ? total : 0, '\0');
+    if (MPI_Gatherv(mine.data(), n, MPI_CHAR, buf.data(), sizes.data(), offsets.data(), MPI_CHAR,
+                    0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+      *err = "MPI_Gatherv failed";
+      return false;
+    }
+    all->clear();
+    if (rank_ == 0)
+      for (int q = 0; q < size_; q++) all->push_back(buf.substr(offsets[q], sizes[q]));
+    return true;
+  }
+
+ private:
+  int rank_, size_;
+  std::vector<char> send_, recv_;
+  std::vector<int> send_counts_, send_offsets_, recv_counts_, recv_offsets_;
+};
+
+}  // namespace
+
+RankLink* MpiRanks::link() {
+  if (!joined_) return nullptr;
+  if (!link_) link_ = std::make_unique<MpiRankLink>(rank_, size_);
+  return link_.get();
+}
+
 #else  // no MPI in this build
 
 bool MpiRanks::built_with_mpi() { return false; }
@@ -112,11 +198,15 @@ bool MpiRanks::join(std::string* err) {
   return false;
 }
 void MpiRanks::leave() {}
-void MpiRanks::abort_all(int code) { std::_Exit(code); }
+void MpiRanks::abort_all(int code) {
+  eal_remove_runtime_dir_now();
+  std::_Exit(code);
+}
 MpiRanks::~MpiRanks() = default;
 std::string MpiRanks::broadcast(const std::string& text) const { return text; }
 std::vector<std::string> MpiRanks::all_gather(const std::string& text) const { return {text}; }
 bool MpiRanks::all_ok(bool ok) const { return ok; }
+RankLink* MpiRanks::link() { return nullptr; }
 
 #endif
 

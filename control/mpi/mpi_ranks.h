@@ -10,8 +10,11 @@
 // MPI is joined only when the launcher started more than one rank, so that
 // `fabemu` run by hand, or by mpirun -n 1, never starts MPI's runtime.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "dataplane/sim/rank_link.h"
 
 namespace fabemu {
 
@@ -46,9 +49,20 @@ class MpiRanks {
   // Whether every rank passed ok (MPI_Allreduce of a logical and).
   bool all_ok(bool ok) const;
 
+  // A failure every rank of the job has reached together (each then leaves
+  // the job as usual); any other failure of one rank aborts the whole job
+  // (MPI_Abort), so that no rank waits for it.
+  void agree_failure() { agreed_failure_ = true; }
+  bool failure_agreed() const { return agreed_failure_; }
+
+  // The kernel's link to the other ranks (sim/rank_link.h), over MPI.
+  RankLink* link();
+
  private:
   int rank_ = 0, size_ = 1;
   bool joined_ = false;
+  bool agreed_failure_ = false;
+  std::unique_ptr<RankLink> link_;
 };
 
 // The process's job (one per process).

@@ -209,6 +209,7 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
               {"interrupted", st.interrupted},
               {"stalled", st.stalled}};
   if (st.stalled) j["run"]["stranded"] = st.stranded;
+  if (cfg.ranks) j["run"]["ranks"] = cfg.ranks->ranks();  // (run.workers each)
   if (st.realtime)
     j["run"]["overload"] = {{"policy", spec.run.overload},
                             {"bound_ns", spec.run.overload_bound_ns},
@@ -524,6 +525,12 @@ nlohmann::json report_json(const Spec& spec, const Fabric& fabric, const EngineC
                       {"packet_hops_per_s", st.wall_s > 0 ? double(st.packet_hops) / st.wall_s : 0.0},
                       {"packet_hops_per_s_per_worker",
                        st.wall_s > 0 ? double(st.packet_hops) / st.wall_s / cfg.workers : 0.0}};
+  if (!st.realtime) {  // the conservative windows: how often the workers (and ranks) met
+    j["performance"]["windows"] = st.windows;
+    j["performance"]["windows_per_emulated_us"] =
+        st.end_ps ? double(st.windows) / (double(st.end_ps) / 1e6) : 0.0;
+    j["performance"]["wall_us_per_window"] = st.windows ? st.wall_s * 1e6 / double(st.windows) : 0.0;
+  }
   if (!spec.capture.taps.empty())
     j["capture"] = {{"files", st.capture_files},
                     {"interfaces", st.capture_interfaces},

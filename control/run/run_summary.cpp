@@ -133,7 +133,7 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
       "latency    {}\n"
       "hops       {}\n"
       "credits    stalls {}  conservation {}\n"
-      "speed      {:.2f} M packet-hops/s ({} worker{}), {:.2f} s wall for {:.1f} us emulated\n",
+      "speed      {:.2f} M packet-hops/s ({} worker{}{}), {:.2f} s wall for {:.1f} us emulated\n",
       res.fabric.name, res.fabric.routers.size(), res.fabric.endpoints.size(), res.fabric.num_vcs,
       res.fabric.unit_name, res.fabric.unit_bits, spec.traffic.pattern,
       j["offered_load"].get<double>(), j["refused_load"].get<double>(),
@@ -155,7 +155,11 @@ void print_run_summary(const Spec& spec, const RunResult& res) {
       st.invariant_checks ? (st.invariant_failure.empty() ? "checked, ok" : "BROKEN")
                           : "not checked (run.check_invariants)",
       j["performance"]["packet_hops_per_s"].get<double>() / 1e6, spec.run.workers,
-      spec.run.workers == 1 ? "" : "s", st.wall_s, double(st.end_ps) / 1e6);
+      spec.run.workers == 1 ? "" : "s",
+      j["run"].contains("ranks")
+          ? fmt::format(" on each of {} MPI ranks", j["run"]["ranks"].get<int>())
+          : std::string(),
+      st.wall_s, double(st.end_ps) / 1e6);
   if (j.contains("barrier")) {  // traffic.phases: the barrier/eureka networks
     const auto& b = j["barrier"];
     const auto& l = b["latency_ns"];

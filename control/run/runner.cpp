@@ -15,6 +15,8 @@
 #include <system_error>
 
 #include "control/barrier/barrier_tree.h"
+#include "control/mpi/mpi_ranks.h"
+#include "control/mpi/rank_partition.h"
 #include "control/run/capture_plan.h"
 #include "control/run/control_socket.h"
 #include "control/run/fault_control.h"
@@ -188,6 +190,19 @@ RunResult run_emulation(const Spec& spec, const std::function<void(EngineConfig&
   crc16_init();  // after the EAL: picks the vector CRC path the CPU supports
   OpenPorts open;
   cfg.worker_cpus = place_workers(spec);
+  // Several MPI ranks (control/mpi/): the job's workers are every rank's;
+  // this process runs its rank's share of them (docs/multi-server.md).
+  if (MpiRanks& job = mpi_ranks(); job.size() > 1) {
+    const RankPartition part = partition_routers(spec, res.fabric, job.size());
+    const int per = std::max(1, spec.run.workers);
+    cfg.workers = job.size() * per;
+    for (size_t r = 0; r < cfg.router_worker.size(); r++)
+      cfg.router_worker[r] = part.rank[r] * per + part.worker[r];
+    cfg.first_local_worker = job.rank() * per;
+    cfg.local_workers = per;
+    cfg.ranks = job.link();
+    cfg.worker_cpus.insert(cfg.worker_cpus.begin(), size_t(cfg.first_local_worker), {});
+  }
   cfg.ports = open_ports(spec, &open);
   // Capture: the writer thread runs while the workers do (pcap-tools/).
   std::unique_ptr<CaptureWriter> capture;
@@ -345,7 +360,14 @@ namespace {
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 std::atomic<bool> g_stop{false};
 volatile std::sig_atomic_t g_stop_signal = 0;
+// A run over several MPI ranks: mpirun ends every rank with a signal when
+// one rank died, maybe while this one waits for it at a window edge, and
+// kills it if it has not ended soon after; its DPDK runtime folder (empty:
+// the EAL runs with --no-shconf) goes at the first signal.
+volatile std::sig_atomic_t g_in_job = 0;
+
 extern "C" void on_stop_signal(int sig) {
+  if (g_in_job) eal_remove_runtime_dir_now();
   if (g_stop.exchange(true)) {
     remove_leftovers_now();
     eal_remove_runtime_dir_now();
@@ -376,6 +398,7 @@ int run_command(const Spec& spec, const RunOptions& opts) {
   const bool realtime = spec.run.mode == "realtime";
   RunResult res;
   install_stop_signals();
+  g_in_job = mpi_ranks().size() > 1;
   // The report or the capture alone on standard output; diverted before
   // DPDK starts, whose log lines go to standard output too.
   const bool capture_stdout = spec.capture.file == "-" && !spec.capture.taps.empty();
@@ -487,9 +510,22 @@ int run_command(const Spec& spec, const RunOptions& opts) {
       unwritten = 1;
     }
   }
-  const int status =
-      run_status(spec, !opts.json_out.empty(), st, g_stop_signal ? int(g_stop_signal) : SIGINT);
-  return status ? status : unwritten;
+  // Over several ranks rank 0 judges the job's run (the others hold only
+  // their own workers' counters) and every rank ends with its verdict.
+  MpiRanks& job = mpi_ranks();
+  int status = 0;
+  if (job.root()) {
+    status =
+        run_status(spec, !opts.json_out.empty(), st, g_stop_signal ? int(g_stop_signal) : SIGINT);
+    if (!status) status = unwritten;
+  } else if (!st.error.empty()) {
+    tell(fmt::format("fabemu rank {}: {}\n", job.rank(), st.error));
+  }
+  if (job.size() > 1) {
+    status = std::stoi(job.broadcast(std::to_string(status)));
+    job.agree_failure();
+  }
+  return status;
 }
 
 }  // namespace fabemu

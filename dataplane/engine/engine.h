@@ -280,6 +280,26 @@ class Engine final : public EngineCore {
     for (const auto& w : workers_) ks.push_back(w.get());
     return ks;
   }
+  // ---- several ranks (sim/rank_link.h; engine_ranks.h) -------------------------
+  // This process's workers (all of them without other ranks).
+  bool is_local(const KernelWorker& w) const {
+    return w.id >= local_first_ && w.id < local_first_ + local_count_;
+  }
+  std::vector<KernelWorker*> local_workers() const {
+    std::vector<KernelWorker*> ks;
+    for (const auto& w : workers_)
+      if (is_local(*w)) ks.push_back(w.get());
+    return ks;
+  }
+  // At a window edge, on this rank's first worker: every rank's publications
+  // (pubs, by worker of the run) and the events staged for each other's
+  // workers, exchanged. False when the job broke (the worker has failed).
+  bool exchange_ranks(WindowPublication<WindowCounts>* pubs, uint8_t parity);
+  // After the run: every rank's workers' counters into rank 0's stand-ins.
+  bool gather_ranks(std::string* err);
+  int local_first_ = 0, local_count_ = 1;
+  std::vector<std::string> rank_out_, rank_in_;  // (kept: their capacity is reused)
+  RunStats rank_models_;  // the other ranks' router-model totals (rank 0; merge adds them)
   std::string check_credits() const;
   std::string where_stranded();  // (engine_run.h)
   RunStats merge();              // (EngineCore::merge, and the router models' counters)
@@ -320,6 +340,7 @@ bool replace_tables(EngineBase& engine, typename R::Tables tables, ps_t at) {
 #include "dataplane/engine/engine_hop.h"
 #include "dataplane/engine/engine_kernel_host.h"
 #include "dataplane/engine/engine_link_host.h"
+#include "dataplane/engine/engine_ranks.h"
 #include "dataplane/engine/engine_router_host.h"
 #include "dataplane/engine/engine_run.h"
 #include "dataplane/engine/engine_setup.h"

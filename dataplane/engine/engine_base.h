@@ -19,6 +19,7 @@
 #include "dataplane/link/fault.h"
 #include "dataplane/link/retry_config.h"
 #include "dataplane/router/router_shape.h"
+#include "dataplane/sim/rank_link.h"
 #include "dataplane/sim/time.h"
 #include "dataplane/stats/stats.h"
 
@@ -41,7 +42,13 @@ struct EngineConfig : TrafficConfig, BridgeConfig {
   ps_t drain_ps = 0;
   // run.sample_period_ns: figures per sample period (stats/sample_periods.h); 0: off.
   ps_t sample_period_ps = 0;
-  int workers = 1;
+  int workers = 1;  // every worker of the run (over several ranks: of every rank)
+  // Several MPI ranks (sim/rank_link.h): this process runs workers
+  // first_local_worker .. + local_workers - 1 of `workers` and meets the
+  // other ranks' at every window edge by `ranks`. nullptr: one process.
+  RankLink* ranks = nullptr;
+  int first_local_worker = 0;
+  int local_workers = 0;
   bool check_invariants = false;
   // Decode every delivered packet against its metadata, as check_invariants
   // does besides its credit checks at every event (a soak of millions of

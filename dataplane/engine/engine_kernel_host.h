@@ -69,6 +69,7 @@ struct Engine<R, L>::KernelHost {
     }
     if (w.id == 0 && e.cfg_.progress && e.cfg_.progress_s > 0) show_progress(pubs, n, end);
   }
+  bool exchange_ranks(Publication* pubs, uint8_t parity) { return e.exchange_ranks(pubs, parity); }
   // Packets lost to faults are counted and not waited for.
   bool all_arrived(const Publication* pubs, int n) const {
     return WindowCounts::sum(pubs, n).all_arrived();

@@ -108,6 +108,7 @@ RunStats Engine<R, L>::merge() {
                        w->recovery.counters().resent});
   RunStats out = EngineCore::merge(results);
   for (const auto& w : workers_) w->router.add_counters(out);  // the router model's own
+  if (cfg_.ranks) add_model_counters(rank_models_, &out);  // the other ranks' (gather_ranks)
   if (recovery_) {  // two-hop recovery's memories (link/two_hop_recovery.h)
     out.recovery = true;
     out.recovery_size_words = cfg_.recovery.size_words;
@@ -161,7 +162,7 @@ RunStats Engine<R, L>::run() {
   // A worker that failed to be placed still enters its loop: the loops tell
   // the other workers that it failed, so that none waits for it.
   const bool launched = run_worker_threads(
-      kernel_workers(), cfg_.worker_cpus,
+      local_workers(), cfg_.worker_cpus,
       [&](KernelWorker& k, const std::string& placement_error) {
         Worker& w = *workers_[k.id];
         if (!placement_error.empty()) fail(w, placement_error);
@@ -181,6 +182,12 @@ RunStats Engine<R, L>::run() {
   for (auto& w : workers_) {
     w->bridge.drop_partial_frames(w->eps, w->st);
     fold_link_counters(*w);
+  }
+  if (cfg_.ranks && !gather_ranks(&err)) {  // rank 0's stand-ins get the other ranks' counters
+    release();
+    RunStats s;
+    s.error = err;
+    return s;
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RunStats out = merge();

@@ -17,17 +17,40 @@ bool Engine<R, L>::setup(std::string* err) {
     workers_.push_back(std::make_unique<Worker>());
     workers_.back()->id = i;
   }
-  windows_.init({nw, window_, gen_end_, drain_end_, cfg_.check_invariants, cfg_.stop});
+  // Over several ranks this process runs its own workers; the others are
+  // stand-ins, set up alike (their links and statistics are numbered as
+  // theirs) and filled with their rank's counters at the end.
+  local_first_ = cfg_.ranks ? cfg_.first_local_worker : 0;
+  local_count_ = cfg_.ranks ? cfg_.local_workers : nw;
+  if (local_first_ < 0 || local_count_ < 1 || local_first_ + local_count_ > nw) {
+    *err = "this rank's workers (" + std::to_string(local_first_) + " + " +
+           std::to_string(local_count_) + ") are not among the run's " + std::to_string(nw);
+    return false;
+  }
+  windows_.init({.workers = nw,
+                 .first_local = local_first_,
+                 .local = local_count_,
+                 .ranks = cfg_.ranks,
+                 .window = window_,
+                 .sources_end = gen_end_,
+                 .drain_end = drain_end_,
+                 .check_invariants = cfg_.check_invariants,
+                 .stop = cfg_.stop});
   realtime_.init({nw, cfg_.time_scale, cfg_.duration_s, cfg_.progress_s, cfg_.drain_ps,
                   cfg_.lateness_bound_ps, cfg_.overload_bound_ps, cfg_.overload == Overload::shed,
                   cfg_.overload == Overload::stop, cfg_.stop, cfg_.on_overload});
   live_.init(nw, cfg_.ports.size());
-  if (!assign_lcores(kernel_workers(), err)) return false;
+  if (!assign_lcores(local_workers(), err)) return false;
   for (auto& w : workers_)
     if (!setup_worker(*w, err)) return false;
   std::vector<unsigned> lcores;
-  for (const auto& w : workers_) lcores.push_back(w->lcore);
-  return connect_workers(kernel_workers(), lcores, inst_, err);  // the cross-core rings
+  std::vector<bool> local;
+  for (const auto& w : workers_) {
+    lcores.push_back(w->lcore);
+    local.push_back(is_local(*w));
+  }
+  // The cross-core rings (between this process's workers only).
+  return connect_workers(kernel_workers(), lcores, inst_, err, cfg_.ranks ? &local : nullptr);
 }
 
 // How long after a sender on one core does something on a link can it

@@ -7,6 +7,7 @@ namespace fabemu {
 
 void KernelWorker::flush_outbox() {
   for (size_t d = 0; d < outbox.size(); d++) {
+    if (!tx[d]) continue;  // a worker of another rank: its events wait for the exchange
     auto& ob = outbox[d];
     size_t sent = 0;
     while (sent < ob.size()) {
@@ -30,7 +31,7 @@ void KernelWorker::drain_inbox() {
 }
 
 bool connect_workers(const std::vector<KernelWorker*>& workers, const std::vector<unsigned>& lcores,
-                     int instance, std::string* err) {
+                     int instance, std::string* err, const std::vector<bool>* local) {
   const size_t nw = workers.size();
   for (KernelWorker* w : workers) {
     w->tx.assign(nw, nullptr);
@@ -41,7 +42,7 @@ bool connect_workers(const std::vector<KernelWorker*>& workers, const std::vecto
   }
   for (size_t a = 0; a < nw; a++) {
     for (size_t b = 0; b < nw; b++) {
-      if (a == b) continue;
+      if (a == b || (local && (!(*local)[a] || !(*local)[b]))) continue;
       const std::string name =
           "fx" + std::to_string(instance) + "_" + std::to_string(a) + "_" + std::to_string(b);
       rte_ring* ring =

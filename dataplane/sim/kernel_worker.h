@@ -36,7 +36,8 @@ struct KernelWorker {
   ps_t now = 0;
   bool failed = false;  // the run stops at the next window edge (or round)
 
-  // Cross-core events (ring pairs; nullptr for itself).
+  // Cross-core events (ring pairs; nullptr for itself and for the workers
+  // of other ranks).
   std::vector<rte_ring*> tx;               // to worker w
   std::vector<rte_ring*> rx;               // from worker w
   std::vector<std::vector<Event>> outbox;  // staged per destination worker
@@ -52,6 +53,7 @@ struct KernelWorker {
 
   // Counters, folded into the run's statistics at the end.
   uint64_t events = 0;
+  uint64_t windows = 0;        // virtual time: the windows it ran (edges it met the others at)
   uint64_t edge_wait_tsc = 0;  // TSC cycles spent at window edges waiting for the others
   uint64_t events_over_bound = 0;
   // Real time: TSC cycles of the loop's rounds that ran events (what ran
@@ -97,9 +99,11 @@ struct KernelWorker {
 };
 
 // The rings between every ordered pair of workers (names unique per
-// `instance`), each on the receiver's socket.
+// `instance`), each on the receiver's socket; with `local`, only between
+// workers of this process (local[w]): the others are other ranks', whose
+// events stay in the outbox for the ranks' exchange (sim/rank_link.h).
 bool connect_workers(const std::vector<KernelWorker*>& workers, const std::vector<unsigned>& lcores,
-                     int instance, std::string* err);
+                     int instance, std::string* err, const std::vector<bool>* local = nullptr);
 // Frees the rings (after the workers have stopped).
 void disconnect_workers(const std::vector<KernelWorker*>& workers);
 

@@ -23,6 +23,7 @@
 
 #include "dataplane/sim/event.h"
 #include "dataplane/sim/kernel_worker.h"
+#include "dataplane/sim/rank_link.h"
 #include "dataplane/sim/spin_barrier.h"
 #include "dataplane/sim/time.h"
 
@@ -49,7 +50,8 @@ struct WindowsEnd {
 template <class H>
 concept WindowHost = requires(H& h, const H& ch, const Event& ev, Event& rev, ps_t t, bool edge,
                               typename H::Report& r,
-                              const WindowPublication<typename H::Report>* pubs, int n) {
+                              const WindowPublication<typename H::Report>* pubs, int n,
+                              WindowPublication<typename H::Report>* all, uint8_t parity) {
   h.begin_window(t);                           // a window starts at t: changes due take effect
   { ch.next_change() } -> std::same_as<ps_t>;  // the next scheduled change: a window ends there
   { ch.next_edge() } -> std::same_as<ps_t>;    // a window edge falls there, events or not
@@ -57,6 +59,10 @@ concept WindowHost = requires(H& h, const H& ch, const Event& ev, Event& rev, ps
   h.apply_remote(rev);                         // one event from another worker
   h.check_invariants(t, edge);  // run.check_invariants at t, after an event or at an edge
   h.report(r, t);               // its publication for the edge at t (every event before t has run)
+  // Several ranks (rank_link.h): on this rank's first worker, after its
+  // workers published, the publications and staged events of every rank's
+  // workers exchanged (pubs indexed by worker of the job); false: broken.
+  { h.exchange_ranks(all, parity) } -> std::same_as<bool>;
   h.end_window(pubs, n, t);     // every worker's, after the edge at t
   { ch.all_arrived(pubs, n) } -> std::same_as<bool>;  // no packet left in flight
 };
@@ -65,7 +71,12 @@ template <class Report>
 class WindowKernel {
  public:
   struct Config {
-    int workers = 1;
+    int workers = 1;       // every worker of the job (of every rank)
+    // This process's workers: ids first_local .. first_local + local - 1
+    // (local 0: all of them); with other ranks, their link.
+    int first_local = 0;
+    int local = 0;
+    RankLink* ranks = nullptr;
     ps_t window = 0;       // the lookahead: nothing sent to another core matters there sooner
     ps_t sources_end = 0;  // the sources stop generating
     ps_t drain_end = 0;    // the run ends here, drained or not
@@ -77,7 +88,8 @@ class WindowKernel {
     cfg_ = c;
     pub_[0].assign(c.workers, Pub{});
     pub_[1].assign(c.workers, Pub{});
-    barrier_ = std::make_unique<SpinBarrier>(c.workers);
+    if (cfg_.local <= 0) cfg_.local = c.workers;
+    barrier_ = std::make_unique<SpinBarrier>(cfg_.local);
   }
 
   template <class H>
@@ -93,12 +105,13 @@ class WindowKernel {
 template <class Report>
 template <class H>
 requires WindowHost<H> WindowsEnd WindowKernel<Report>::run(H& h, KernelWorker& k) {
-  const int nw = cfg_.workers;
+  const int nw = cfg_.workers, nl = cfg_.local;
   const bool check_each_event = cfg_.check_invariants && nw == 1;
   WindowsEnd end;
   ps_t wstart = 0;
   for (int parity = 0;; parity ^= 1) {
     k.window_parity = static_cast<uint8_t>(parity);
+    k.windows++;
     h.begin_window(wstart);
     // A scheduled change ends the window before it.
     const ps_t wend = std::min(wstart + cfg_.window, std::max(wstart + 1, h.next_change()));
@@ -123,7 +136,14 @@ requires WindowHost<H> WindowsEnd WindowKernel<Report>::run(H& h, KernelWorker& 
     h.report(mine.report, wend);
     if (nw > 1) {
       const uint64_t t0 = rte_rdtsc();
-      barrier_->wait([&] { k.drain_inbox(); });
+      if (nl > 1) barrier_->wait([&] { k.drain_inbox(); });
+      if (cfg_.ranks) {  // then the other ranks' publications and events
+        if (k.id == cfg_.first_local && !h.exchange_ranks(pub_[parity].data(), parity)) {
+          k.failed = true;
+          mine.failed = true;
+        }
+        if (nl > 1) barrier_->wait();
+      }
       k.edge_wait_tsc += rte_rdtsc() - t0;
       k.drain_inbox();
       k.take_inbox(h, false);

@@ -40,6 +40,7 @@ void merge_workers(RunStats& out, const std::vector<WorkerResult>& workers) {
     out.packet_hops += s.packet_hops;
     out.transmit_error_discards += s.transmit_error_discards;
     out.events += wp->events;
+    out.windows = std::max(out.windows, wp->windows);
     out.captured += s.captured;
     out.capture_drops += s.capture_drops;
     out.latency_ps.merge(s.latency_ps);

@@ -249,6 +249,7 @@ struct RunStats {
   bool link_retry = false;
   uint64_t transmit_error_discards = 0;
   uint64_t events = 0;
+  uint64_t windows = 0;  // virtual time: conservative windows the run took (every worker the same)
   // Capture (dataplane/link/capture_tap.h): records handed to the writer,
   // and records a real-time run could not hand over (the queue was full).
   uint64_t captured = 0;

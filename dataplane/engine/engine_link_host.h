@@ -28,6 +28,13 @@ struct Engine<R, L>::LinkHop : Engine<R, L>::Hop {
   // channel c (its link's retry receiver first, when link-level retry is
   // on), credits an output, a link-control message an input (the lanes');
   // or it goes onto the ring to another worker.
+  // (A model that keeps the occupancy of a buffer fed from another worker
+  // as one worker would: router/input_queued.h. Not under link-level retry,
+  // whose receiver may hold the packet back.)
+  void granted_upstream(uint32_t c, ps_t t) {
+    if constexpr (requires { w.router.granted_upstream_at(c, t); })
+      if (!e.lcb_) w.router.granted_upstream_at(c, t);
+  }
   FABEMU_ALWAYS_INLINE void arrive(uint32_t c, rte_mbuf* m, ps_t head, LinkSeq seq, bool late) {
     if (e.lcb_) [[unlikely]]
       w.retry.receive(*this, c, m, head, seq, late);

@@ -107,6 +107,11 @@ bool Engine<R, L>::setup_worker(Worker& w, std::string* err) {
                  w.routers, w.out, w.in, w.vcs);
   for (uint32_t o = 0; o < w.out.size(); o++)  // the links' unit times, for models that mind them
     w.router.set_link_units(o, w.in[o].unit_ps, w.out[o].unit_ps);
+  // Buffers fed from another worker keep their occupancy as on one worker.
+  if constexpr (requires { w.router.track_late_entries(0u); })
+    for (uint32_t i = 0; i < w.in.size(); i++)
+      if (w.in[i].up_router >= 0 && w.in[i].up_worker != w.id)
+        for (uint32_t v = 0; v < nv_; v++) w.router.track_late_entries(i * nv_ + v);
   setup_endpoints(w.id, w.eps);
   // Port-bound endpoints: a frame queue, reassembly slots, the bridge table.
   w.bridge.init(bridge_, w.id, double(rte_get_tsc_hz()), w.eps, w.st, cfg_.lateness_bound_ps);

@@ -51,6 +51,8 @@ template <class H>
 concept LinkChannelHost = requires(H& h, const Event& ev, uint32_t i, uint8_t vc, uint32_t units,
                                    ps_t t, rte_mbuf* m, LinkSeq seq) {
   { H::kind(LinkEvent::remote_arrive) } -> std::same_as<EventKind>;  // as the run numbers them
+  { h.now() } -> std::same_as<ps_t>;
+  h.granted_upstream(i, t);       // the packet about to reach input channel i was sent at t
   h.arrive(i, m, t, seq, true);   // m's head reaches input channel i at t (seq: its link
                                   // sequence number; late: taken after t, at a window edge)
   h.credits(i, vc, units, t, t);  // a credit stream reaches output i's VC (first, every)
@@ -137,6 +139,10 @@ struct RingChannel {
     ev.m = p.m;
     ev.vc = p.vc;
     ev.amount = p.seq;
+    // When it was sent, as its time on the way plus one (0: not known), for
+    // the far buffer's occupancy (router/input_queued.h).
+    const ps_t on_way = p.head - h.now();
+    ev.seq = on_way < UINT32_MAX ? static_cast<uint32_t>(on_way + 1) : 0;
     h.send_remote(ev, worker);
   }
   template <class H>
@@ -165,6 +171,7 @@ struct RingChannel {
   static bool receive(H& h, const Event& ev) {
     switch (ev.kind) {
       case H::kind(LinkEvent::remote_arrive):
+        if (ev.seq) h.granted_upstream(ev.a, ev.t - (ev.seq - 1));
         h.arrive(ev.a, ev.m, ev.t, static_cast<LinkSeq>(ev.amount), true);
         return true;
       case H::kind(LinkEvent::credit):

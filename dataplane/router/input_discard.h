@@ -86,7 +86,7 @@ template <class M, class H>
 // handed to then(m); the packet behind it is routed next.
 template <class M, class H, class F>
 void take_unroutable(M& rt, H& h, uint32_t c, F&& then) {
-  const QEntry e = rt.pop(c);
+  const QEntry e = rt.pop(c, h.now());
   const ps_t out = read_out_discarded(rt, h, c, e.units);
   then(e.m);
   if (rt.len(c))

@@ -158,8 +158,26 @@ class InputQueuedBuffers {
       q_[size_t(c) * qcap_ + ((ch.qhead + ch.qlen - 1) & qmask_)] = e;
     ch.occ += e.units;
     ch.units_in += e.units;
-    if (ch.occ > ch.peak) ch.peak = ch.occ;
+    uint32_t occ = ch.occ;
+    if (ch.late_fed) [[unlikely]]
+      occ = occupancy_when_granted(c);
+    if (occ > ch.peak) ch.peak = occ;
     return ++ch.qlen;
+  }
+
+  // ---- a buffer fed from another worker ------------------------------------
+  // Its packets enter at the window edge, after their upstream grant: the
+  // packets that left it since were still there when the grant gave the
+  // new one its space, and count towards its peak as they would have with
+  // both routers on one worker. The last few departures are kept for that.
+  void track_late_entries(uint32_t c) {
+    if (departures_.empty()) departures_.resize(ch_.size());
+    ch_[c].late_fed = 1;
+  }
+  // The next packet to enter channel c was granted upstream at t (set just
+  // before it enters).
+  void granted_upstream_at(uint32_t c, ps_t t) {
+    if (ch_[c].late_fed) departures_[c].granted = t;
   }
   // An empty channel's head slot remembers the last packet that left it:
   // when it was granted and when its tail is out of the buffer (a packet
@@ -174,9 +192,12 @@ class InputQueuedBuffers {
   ps_t last_granted(uint32_t c) const { return ch_[c].head.arrive; }
   ps_t last_tail_out(uint32_t c) const { return ch_[c].head.ready; }
 
-  QEntry pop(uint32_t c) {
+  // now: when (a buffer fed from another worker keeps its departures).
+  QEntry pop(uint32_t c, ps_t now = kNever) {
     Channel& ch = ch_[c];
     const QEntry e = ch.head;
+    if (ch.late_fed) [[unlikely]]
+      departures_[c].add(now, e.units);
     if (ch.qlen > 1) {
       ch.head = q_[size_t(c) * qcap_ + ch.qhead];
       ch.qhead = static_cast<uint16_t>((ch.qhead + 1) & qmask_);
@@ -302,8 +323,39 @@ class InputQueuedBuffers {
     uint32_t peak = 0;   // the most it ever held
     uint16_t qhead = 0;  // first entry behind the head in q_
     uint16_t qlen = 0;   // entries, the head included
+    uint8_t late_fed = 0;  // its upstream router runs on another worker (departures_)
   };
   static_assert(sizeof(Channel) == 64, "a channel is one cache line");
+  // The last departures of a channel fed from another worker, and when the
+  // packet about to enter was granted upstream.
+  struct Departures {
+    static constexpr uint32_t kKept = 8;  // more than leave a buffer in one window
+    ps_t at[kKept] = {};
+    uint16_t units[kKept] = {};
+    uint32_t next = 0;
+    ps_t granted = kNever;
+    void add(ps_t t, uint16_t u) {
+      at[next % kKept] = t;
+      units[next % kKept] = u;
+      next++;
+    }
+  };
+  // Units of channel c when its entering packet was granted upstream: those
+  // held now and those that left after that grant.
+  uint32_t occupancy_when_granted(uint32_t c) {
+    Departures& d = departures_[c];
+    uint32_t occ = ch_[c].occ;
+    if (d.granted == kNever) return occ;
+    const uint32_t kept = d.next < Departures::kKept ? d.next : Departures::kKept;
+    for (uint32_t k = 0; k < kept; k++) {
+      const uint32_t i = (d.next - 1 - k) % Departures::kKept;
+      if (d.at[i] == kNever || d.at[i] <= d.granted) break;
+      occ += d.units[i];
+    }
+    d.granted = kNever;
+    return occ;
+  }
+  std::vector<Departures> departures_;  // [c], for channels fed from another worker
   std::vector<Channel> ch_;   // [c]
   std::unique_ptr<QEntry[]> q_;  // [c * qcap + i]: the entries behind the head
   std::vector<uint64_t> req_;  // [output * req_words + w] (more than 64 requesters)

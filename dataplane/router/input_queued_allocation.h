@@ -154,7 +154,7 @@ inline void grant(M& rt, H& h, uint32_t o, uint32_t c, ps_t delay = 0) {
   if (h.damaged_head(c, &withhold)) [[unlikely]]
     return;  // excised: nothing crosses
   rt.withdraw(o, rt.requester(in_p, in_v));
-  const QEntry e = rt.pop(c);
+  const QEntry e = rt.pop(c, h.now());
   h.left_input(c, o, e.m, e.units);
   // The packet behind the new head is routed when that one has crossed:
   // fetch its metadata now, which queueing has left cold.

@@ -64,7 +64,7 @@ template <class Host>
 void YarcTiledRouter::cross_row_bus(Host& h, uint32_t c, uint32_t rb, uint32_t n, ps_t d1,
                                     bool withheld) {
   const ps_t now = h.now();
-  const QEntry e = pop(c);
+  const QEntry e = pop(c, now);
   const uint32_t t = transit_.alloc();
   Transit& tr = transit_[t];
   tr = Transit{};

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dataplane/sim/kernel_worker.h"
@@ -36,6 +37,7 @@ struct Got {
 struct End {
   KernelWorker* k = nullptr;
   std::vector<Got> got;
+  std::vector<std::pair<uint32_t, ps_t>> granted;  // (input channel, when sent upstream)
 
   static constexpr EventKind kind(LinkEvent e) {  // as a run would number them
     return static_cast<EventKind>(0x40 | static_cast<uint8_t>(e));
@@ -53,6 +55,8 @@ struct End {
     got.push_back({Got::ack, o, release, 0, static_cast<uint32_t>(id), 0});
   }
   void send_remote(const Event& ev, uint32_t worker) { k->send_remote(ev, worker); }
+  ps_t now() const { return k ? k->now : 0; }
+  void granted_upstream(uint32_t c, ps_t t) { granted.emplace_back(c, t); }
   // KernelWorker::take_inbox's host.
   void apply_remote(Event& ev) { EXPECT_TRUE(RingChannel::receive(*this, ev)); }
 };
@@ -120,15 +124,17 @@ TEST(LinkChannel, RingCarriesPacketsCreditsAndControlInOrder) {
   std::string err;
   const unsigned lc = rte_get_main_lcore();
   ASSERT_TRUE(connect_workers({&k0, &k1}, {lc, lc}, 7701, &err)) << err;
-  End e0{&k0, {}}, e1{&k1, {}};
+  End e0{&k0, {}, {}}, e1{&k1, {}, {}};
   const OutLink ol = out_link(0, 1);  // worker 0's output to worker 1's input
   const InLink in = in_link(1, 0);    // the credits of that input, back to worker 0
   ASSERT_EQ(ol.channel, ChannelKind::ring);
   ASSERT_EQ(in.channel, ChannelKind::ring);
 
   // Worker 0 sends two packets with a link-control message between them.
+  k0.now = 1000;
   carry(e0, ol, LinkPacket{fake_mbuf(1), 1000 + kWire, 1, 40});
   send_control(e0, ol, kVcs, 1100, LinkControl::width, 0, 0, 250);
+  k0.now = 1200;
   carry(e0, ol, LinkPacket{fake_mbuf(2), 1200 + kWire, 3, 41});
   ASSERT_EQ(k0.outbox[1].size(), 3u);
   EXPECT_EQ(k0.outbox[1][0].kind, End::kind(LinkEvent::remote_arrive)) << "the host's numbering";
@@ -146,6 +152,10 @@ TEST(LinkChannel, RingCarriesPacketsCreditsAndControlInOrder) {
   };
   EXPECT_EQ(e1.got, want1);
   EXPECT_TRUE(k1.inbox.empty());
+  // Each packet says when it was sent (its far buffer's occupancy counts
+  // from then: router/input_queued.h).
+  const std::vector<std::pair<uint32_t, ps_t>> sent = {{3 * kVcs + 1, 1000}, {3 * kVcs + 3, 1200}};
+  EXPECT_EQ(e1.granted, sent);
 
   // Worker 1's input returns a credit stream to worker 0's output.
   carry(e1, in, CreditStream{3, 5, 2600, 100});

@@ -68,6 +68,46 @@ TEST(InputQueuedRouter, IndexHelpersRoundTrip) {
   EXPECT_EQ(four.requester(2, 3), 11u);
 }
 
+// A buffer fed from another worker takes its packets at the window edge,
+// after the packets ahead of them may have left: its peak counts what was
+// there when each was granted upstream, as the same run on one worker does.
+TEST(InputQueuedRouter, LateEntriesCountThePeakAtTheirUpstreamGrant) {
+  InputQueuedRouter one, late;
+  one.init(1, 2, 1, 8);
+  late.init(1, 2, 1, 8);
+  late.track_late_entries(0);
+  // One worker: A and B granted upstream at 10 and 20 enter then; A
+  // leaves at 30: 8 units at most.
+  one.push(0, entry(1, 4));
+  one.push(0, entry(2, 4));
+  one.pop(0, 30);
+  one.push(0, entry(3, 4));  // granted at 40
+  EXPECT_EQ(one.peak(0), 8u);
+  // Another worker's: A enters (granted 10), leaves at 30 before B (granted
+  // 20) is taken at the edge; B still counts A. C (granted 40) does not.
+  late.granted_upstream_at(0, 10);
+  late.push(0, entry(1, 4));
+  late.pop(0, 30);
+  late.granted_upstream_at(0, 20);
+  late.push(0, entry(2, 4));
+  EXPECT_EQ(late.peak(0), 8u);
+  late.granted_upstream_at(0, 40);
+  late.push(0, entry(3, 4));
+  EXPECT_EQ(late.peak(0), 8u);
+  EXPECT_EQ(late.occupancy(0), 8u);
+  // Without the grant time (not known) a push counts what is there.
+  late.pop(0, 50);
+  late.pop(0, 60);
+  late.push(0, entry(4, 2));
+  EXPECT_EQ(late.peak(0), 8u);
+  EXPECT_EQ(late.occupancy(0), 2u);
+  // A channel not fed from another worker keeps no departures.
+  EXPECT_EQ(late.peak(1), 0u);
+  late.granted_upstream_at(1, 5);  // (ignored)
+  late.push(1, entry(5, 3));
+  EXPECT_EQ(late.peak(1), 3u);
+}
+
 TEST(InputQueuedRouter, FifoOrderWithTheHeadApart) {
   InputQueuedRouter r;
   r.init(2, 4, 2, 4);

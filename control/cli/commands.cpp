@@ -190,8 +190,13 @@ Fabric runnable_fabric(const Spec& spec, bool allow_memory_peak, std::string* me
   if (static_cast<size_t>(spec.run.workers) > cpus)
     refuse_spec(spec, {"run.workers"},
                 fmt::format("{} workers need {} CPUs, but this process may use {} (its CPU "
-                            "affinity): set run.workers to at most {}",
-                            spec.run.workers, spec.run.workers, cpus, cpus));
+                            "affinity): set run.workers to at most {}{}",
+                            spec.run.workers, spec.run.workers, cpus, cpus,
+                            mpi_ranks().size() > 1
+                                ? " (mpirun binds each rank to one core unless told: `mpirun "
+                                  "--map-by slot:PE=N` gives each rank N, `--bind-to none` "
+                                  "all)"
+                                : ""));
   const Fabric sliced = replicate_slices(f, static_cast<uint32_t>(spec.topology.slices));
   const std::string warning =
       check_run_memory(spec, sliced, available_memory(), allow_memory_peak);

@@ -6,6 +6,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <sched.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,24 @@ std::string own_runtime_dir() {
   return dir.size() > mine.size() && dir.compare(dir.size() - mine.size(), mine.size(), mine) == 0
              ? dir
              : std::string();
+}
+
+// The runtime folders of fabemu processes that ended without removing
+// theirs (killed with SIGKILL: a rank mpirun killed after another died, an
+// out-of-memory kill), beside this process's own: fabemu_<pid> of a pid no
+// process has.
+void remove_dead_runtime_dirs(const std::string& own) {
+  std::error_code ec;
+  const std::filesystem::path base = std::filesystem::path(own).parent_path();
+  for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("fabemu_", 0) != 0 || name.size() == 7 || name.size() > 17) continue;
+    if (name.find_first_not_of("0123456789", 7) != std::string::npos) continue;
+    const long pid = std::strtol(name.c_str() + 7, nullptr, 10);
+    if (pid <= 0 || pid == getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+      continue;
+    std::filesystem::remove_all(entry.path(), ec);
+  }
 }
 
 void remove_runtime_dir(const std::string& dir) {
@@ -215,6 +234,7 @@ bool eal_ensure(int lcores, std::string* err, const std::vector<std::string>& ex
     g_runtime_dir.store(g_runtime_dir_text, std::memory_order_release);
   }
   std::atexit(eal_cleanup_at_exit);
+  if (!dir.empty()) remove_dead_runtime_dirs(dir);
   return true;
 }
 

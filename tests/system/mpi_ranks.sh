@@ -155,5 +155,20 @@ fi
 grep -q "over 2 MPI ranks, link-level retry (link.retry) is not carried between ranks yet" "$tmp/err" ||
   { cat "$tmp/err"; fail "link.retry over ranks: no reason"; }
 echo "mpi_ranks: what is not carried between ranks is refused"
+# A rank killed with SIGKILL (mpirun kills the others when one dies) leaves
+# its DPDK runtime folder; the next fabemu on the machine removes the
+# folders of processes that are gone, and keeps those of live ones.
+if [[ $(id -u) -eq 0 && -d /var/run/dpdk ]]; then
+  gone=/var/run/dpdk/fabemu_$(($(cat /proc/sys/kernel/pid_max) + 7))  # no process has that pid
+  alive=/var/run/dpdk/fabemu_$$
+  made_alive=0
+  [[ -e $alive ]] || { mkdir "$alive"; made_alive=1; }
+  mkdir -p "$gone"
+  "$fabemu" run "$topo" --quiet --set run.measure_ns=1000 >/dev/null 2>&1 || fail "a short run failed"
+  [[ ! -e $gone ]] || fail "the runtime folder of a process that is gone was left: $gone"
+  [[ -e $alive ]] || fail "the runtime folder of a live process was removed: $alive"
+  ((made_alive)) && rmdir "$alive"
+  echo "mpi_ranks: a killed process's DPDK runtime folder goes at the next run"
+fi
 ls /var/run/dpdk 2>/dev/null | grep -q . && echo "mpi_ranks: note: /var/run/dpdk has $(ls /var/run/dpdk)"
 echo "mpi_ranks: ok"

@@ -14,7 +14,8 @@
 
 namespace fabemu {
 
-struct RunOptions;  // control/run/runner.h
+struct RunOptions;   // control/run/runner.h
+struct BooksimSpec;  // control/booksim/booksim_import.h
 
 // A spec file and the --set overrides that go with it.
 struct SpecArgs {
@@ -28,6 +29,12 @@ struct SpecArgs {
   std::string booksim;
   std::vector<std::string> booksim_sets;
 };
+
+// The spec of a command, from its file or a BookSim2 configuration (whose
+// translation goes to *booksim when given); on failure prints the error and
+// returns false (in a job of several ranks, on every rank alike).
+bool load_command_spec(const SpecArgs& args, Spec* spec, std::ostream& err,
+                       BooksimSpec* booksim = nullptr);
 
 // Prints "FILE: ok (<summary>)"; on a bad spec "FILE:LINE:COL: field 'a.b':
 // message" to err and returns 2.

@@ -432,12 +432,7 @@ const std::vector<Field>& fields() {
      read_cores},
     {"run.partition", "list of int", "ranks", "fabemu default (blocks)",
      "several MPI ranks (mpirun -n R fabemu run ...): the rank of each router, one entry per router in router order, each 0..R-1; []: contiguous blocks of routers over the ranks and their workers (`fabemu describe --ranks R` prints the partition)",
-     [](Spec& s, const YAML::Node& n, const Ctx& c) {
-       c.expect_list(n, "a list of MPI ranks, one per router, e.g. [0, 0, 1, 1]");
-       s.run.partition.clear();
-       for (size_t i = 0; i < n.size(); ++i)
-         s.run.partition.push_back(static_cast<int>(c.item(i).integer(n[i], 0, 4095)));
-     }},
+     read_partition},
     {"run.eal", "list of strings", "", "fabemu default",
      "extra DPDK EAL arguments, e.g. [\"--vdev=net_null0\"]; `fabemu run --eal` adds more after them",
      read_eal},

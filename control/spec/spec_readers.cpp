@@ -126,6 +126,13 @@ void read_cores(Spec& s, const YAML::Node& n, const Ctx& c) {
   s.run.cores = std::move(v);
 }
 
+void read_partition(Spec& s, const YAML::Node& n, const Ctx& c) {
+  c.expect_list(n, "a list of MPI ranks, one per router, e.g. [0, 0, 1, 1]");
+  s.run.partition.clear();
+  for (size_t i = 0; i < n.size(); ++i)
+    s.run.partition.push_back(static_cast<int>(c.item(i).integer(n[i], 0, 4095)));
+}
+
 std::vector<int> read_int_list(const YAML::Node& n, const Ctx& c, int64_t lo, int64_t hi,
                                const char* what) {
   c.expect_list(n, fmt::format("a list of {}", what).c_str());

@@ -17,6 +17,8 @@ void read_t3e_packets(Spec& s, const YAML::Node& n, const Ctx& c);
 void read_endpoint_map(Spec& s, const YAML::Node& n, const Ctx& c);
 void read_eal(Spec& s, const YAML::Node& n, const Ctx& c);
 void read_cores(Spec& s, const YAML::Node& n, const Ctx& c);
+// run.partition: an MPI rank per router (control/mpi/rank_partition.h).
+void read_partition(Spec& s, const YAML::Node& n, const Ctx& c);
 // A list of integers in [lo, hi]; `what` describes it for the error.
 std::vector<int> read_int_list(const YAML::Node& n, const Ctx& c, int64_t lo, int64_t hi,
                                const char* what);
